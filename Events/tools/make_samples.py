@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Write the deterministic sample logs under Events/samples (log format v1).
+
+Usage: python3 Events/tools/make_samples.py
+Everything is fixed (uuids, times, crypt salts, tokens), so a rerun gives the same bytes.
+"""
+import hashlib
+import json
+import shutil
+import struct
+import uuid
+import warnings
+import zlib
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import crypt  # deprecated since 3.11 but still working; libxcrypt provides yescrypt
+
+SAMPLES = Path(__file__).resolve().parents[1] / "samples"
+NS = uuid.UUID("6f1d3a52-0b7e-4c59-9a43-2f8e6d1c7b90")  # namespace for the fixed uuids
+START = datetime(2026, 11, 29, 9, 0, 0, tzinfo=timezone.utc)
+EXPIRES = "2126-11-29T00:00:00.000Z"  # far future: the sessions stay active
+CRYPT64 = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+EDITED_LINE = 9  # line of edited-middle.jsonl whose email is changed
+
+
+def uid(name):
+    return str(uuid.uuid5(NS, name))
+
+
+def stamp(dt):
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+
+
+def at(minutes):
+    """Time of an event `minutes` after 09:00, plus a fixed sub-second part (< 1 s) so millis vary."""
+    return stamp(START + timedelta(minutes=minutes, milliseconds=int(minutes * 7919 + 123) % 1000))
+
+
+def password_hash(user, password):
+    d = hashlib.sha256(b"salt:" + user.encode()).digest()
+    # 22 crypt64 chars = 16 salt bytes; the last char carries only 2 bits.
+    salt = "".join(CRYPT64[b % 64] for b in d[:21]) + CRYPT64[d[21] % 4]
+    h = crypt.crypt(password, "$y$j9T$" + salt)
+    assert h and h.startswith("$y$j9T$"), h
+    return h
+
+
+def png(width, height, rgb_rows):
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    raw = b"".join(b"\x00" + bytes(row) for row in rgb_rows)  # filter type 0 per row
+    return (b"\x89PNG\r\n\x1a\n"
+            + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw, 0))  # level 0: same bytes on any zlib
+            + chunk(b"IEND", b""))
+
+
+def line(seq, at, type_, stream, data, prev):
+    env = {"seq": seq, "id": uid(f"event-{seq}"), "at": at, "type": type_, "v": 1,
+           "stream": stream, "data": data, "prev": prev}
+    head = json.dumps(env, separators=(",", ":"), ensure_ascii=False)[:-1]  # drop final "}"
+    digest = hashlib.sha256(head.encode("utf-8")).hexdigest()
+    return head + ',"hash":"' + digest + '"}\n', digest
+
+
+def demo_events():
+    """Yield (minutes after 09:00, type, stream, data) in log order, and the stored images."""
+    alice, bob, carol = uid("user-alice"), uid("user-bob"), uid("user-carol")
+    r_alice, r_bob, r_bad, r_taken, r_carol = (f"registration-{uid('registration-' + n)}"
+                                              for n in ("alice", "bob", "bad-email", "taken", "carol"))
+    s_alice, s_bob, s_bob2 = uid("session-alice"), uid("session-bob"), uid("session-bob-2")
+    img_alice, img_carol = uid("image-alice"), uid("image-carol")
+    pic_alice = png(2, 2, [[255, 0, 0, 0, 255, 0], [0, 0, 255, 255, 255, 255]])
+    pic_carol = png(2, 2, [[0, 0, 0, 80, 80, 80], [160, 160, 160, 240, 240, 240]])
+
+    def stored(user, name, pic):
+        return {"uid": user, "imageName": name, "path": f"profile_image/{name}", "contentType": "image/png",
+                "bytes": len(pic), "sha256": hashlib.sha256(pic).hexdigest()}
+
+    def started(sid, user, token):
+        return {"sessionId": sid, "uid": user, "tokenHash": hashlib.sha256(token.encode()).hexdigest(),
+                "expiresAt": EXPIRES}
+
+    events = [
+        # 1-4: alice registers with a profile image, then gets a session
+        (0, "AccountCreated", r_alice, {"uid": alice, "email": "alice@example.com",
+                                        "passwordHash": password_hash("alice", "correct horse battery staple")}),
+        (0.5, "ImageStored", r_alice, stored(alice, img_alice, pic_alice)),
+        (1, "ProfileWritten", r_alice, {"uid": alice, "email": "alice@example.com", "userName": "Alice Liddell",
+                                        "profileImageName": img_alice, "createdAt": at(0)}),
+        (1.5, "SessionStarted", f"session-{s_alice}", started(s_alice, alice, "demo-token-alice-1")),
+        # 5-7: bob registers without an image (default image)
+        (12, "AccountCreated", r_bob, {"uid": bob, "email": "bob@example.com",
+                                       "passwordHash": password_hash("bob", "hunter2hunter2")}),
+        (12.5, "ProfileWritten", r_bob, {"uid": bob, "email": "bob@example.com", "userName": "Bob",
+                                         "profileImageName": None, "createdAt": at(12)}),
+        (13, "SessionStarted", f"session-{s_bob}", started(s_bob, bob, "demo-token-bob-1")),
+        # 8: rejected at validation (no account, no uid)
+        (25, "Failed", r_bad, {"step": "validation", "reason": "invalid-email",
+                               "message": "email is not a valid address", "email": "not-an-email"}),
+        # 9: rejected, email already taken
+        (31, "Failed", r_taken, {"step": "account", "reason": "email-already-in-use",
+                                 "message": "an account with this email already exists", "email": "alice@example.com"}),
+        # 10-14: carol's profile write fails; image and account are compensated in reverse order
+        (47, "AccountCreated", r_carol, {"uid": carol, "email": "carol@example.com",
+                                         "passwordHash": password_hash("carol", "Tr0ub4dor&3")}),
+        (47.5, "ImageStored", r_carol, stored(carol, img_carol, pic_carol)),
+        (48, "Failed", r_carol, {"step": "profile", "reason": "io-error", "message": "could not write profile: disk I/O error",
+                                 "email": "carol@example.com", "uid": carol}),
+        (48.25, "ImageDeleted", r_carol, {"uid": carol, "imageName": img_carol, "reason": "compensation"}),
+        (48.5, "AccountDeleted", r_carol, {"uid": carol, "reason": "compensation"}),
+        # 15: bob logs out
+        (66, "SessionEnded", f"session-{s_bob}", {"sessionId": s_bob, "uid": bob, "reason": "logout"}),
+        # 16-17: bob mistypes his password, then signs in again
+        (83, "SignInFailed", f"signin-{uid('attempt-1')}", {"email": "bob@example.com", "reason": "wrong-password"}),
+        (84, "SessionStarted", f"session-{s_bob2}", started(s_bob2, bob, "demo-token-bob-2")),
+        # 18: sign-in with an unknown email
+        (117, "SignInFailed", f"signin-{uid('attempt-2')}", {"email": "dave@example.com", "reason": "unknown-email"}),
+    ]
+    return events, {img_alice: pic_alice}  # carol's image was deleted: no file
+
+
+def expected(events):
+    """Fold the demo events into the counts ledger's views should show."""
+    users, sessions, images, regs = {}, {}, {}, {}
+    for _, type_, stream, d in events:
+        if stream.startswith("registration-"):
+            regs.setdefault(stream, []).append(type_)
+        if type_ == "AccountCreated": users[d["uid"]] = "pending"
+        if type_ == "ProfileWritten": users[d["uid"]] = "active"
+        if type_ == "AccountDeleted": users[d["uid"]] = "deleted"
+        if type_ == "SessionStarted": sessions[d["sessionId"]] = "active"  # expiresAt is in 2126
+        if type_ == "SessionEnded": sessions[d["sessionId"]] = "ended"
+        if type_ == "ImageStored": images[d["imageName"]] = "stored"
+        if type_ == "ImageDeleted": images[d["imageName"]] = "deleted"
+    outcome = lambda ts: ("completed" if ts[-1] == "ProfileWritten" else "compensated"
+                          if "AccountCreated" in ts and ts[-1] == "AccountDeleted" else "rejected" if ts == ["Failed"] else "pending")
+    count = lambda m, v: sum(1 for x in m.values() if x == v)
+    return {
+        "users": {k: count(users, k) for k in ("active", "pending", "deleted")},
+        "sessions": {k: count(sessions, k) for k in ("active", "ended")},
+        "images": {k: count(images, k) for k in ("stored", "deleted")},
+        "registrations": {k: count({s: outcome(t) for s, t in regs.items()}, k)
+                          for k in ("completed", "rejected", "compensated", "pending")},
+    }
+
+
+def main():
+    events, pictures = demo_events()
+    lines, prev = [], "0" * 64
+    for seq, (minutes, type_, stream, data) in enumerate(events, 1):
+        text, prev = line(seq, at(minutes), type_, stream, data, prev)
+        lines.append(text)
+    demo = SAMPLES / "demo"
+    shutil.rmtree(demo, ignore_errors=True)
+    (demo / "profile_image").mkdir(parents=True)
+    (demo / "events.jsonl").write_bytes("".join(lines).encode("utf-8"))
+    for name, pic in pictures.items():
+        (demo / "profile_image" / name).write_bytes(pic)
+
+    last = lines[-1]
+    (SAMPLES / "torn-tail.jsonl").write_bytes(("".join(lines[:-1]) + last[: len(last) // 2]).encode("utf-8"))
+    edited = list(lines)
+    assert '"email":"alice@example.com"' in edited[EDITED_LINE - 1]
+    edited[EDITED_LINE - 1] = edited[EDITED_LINE - 1].replace("alice@example.com", "mallory@example.com")
+    (SAMPLES / "edited-middle.jsonl").write_bytes("".join(edited).encode("utf-8"))
+
+    x, n = expected(events), len(lines)
+    fmt = lambda group: ", ".join(f"{k} {v}" for k, v in x[group].items())
+    (SAMPLES / "EXPECTED.md").write_text(f"""# Expected results for the samples
+
+Generated by `Events/tools/make_samples.py`; do not edit by hand.
+
+## demo/events.jsonl
+
+- events: {n}
+- head: seq {n}, hash `{prev}`
+- users: {fmt("users")}
+- sessions: {fmt("sessions")} (expiresAt is in 2126, so they stay active)
+- images: {fmt("images")} (ImageStored events: {sum(1 for e in events if e[1] == "ImageStored")}; only `demo/profile_image/{next(iter(pictures))}` exists)
+- registrations: {fmt("registrations")}
+- sign-ins refused: {sum(1 for e in events if e[1] == "SignInFailed")} (wrong-password 1, unknown-email 1)
+
+## torn-tail.jsonl
+
+The demo log with line {n} cut in the middle (no final newline): lines 1-{n - 1} verify;
+ledger reports `torn-tail` at line {n}; the intact prefix has head seq {n - 1}, hash `{lines[-2].split('"hash":"')[1][:64]}`.
+
+## edited-middle.jsonl
+
+The demo log with the email on line {EDITED_LINE} changed from `alice@example.com` to `mallory@example.com`
+without recomputing the hash: ledger reports `bad-hash` at line {EDITED_LINE}. The next line's `prev` still matches
+the stored hash, so there is no `broken-chain`. Every line still satisfies the schemas.
+""", encoding="utf-8")
+    print(f"wrote {n} events; head seq {n} hash {prev}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Validate ledger log lines against the v1 JSON Schemas.
+
+Usage: python3 Events/tools/validate_samples.py [FOLDER_OR_FILE ...]   (default: Events/samples)
+Each line must satisfy schema/envelope.schema.json and schema/data/<type>.schema.json (v 1).
+A line that is not JSON fails, except the final line of a file named torn-*, which is skipped.
+Exits 0 only if every line is valid.
+"""
+import json
+import sys
+from pathlib import Path
+
+from jsonschema import Draft202012Validator
+
+EVENTS = Path(__file__).resolve().parents[1]
+SCHEMA = EVENTS / "schema"
+
+
+def validator(path):
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def problems(obj, envelope, data):
+    for e in envelope.iter_errors(obj):
+        yield f"envelope {'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}"
+    if not isinstance(obj, dict) or not isinstance(obj.get("data"), dict):
+        return
+    check = data.get((obj.get("type"), obj.get("v")))
+    if check is None:
+        yield f"no data schema for type {obj.get('type')!r} v {obj.get('v')!r}"
+        return
+    for e in check.iter_errors(obj["data"]):
+        yield f"data {'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}"
+
+
+def main(args):
+    envelope = validator(SCHEMA / "envelope.schema.json")
+    data = {(p.name.removesuffix(".schema.json"), 1): validator(p) for p in (SCHEMA / "data").glob("*.schema.json")}
+    files = []
+    for arg in args or [EVENTS / "samples"]:
+        path = Path(arg)
+        files += sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
+    lines = bad = 0
+    for path in files:
+        rows = path.read_bytes().decode("utf-8").split("\n")
+        if rows[-1] == "":
+            rows.pop()  # the text after the final newline
+        for n, row in enumerate(rows, 1):
+            try:
+                obj = json.loads(row)
+            except ValueError as e:
+                if n == len(rows) and path.name.startswith("torn-"):
+                    print(f"{path}:{n}: skipped (torn final line)")
+                    continue
+                found = [f"not JSON: {e}"]
+            else:
+                found = list(problems(obj, envelope, data))
+            lines += 1
+            bad += bool(found)
+            for msg in found:
+                print(f"{path}:{n}: {msg}")
+    print(f"validated {lines} lines in {len(files)} files" + (f": {bad} invalid" if bad else ""))
+    return 1 if bad or not files else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

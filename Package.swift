@@ -1,0 +1,37 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Settings shared by every Swift target.
+let strictSettings: [SwiftSetting] = [
+    // `any P` must be spelled out, so the cost of an existential is visible at the use site.
+    .enableUpcomingFeature("ExistentialAny"),
+    // An import in one file does not leak its members into the other files of the module.
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "ledger",
+    products: [
+        .library(name: "LedgerKit", targets: ["LedgerKit"]),
+        .executable(name: "ledger", targets: ["ledger"]),
+    ],
+    targets: [
+        // OpenSSL libcrypto: SHA-256 (EVP) and random bytes.
+        .systemLibrary(name: "CLibcrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // libxcrypt: crypt(3) with yescrypt for password hashes.
+        .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
+        // The pure core: events, JSON, views, deciders. No Foundation, no I/O.
+        .target(name: "LedgerDomain", swiftSettings: strictSettings),
+        // The shell: stores, hashing, passwords, images, the saga coordinator.
+        .target(name: "LedgerKit", dependencies: ["LedgerDomain", "CLibcrypto", "CCrypt"], swiftSettings: strictSettings),
+        // The command-line interface as a library, so tests can drive it in-process.
+        .target(name: "LedgerCLI", dependencies: ["LedgerKit", "LedgerDomain"], swiftSettings: strictSettings),
+        .executableTarget(name: "ledger", dependencies: ["LedgerCLI"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "LedgerTests",
+            dependencies: ["LedgerKit", "LedgerDomain", "LedgerCLI", "ledger"],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,6 @@
+#ifndef LEDGER_CLIBCRYPTO_SHIM_H
+#define LEDGER_CLIBCRYPTO_SHIM_H
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <openssl/crypto.h>
+#endif

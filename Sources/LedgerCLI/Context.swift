@@ -1,0 +1,69 @@
+import Glibc
+import LedgerKit
+
+// MARK: - Context
+
+/// Everything a command touches outside itself, injectable for in-process tests.
+public struct Context {
+    /// Writes to standard output.
+    public var out: (String) -> Void
+    /// Writes to standard error.
+    public var err: (String) -> Void
+    /// Writes out buffered standard output (before exiting or killing the process).
+    public var flush: () -> Void = {}
+    /// The environment variables.
+    public var environment: [String: String]
+    /// Reads one line of standard input (without its newline), nil at end of input.
+    public var readLine: () -> String?
+    /// True when standard input is a terminal.
+    public var stdinIsTerminal: Bool
+    /// True when standard output is a terminal.
+    public var stdoutIsTerminal: Bool
+    /// The clock.
+    public var clock: any Clock
+    /// The randomness.
+    public var random: any RandomSource
+
+    /// The real process: stdio, `environ`, system clock and CSPRNG.
+    public static func process() -> Context {
+        var environment: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        let out = FDWriter(fd: 1), err = FDWriter(fd: 2)
+        return Context(
+            out: { text in out.write(text) },
+            err: { text in out.flush(); err.write(text); err.flush() },
+            flush: { out.flush() },
+            environment: environment,
+            readLine: { Swift.readLine(strippingNewline: true) },
+            stdinIsTerminal: isatty(0) == 1,
+            stdoutIsTerminal: isatty(1) == 1,
+            clock: SystemClock(),
+            random: SecureRandom()
+        )
+    }
+
+    /// Prints a line to standard output.
+    public func print(_ line: String) { out(line + "\n") }
+
+    /// Prints `ledger: <message>` to standard error.
+    public func complain(_ message: String) { err("ledger: \(message)\n") }
+
+    /// The data directory: `--data`, else `$LEDGER_DATA`, else `./ledger-data`.
+    public func dataDirectory(_ invocation: Invocation) -> String {
+        invocation.value("data") ?? environment["LEDGER_DATA"].flatMap { $0.isEmpty ? nil : $0 } ?? "ledger-data"
+    }
+
+    /// The file store of the data directory, with repair notices going to standard error.
+    public func store(_ invocation: Invocation) -> FileEventStore {
+        let store = FileEventStore(directory: dataDirectory(invocation), clock: clock, random: random)
+        store.notice = { [err] message in err("ledger: \(message)\n") }
+        return store
+    }
+}

@@ -1,0 +1,92 @@
+import LedgerKit
+
+// MARK: - LedgerCLI
+
+/// The `ledger` command line: the table of commands and the dispatcher.
+public enum LedgerCLI {
+    /// The version `ledger --version` prints.
+    public static let version = "0.1.0"
+
+    /// A command: its definition and what runs it.
+    struct Command: Sendable {
+        let spec: CommandSpec
+        let run: @Sendable (Invocation, Context) throws -> Int32
+    }
+
+    /// Every command, in the order `ledger --help` lists them.
+    static let commands: [Command] = [
+        Command(spec: VerifyCommand.spec, run: VerifyCommand.run),
+        Command(spec: EventsCommand.spec, run: EventsCommand.run),
+    ]
+
+    /// The command definitions.
+    public static var specs: [CommandSpec] { commands.map(\.spec) }
+
+    /// Runs the process's command line and returns the exit status.
+    public static func main(_ arguments: [String]) -> Int32 {
+        let context = Context.process()
+        let status = run(Array(arguments.dropFirst()), context: context)
+        context.flush()
+        return status
+    }
+
+    /// Runs `arguments` (without the program name) in `context`; never traps on bad input.
+    public static func run(_ arguments: [String], context: Context) -> Int32 {
+        guard let word = arguments.first else {
+            context.err(overview + "\n")
+            return CLIError.Status.usage.rawValue
+        }
+        switch word {
+        case "--help", "-h":
+            context.print(overview)
+            return 0
+        case "--version":
+            context.print("ledger \(version)")
+            return 0
+        case "help":
+            guard arguments.count > 1 else { context.print(overview); return 0 }
+            guard let command = commands.first(where: { $0.spec.name == arguments[1] }) else {
+                return fail(unknownCommand(arguments[1]), context)
+            }
+            context.print(command.spec.help)
+            return 0
+        default:
+            break
+        }
+        guard let command = commands.first(where: { $0.spec.name == word }) else {
+            return fail(unknownCommand(word), context)
+        }
+        do {
+            let invocation = try ArgumentParser.parse(Array(arguments.dropFirst()), for: command.spec)
+            if invocation.flag("help") {
+                context.print(command.spec.help)
+                return 0
+            }
+            return try command.run(invocation, context)
+        } catch {
+            return fail(CLIError.from(error), context)
+        }
+    }
+
+    // MARK: - Help
+
+    /// The top-level help.
+    static var overview: String {
+        var lines = ["ledger — an event-sourced account ledger with a hash-chained log", "",
+                     "Usage: ledger COMMAND [ARGS] [--data DIR] [--help]", "", "Commands:"]
+        lines += specs.map { "  " + pad($0.name, 12) + $0.summary }
+        lines += ["", "Run `ledger help COMMAND` or `ledger COMMAND --help` for a command's options.",
+                  "Exit status: 0 ok, 1 refused/failed/damaged, 2 usage error, 3 environment or I/O error."]
+        return lines.joined(separator: "\n")
+    }
+
+    private static func unknownCommand(_ word: String) -> CLIError {
+        let hint = Suggestions.closest(to: word, among: specs.map(\.name)).map { " (did you mean `\($0)`?)" } ?? ""
+        return .usage("unknown command \"\(word)\"\(hint); run `ledger --help` for the list")
+    }
+
+    private static func fail(_ error: CLIError, _ context: Context) -> Int32 {
+        context.complain(error.message)
+        return error.status.rawValue
+    }
+}

@@ -1,0 +1,35 @@
+import Glibc
+
+// MARK: - FDWriter
+
+/// A buffered writer to a file descriptor (64 KiB), flushed when full and on `flush()`.
+final class FDWriter {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+
+    /// A writer to `fd`.
+    init(fd: Int32) {
+        self.fd = fd
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    /// Buffers `text`.
+    func write(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    /// Writes out everything buffered; a closed pipe or full disk drops the rest quietly.
+    func flush() {
+        var done = 0
+        buffer.withUnsafeBytes { raw in
+            while done < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                done += n
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,108 @@
+// MARK: - Invocation
+
+/// A parsed command line: which options were given and the positional arguments.
+public struct Invocation: Sendable {
+    /// The command.
+    public let spec: CommandSpec
+    /// Option values by name (flags map to an empty string).
+    public let options: [String: String]
+    /// Positional arguments in order.
+    public let positionals: [String]
+
+    /// True when the flag was given.
+    public func flag(_ name: String) -> Bool { options[name] != nil }
+    /// The option's value, if given.
+    public func value(_ name: String) -> String? { options[name] }
+
+    /// The option's value as a positive integer, or a usage error naming it.
+    public func positiveInt(_ name: String) throws(CLIError) -> Int? {
+        guard let text = options[name] else { return nil }
+        guard let value = Int(text), value >= 1 else { throw CLIError.usage("--\(name) needs a positive integer, not \"\(text)\"") }
+        return value
+    }
+}
+
+// MARK: - ArgumentParser
+
+/// Tokenizes and parses one command's arguments against its `CommandSpec`.
+public enum ArgumentParser {
+    /// Parses `arguments` (after the command word). `--name value`, `--name=value`, `--` ends options.
+    public static func parse(_ arguments: [String], for spec: CommandSpec) throws(CLIError) -> Invocation {
+        var options: [String: String] = [:]
+        var positionals: [String] = []
+        var index = 0
+        var optionsEnded = false
+        let known = spec.allOptions
+        while index < arguments.count {
+            let token = arguments[index]
+            index += 1
+            if optionsEnded || !token.hasPrefix("-") || token == "-" {
+                positionals.append(token)
+                continue
+            }
+            if token == "--" { optionsEnded = true; continue }
+            if token == "-h" { options["help"] = ""; continue }
+            guard token.hasPrefix("--") else {
+                throw CLIError.usage("unknown option \(token) for `ledger \(spec.name)`")
+            }
+            var name = String(token.dropFirst(2))
+            var inlineValue: String?
+            if let equals = name.firstIndex(of: "=") {
+                inlineValue = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            guard let option = known.first(where: { $0.name == name }) else {
+                let hint = Suggestions.closest(to: name, among: known.map(\.name)).map { " (did you mean --\($0)?)" } ?? ""
+                throw CLIError.usage("unknown option --\(name) for `ledger \(spec.name)`\(hint)")
+            }
+            if option.value == nil {
+                guard inlineValue == nil else { throw CLIError.usage("--\(name) takes no value") }
+                options[name] = ""
+            } else if let inlineValue {
+                options[name] = inlineValue
+            } else {
+                guard index < arguments.count else { throw CLIError.usage("--\(name) needs a value (\(option.value!))") }
+                options[name] = arguments[index]
+                index += 1
+            }
+        }
+        if options["help"] == nil {
+            let required = spec.positionals.filter { !$0.optional }.count
+            if positionals.count < required {
+                throw CLIError.usage("`ledger \(spec.name)` needs \(spec.positionals[positionals.count].name)")
+            }
+            if positionals.count > spec.positionals.count {
+                throw CLIError.usage("unexpected argument \"\(positionals[spec.positionals.count])\" for `ledger \(spec.name)`")
+            }
+        }
+        return Invocation(spec: spec, options: options, positionals: positionals)
+    }
+}
+
+// MARK: - Suggestions
+
+/// Close-match suggestions for mistyped commands and options.
+public enum Suggestions {
+    /// The candidate within edit distance 2 of `word` (the nearest), or nil.
+    public static func closest(to word: String, among candidates: [String]) -> String? {
+        let scored = candidates.map { ($0, distance(word, $0)) }.filter { $0.1 <= 2 }
+        return scored.min(by: { $0.1 < $1.1 })?.0
+    }
+
+    /// Levenshtein distance.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        var row = Array(0...b.count)
+        for i in 1...a.count {
+            var previous = row[0]
+            row[0] = i
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let current = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = current
+            }
+        }
+        return row[b.count]
+    }
+}

@@ -1,0 +1,89 @@
+// MARK: - OptionSpec
+
+/// One `--option` a command accepts: a flag, or an option taking a value.
+public struct OptionSpec: Sendable {
+    /// The name without dashes (`json`, `log`).
+    public let name: String
+    /// The value's placeholder (`FILE`), or nil for a flag.
+    public let value: String?
+    /// One line of help.
+    public let help: String
+
+    /// A flag.
+    public static func flag(_ name: String, _ help: String) -> OptionSpec { OptionSpec(name: name, value: nil, help: help) }
+    /// An option with a value.
+    public static func option(_ name: String, _ value: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, value: value, help: help)
+    }
+}
+
+// MARK: - PositionalSpec
+
+/// A positional argument.
+public struct PositionalSpec: Sendable {
+    /// The placeholder (`FILE`).
+    public let name: String
+    /// False when it must be given.
+    public let optional: Bool
+    /// One line of help.
+    public let help: String
+}
+
+// MARK: - CommandSpec
+
+/// A command's definition: the parser, `--help` and completions are all generated from it.
+public struct CommandSpec: Sendable {
+    /// The command word (`verify`).
+    public let name: String
+    /// One-line summary.
+    public let summary: String
+    /// Positional arguments in order.
+    public let positionals: [PositionalSpec]
+    /// Options besides the global ones.
+    public let options: [OptionSpec]
+    /// A paragraph shown under the usage line.
+    public let details: String
+
+    /// A command definition.
+    public init(name: String, summary: String, positionals: [PositionalSpec] = [], options: [OptionSpec] = [], details: String = "") {
+        self.name = name; self.summary = summary; self.positionals = positionals; self.options = options; self.details = details
+    }
+
+    /// Options every command takes.
+    public static let globalOptions: [OptionSpec] = [
+        .option("data", "DIR", "data directory (default: $LEDGER_DATA, else ./ledger-data)"),
+        .flag("help", "show this help"),
+    ]
+
+    /// Own options, then the global ones.
+    public var allOptions: [OptionSpec] { options + Self.globalOptions }
+
+    /// `ledger verify [FILE] [--json]`.
+    public var usage: String {
+        var parts = ["ledger", name]
+        parts += positionals.map { $0.optional ? "[\($0.name)]" : $0.name }
+        parts += options.map { option in option.value.map { "[--\(option.name) \($0)]" } ?? "[--\(option.name)]" }
+        return parts.joined(separator: " ")
+    }
+
+    /// The full `--help` text.
+    public var help: String {
+        var lines = ["\(summary)", "", "Usage: \(usage)"]
+        if !details.isEmpty { lines += ["", details] }
+        if !positionals.isEmpty {
+            lines += ["", "Arguments:"]
+            lines += positionals.map { "  " + pad($0.name, 22) + $0.help }
+        }
+        lines += ["", "Options:"]
+        lines += allOptions.map { option in
+            let left = "--\(option.name)" + (option.value.map { " \($0)" } ?? "")
+            return "  " + pad(left, 22) + option.help
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// `text` padded with spaces to `width` (at least one space after it).
+func pad(_ text: String, _ width: Int) -> String {
+    text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+}

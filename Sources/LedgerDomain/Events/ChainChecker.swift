@@ -1,0 +1,54 @@
+// MARK: - ChainChecker
+
+/// Follows a log line by line and finds the first problem of each line: hash, `seq`, `prev`,
+/// duplicate `id`, unknown `type` and `data` schema. Pure: the caller computes each body's SHA-256.
+public struct ChainChecker: Sendable {
+    /// The head after the last line checked (declared values, so one bad line is reported once).
+    public private(set) var head = Head.empty
+    /// Lines checked so far.
+    public private(set) var lines = 0
+    private var ids = Set<UUIDBits>()
+
+    /// A checker at the start of a log.
+    public init() {}
+
+    /// A checker that continues after `head` (ids before it are not known, so duplicates against them go unseen).
+    public init(continuingAfter head: Head) { self.head = head; self.lines = head.seq }
+
+    /// Checks the next line, given its envelope and the SHA-256 hex of its body; returns the typed event.
+    /// State advances even when a problem is thrown, so checking can go on with the following lines.
+    public mutating func check(_ envelope: Envelope, bodyHash: String) throws(LogProblem) -> RecordedEvent {
+        lines += 1
+        let line = lines
+        let expected = head
+        head = Head(seq: envelope.seq, hash: envelope.hash)
+        let isNewID = ids.insert(Identifiers.uuidBits(envelope.id)!).inserted
+        guard bodyHash == envelope.hash else {
+            throw LogProblem(line: line, kind: .badHash, message: "hash \(envelope.hash.prefix(12))… does not match the line's bytes (sha256 \(bodyHash.prefix(12))…)")
+        }
+        guard envelope.seq == expected.seq + 1 else {
+            throw LogProblem(line: line, kind: .seqGap, message: "seq \(envelope.seq) follows seq \(expected.seq); expected \(expected.seq + 1)")
+        }
+        guard envelope.prev == expected.hash else {
+            throw LogProblem(line: line, kind: .brokenChain, message: "prev \(envelope.prev.prefix(12))… is not the previous line's hash \(expected.hash.prefix(12))…")
+        }
+        guard isNewID else { throw LogProblem(line: line, kind: .invalidData, message: "id \(envelope.id) was already used") }
+        guard let type = EventType(rawValue: envelope.type) else {
+            throw LogProblem(line: line, kind: .unknownType, message: "type \"\(envelope.type)\" is not in the catalogue")
+        }
+        guard envelope.v == type.currentVersion else {
+            throw LogProblem(line: line, kind: .invalidData, message: "\(type.rawValue) v\(envelope.v) is unknown; this build reads v\(type.currentVersion)")
+        }
+        guard StreamName.parse(envelope.stream)?.category == type.category else {
+            throw LogProblem(line: line, kind: .invalidData, message: "\(type.rawValue) belongs in a \(type.category.rawValue)- stream, not \(envelope.stream)")
+        }
+        do {
+            return RecordedEvent(envelope: envelope, event: try LedgerEvent.decode(type: type, data: envelope.data))
+        } catch {
+            throw LogProblem(line: line, kind: .invalidData, message: "\(type.rawValue): \(error)")
+        }
+    }
+
+    /// Records a line that could not be decoded at all, so numbering stays right.
+    public mutating func skipUndecodable() { lines += 1 }
+}

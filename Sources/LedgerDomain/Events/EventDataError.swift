@@ -1,0 +1,105 @@
+// MARK: - EventDataError
+
+/// A `data` payload that does not match its type's schema.
+public struct EventDataError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The offending member.
+    public let member: String
+    /// What is wrong with it.
+    public let problem: String
+    /// A one-line description.
+    public var description: String { "data.\(member) \(problem)" }
+}
+
+// MARK: - DataReader
+
+/// Reads typed members out of a `data` object, throwing `EventDataError` naming the member.
+struct DataReader {
+    let object: JSONObject
+
+    func value(_ key: String) throws(EventDataError) -> JSONValue {
+        guard let value = object[key] else { throw EventDataError(member: key, problem: "is missing") }
+        return value
+    }
+
+    func string(_ key: String) throws(EventDataError) -> String {
+        let value = try value(key)
+        guard let text = value.stringValue else { throw EventDataError(member: key, problem: "must be a string, not \(value.typeName)") }
+        return text
+    }
+
+    func optionalString(_ key: String) throws(EventDataError) -> String? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard let text = value.stringValue else { throw EventDataError(member: key, problem: "must be a string or null, not \(value.typeName)") }
+        return text
+    }
+
+    func uuid(_ key: String) throws(EventDataError) -> String {
+        let text = try string(key)
+        guard Identifiers.isLowercaseUUID(text) else { throw EventDataError(member: key, problem: "must be a lowercase UUID") }
+        return text
+    }
+
+    func nonEmpty(_ key: String) throws(EventDataError) -> String {
+        let text = try string(key)
+        guard !text.isEmpty else { throw EventDataError(member: key, problem: "must not be empty") }
+        return text
+    }
+
+    func email(_ key: String) throws(EventDataError) -> String {
+        let text = try nonEmpty(key)
+        guard !text.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
+            throw EventDataError(member: key, problem: "must be normalized to lowercase")
+        }
+        return text
+    }
+
+    func sha256(_ key: String) throws(EventDataError) -> String {
+        let text = try string(key)
+        guard Identifiers.isLowerHex(text) else { throw EventDataError(member: key, problem: "must be 64 lowercase hex digits") }
+        return text
+    }
+
+    func int(_ key: String, minimum: Int = 0) throws(EventDataError) -> Int {
+        let value = try value(key)
+        guard let number = value.intValue else { throw EventDataError(member: key, problem: "must be an integer, not \(value.typeName)") }
+        guard number >= minimum else { throw EventDataError(member: key, problem: "must be at least \(minimum)") }
+        return number
+    }
+
+    func timestamp(_ key: String) throws(EventDataError) -> Timestamp {
+        let text = try string(key)
+        guard let stamp = Timestamp(rfc3339: text) else { throw EventDataError(member: key, problem: "must be an RFC 3339 time") }
+        return stamp
+    }
+
+    func code(_ key: String) throws(EventDataError) -> String {
+        let text = try string(key)
+        guard Self.isKebabCase(text) else { throw EventDataError(member: key, problem: "must be a kebab-case code") }
+        return text
+    }
+
+    func oneOf<T: RawRepresentable>(_ key: String, _: T.Type) throws(EventDataError) -> T where T.RawValue == String, T: CaseIterable {
+        let text = try string(key)
+        guard let value = T(rawValue: text) else {
+            let allowed = T.allCases.map { "`\($0.rawValue)`" }.joined(separator: ", ")
+            throw EventDataError(member: key, problem: "must be one of \(allowed)")
+        }
+        return value
+    }
+
+    /// `^[a-z0-9]+(-[a-z0-9]+)*$`.
+    static func isKebabCase(_ text: String) -> Bool {
+        var previousDash = true
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "-") {
+                if previousDash { return false }
+                previousDash = true
+            } else if (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) {
+                previousDash = false
+            } else {
+                return false
+            }
+        }
+        return !previousDash
+    }
+}

@@ -1,0 +1,51 @@
+// MARK: - EventPayload
+
+/// The typed `data` of one event type: decoded from and encoded to its JSON object.
+public protocol EventPayload: Equatable, Sendable {
+    /// The catalogue entry this payload belongs to.
+    static var eventType: EventType { get }
+    /// Decodes `data`, throwing on a missing or ill-typed required member. Extra members are ignored.
+    init(data: JSONObject) throws(EventDataError)
+    /// The members written to the log, in a fixed order.
+    var data: JSONObject { get }
+}
+
+// MARK: - Enumerations used in payloads
+
+/// The registration step a `Failed` event names.
+public enum RegistrationStep: String, CaseIterable, Sendable {
+    /// Input checks before any write.
+    case validation
+    /// Creating the auth account.
+    case account
+    /// Storing the profile image.
+    case image
+    /// Writing the profile document.
+    case profile
+    /// Starting the first session after sign-up.
+    case session
+}
+
+/// The image formats accepted, by magic bytes.
+public enum ImageContentType: String, CaseIterable, Sendable {
+    /// JPEG (`FF D8 FF`).
+    case jpeg = "image/jpeg"
+    /// PNG (`89 50 4E 47 0D 0A 1A 0A`).
+    case png = "image/png"
+}
+
+/// Why a sign-in was refused (the log keeps the true reason; the user sees one message).
+public enum SignInFailure: String, CaseIterable, Sendable {
+    /// No live account has that email.
+    case unknownEmail = "unknown-email"
+    /// The password did not match.
+    case wrongPassword = "wrong-password"
+    /// Too many recent failures.
+    case locked
+}
+
+/// Why a compensation happened.
+public enum CompensationReason: String, CaseIterable, Sendable {
+    /// Undoing a step of a failed registration.
+    case compensation
+}

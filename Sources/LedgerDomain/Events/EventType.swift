@@ -1,0 +1,61 @@
+// MARK: - EventType
+
+/// The event catalogue v1. Raw values are the wire names, stable forever; case names are not.
+public enum EventType: String, CaseIterable, Sendable {
+    /// An auth account was created (registration step 1).
+    case accountCreated = "AccountCreated"
+    /// A profile image was stored (registration step 2).
+    case imageStored = "ImageStored"
+    /// The profile document was written (registration step 3, completion).
+    case profileWritten = "ProfileWritten"
+    /// A registration step failed.
+    case failed = "Failed"
+    /// Compensation: a stored image was removed.
+    case imageDeleted = "ImageDeleted"
+    /// Compensation: a created account was removed.
+    case accountDeleted = "AccountDeleted"
+    /// A session began.
+    case sessionStarted = "SessionStarted"
+    /// A session ended.
+    case sessionEnded = "SessionEnded"
+    /// A sign-in was refused.
+    case signInFailed = "SignInFailed"
+
+    /// The schema version of `data` this build writes and reads.
+    public var currentVersion: Int { 1 }
+
+    /// The stream category the event belongs to.
+    public var category: StreamCategory {
+        switch self {
+        case .sessionStarted, .sessionEnded: .session
+        case .signInFailed: .signin
+        default: .registration
+        }
+    }
+}
+
+// MARK: - Streams
+
+/// The stream categories of the log: a stream is `<category>-<lowercase uuid>`.
+public enum StreamCategory: String, CaseIterable, Sendable {
+    /// One stream per registration attempt.
+    case registration
+    /// One stream per session.
+    case session
+    /// One stream per refused sign-in attempt.
+    case signin
+
+    /// The stream name for `id`.
+    public func stream(_ id: String) -> String { "\(rawValue)-\(id)" }
+}
+
+/// Parses and checks stream names.
+public enum StreamName {
+    /// The category and id of `name`, or nil unless it is `<known category>-<lowercase uuid>`.
+    public static func parse(_ name: String) -> (category: StreamCategory, id: String)? {
+        guard let dash = name.firstIndex(of: "-"),
+              let category = StreamCategory(rawValue: String(name[..<dash])) else { return nil }
+        let id = String(name[name.index(after: dash)...])
+        return Identifiers.isLowercaseUUID(id) ? (category, id) : nil
+    }
+}

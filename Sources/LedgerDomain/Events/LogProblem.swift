@@ -1,0 +1,35 @@
+// MARK: - LogProblem
+
+/// The kinds of damage `verify` reports; raw values are the public `kind` strings.
+public enum ProblemKind: String, CaseIterable, Sendable {
+    /// The last line is incomplete (no final newline, or not JSON): an unacknowledged write.
+    case tornTail = "torn-tail"
+    /// Not one compact JSON object, or an envelope member is missing or malformed.
+    case invalidJSON = "invalid-json"
+    /// `seq` is not the previous line's plus one.
+    case seqGap = "seq-gap"
+    /// `hash` is not the SHA-256 of the line's bytes.
+    case badHash = "bad-hash"
+    /// `prev` is not the previous line's `hash`.
+    case brokenChain = "broken-chain"
+    /// `type` is not in the catalogue.
+    case unknownType = "unknown-type"
+    /// `data` does not match its type's schema (or `v` is unknown, or `id` repeats).
+    case invalidData = "invalid-data"
+}
+
+/// One problem found on one line of a log.
+public struct LogProblem: Error, Equatable, Sendable, CustomStringConvertible {
+    /// 1-based line number.
+    public var line: Int
+    /// The kind of damage.
+    public var kind: ProblemKind
+    /// A human explanation.
+    public var message: String
+
+    /// A problem from its members.
+    public init(line: Int, kind: ProblemKind, message: String) { self.line = line; self.kind = kind; self.message = message }
+
+    /// `line N: kind: message`.
+    public var description: String { "line \(line): \(kind.rawValue): \(message)" }
+}

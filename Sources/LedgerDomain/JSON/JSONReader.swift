@@ -1,0 +1,290 @@
+// MARK: - JSONError
+
+/// Why a byte sequence is not one strict JSON value.
+public struct JSONError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Byte offset of the problem.
+    public let offset: Int
+    /// What is wrong there.
+    public let reason: String
+    /// A one-line description.
+    public var description: String { "\(reason) at byte \(offset + 1)" }
+}
+
+// MARK: - JSONReader
+
+/// A strict RFC 8259 reader over UTF-8 bytes: no trailing commas, no duplicate keys, valid UTF-8,
+/// paired surrogates, nesting limited to `maxDepth` so hostile input cannot exhaust the stack.
+public struct JSONReader {
+    /// Deepest nesting accepted.
+    public static let maxDepth = 256
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+    private var depth = 0
+
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    /// Parses exactly one JSON value (surrounding whitespace allowed) from `bytes`.
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONError) -> JSONValue {
+        var reader = JSONReader(bytes)
+        reader.skipWhitespace()
+        let value = try reader.parseValue()
+        reader.skipWhitespace()
+        guard reader.index == bytes.count else { throw reader.error("unexpected data after the value") }
+        return value
+    }
+
+    /// Parses exactly one JSON value from an array of bytes.
+    public static func parse(_ bytes: [UInt8]) throws(JSONError) -> JSONValue {
+        do {
+            return try bytes.withUnsafeBufferPointer { buffer in try parse(buffer) }
+        } catch let error as JSONError {
+            throw error
+        } catch {
+            throw JSONError(offset: 0, reason: "unreadable input")
+        }
+    }
+
+    /// Parses exactly one JSON value from a string.
+    public static func parse(_ text: String) throws(JSONError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+
+    // MARK: - Values
+
+    private func error(_ reason: String) -> JSONError { JSONError(offset: index, reason: reason) }
+
+    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func parseValue() throws(JSONError) -> JSONValue {
+        guard let byte = current else { throw error("unexpected end of input") }
+        switch byte {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw error("unexpected character")
+        }
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONError) {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - index >= count else { throw error("invalid literal") }
+        let base = literal.utf8Start
+        for offset in 0..<count where bytes[index + offset] != base[offset] {
+            throw error("invalid literal")
+        }
+        index += count
+    }
+
+    private mutating func enter() throws(JSONError) {
+        depth += 1
+        guard depth <= Self.maxDepth else { throw error("nesting deeper than \(Self.maxDepth)") }
+    }
+
+    private mutating func parseObject() throws(JSONError) -> JSONValue {
+        try enter()
+        index += 1
+        var members: [(key: String, value: JSONValue)] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            index += 1
+            depth -= 1
+            return .object(JSONObject())
+        }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else { throw error("expected a member name") }
+            let keyOffset = index
+            let key = try parseString()
+            if members.contains(where: { $0.key == key }) {
+                throw JSONError(offset: keyOffset, reason: "duplicate member \"\(key)\"")
+            }
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
+            index += 1
+            skipWhitespace()
+            members.append((key, try parseValue()))
+            skipWhitespace()
+            guard let next = current else { throw error("unterminated object") }
+            index += 1
+            if next == UInt8(ascii: "}") { break }
+            guard next == UInt8(ascii: ",") else { index -= 1; throw error("expected ',' or '}'") }
+        }
+        depth -= 1
+        var object = JSONObject()
+        for member in members { object[member.key] = member.value }
+        return .object(object)
+    }
+
+    private mutating func parseArray() throws(JSONError) -> JSONValue {
+        try enter()
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            index += 1
+            depth -= 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue())
+            skipWhitespace()
+            guard let next = current else { throw error("unterminated array") }
+            index += 1
+            if next == UInt8(ascii: "]") { break }
+            guard next == UInt8(ascii: ",") else { index -= 1; throw error("expected ',' or ']'") }
+        }
+        depth -= 1
+        return .array(elements)
+    }
+
+    // MARK: - Strings
+
+    private mutating func parseString() throws(JSONError) -> String {
+        index += 1
+        let start = index
+        // Fast path: no escapes.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                index += 1
+                return try validated(slice, at: start)
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw error("control character in string") }
+            index += 1
+        }
+        guard index < bytes.count else { throw error("unterminated string") }
+        var buffer = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return try buffer.withUnsafeBufferPointer { (slice) throws(JSONError) -> String in
+                    try validated(slice, at: start)
+                }
+            case UInt8(ascii: "\\"):
+                index += 1
+                try parseEscape(into: &buffer)
+            case 0..<0x20:
+                throw error("control character in string")
+            default:
+                buffer.append(byte)
+                index += 1
+            }
+        }
+        throw error("unterminated string")
+    }
+
+    private func validated(_ slice: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONError) -> String {
+        guard let string = String(validating: slice, as: UTF8.self) else {
+            throw JSONError(offset: offset, reason: "invalid UTF-8 in string")
+        }
+        return string
+    }
+
+    private mutating func parseEscape(into buffer: inout [UInt8]) throws(JSONError) {
+        guard let byte = current else { throw error("unterminated escape") }
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""): buffer.append(0x22)
+        case UInt8(ascii: "\\"): buffer.append(0x5C)
+        case UInt8(ascii: "/"): buffer.append(0x2F)
+        case UInt8(ascii: "b"): buffer.append(0x08)
+        case UInt8(ascii: "f"): buffer.append(0x0C)
+        case UInt8(ascii: "n"): buffer.append(0x0A)
+        case UInt8(ascii: "r"): buffer.append(0x0D)
+        case UInt8(ascii: "t"): buffer.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = UInt32(try parseHex4())
+            if (0xD800...0xDBFF).contains(scalar) {
+                guard current == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u") else {
+                    throw error("unpaired surrogate")
+                }
+                index += 2
+                let low = UInt32(try parseHex4())
+                guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired surrogate") }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00...0xDFFF).contains(scalar) {
+                throw error("unpaired surrogate")
+            }
+            guard let unicode = Unicode.Scalar(scalar) else { throw error("invalid \\u escape") }
+            buffer.append(contentsOf: UTF8.encode(unicode)!)
+        default:
+            index -= 1
+            throw error("invalid escape")
+        }
+    }
+
+    private mutating func parseHex4() throws(JSONError) -> UInt16 {
+        guard bytes.count - index >= 4 else { throw error("short \\u escape") }
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error("invalid hex digit in \\u escape")
+            }
+            value = value << 4 | UInt16(digit)
+            index += 1
+        }
+        return value
+    }
+
+    // MARK: - Numbers
+
+    private mutating func parseNumber() throws(JSONError) -> JSONValue {
+        let start = index
+        var integral = true
+        if current == UInt8(ascii: "-") { index += 1 }
+        guard let first = current, isDigit(first) else { throw error("invalid number") }
+        if first == UInt8(ascii: "0") {
+            index += 1
+            if let next = current, isDigit(next) { throw error("leading zero in number") }
+        } else {
+            skipDigits()
+        }
+        if current == UInt8(ascii: ".") {
+            integral = false
+            index += 1
+            guard let next = current, isDigit(next) else { throw error("invalid number fraction") }
+            skipDigits()
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            integral = false
+            index += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+            guard let next = current, isDigit(next) else { throw error("invalid number exponent") }
+            skipDigits()
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        if integral, let value = Int(text) { return .int(value) }
+        guard let value = Double(text) else { throw JSONError(offset: start, reason: "unrepresentable number") }
+        return .double(value)
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    private mutating func skipDigits() {
+        while let byte = current, isDigit(byte) { index += 1 }
+    }
+}

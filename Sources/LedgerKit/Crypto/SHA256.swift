@@ -1,0 +1,55 @@
+import CLibcrypto
+import LedgerDomain
+
+// MARK: - SHA256
+
+/// SHA-256 through OpenSSL's EVP interface (libcrypto), never a hand-written primitive.
+public enum SHA256 {
+    /// The 32-byte digest of `bytes`.
+    public static func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        let ok = out.withUnsafeMutableBufferPointer { digest in
+            EVP_Digest(bytes.baseAddress, bytes.count, digest.baseAddress, &length, EVP_sha256(), nil)
+        }
+        precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed")
+        return out
+    }
+
+    /// Lowercase hex SHA-256 of `bytes`.
+    public static func hex(_ bytes: UnsafeRawBufferPointer) -> String { Identifiers.hex(digest(bytes)) }
+
+    /// Lowercase hex SHA-256 of `bytes`.
+    public static func hex(_ bytes: [UInt8]) -> String { bytes.withUnsafeBytes { hex($0) } }
+
+    /// Lowercase hex SHA-256 of a string's UTF-8 bytes.
+    public static func hex(_ text: String) -> String { hex(Array(text.utf8)) }
+}
+
+// MARK: - SHA256Stream
+
+/// Incremental SHA-256 for large inputs (files, images), through EVP_MD_CTX.
+public final class SHA256Stream {
+    private let context: OpaquePointer
+
+    /// A fresh digest context.
+    public init() {
+        context = EVP_MD_CTX_new()
+        precondition(EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1, "EVP_DigestInit_ex failed")
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    /// Adds `bytes` to the digest.
+    public func update(_ bytes: UnsafeRawBufferPointer) {
+        precondition(EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1, "EVP_DigestUpdate failed")
+    }
+
+    /// The lowercase hex digest of everything added.
+    public func finalize() -> String {
+        var out = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        _ = out.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
+        return Identifiers.hex(out)
+    }
+}

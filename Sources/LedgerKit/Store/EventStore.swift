@@ -1,0 +1,79 @@
+import LedgerDomain
+
+// MARK: - ExpectedVersion
+
+/// What the appender believes about the stream's version (its number of events).
+public enum ExpectedVersion: Equatable, Sendable, CustomStringConvertible {
+    /// The stream must not exist yet.
+    case noStream
+    /// The stream must have exactly this many events.
+    case exactly(Int)
+    /// Append whatever the version.
+    case any
+
+    /// True when a stream at `version` satisfies the expectation.
+    public func accepts(_ version: Int) -> Bool {
+        switch self {
+        case .noStream: version == 0
+        case .exactly(let n): version == n
+        case .any: true
+        }
+    }
+
+    /// `no-stream`, `N` or `any`.
+    public var description: String {
+        switch self {
+        case .noStream: "no-stream"
+        case .exactly(let n): String(n)
+        case .any: "any"
+        }
+    }
+}
+
+// MARK: - AppendCondition
+
+/// A check evaluated atomically with an append, against every event up to the head
+/// (the way email uniqueness is kept across processes). The store feeds it the events it
+/// has not seen yet, under the append lock, then asks `check`.
+public protocol AppendCondition: AnyObject {
+    /// The last `seq` this condition has observed.
+    var position: Int { get }
+    /// Folds one more event (seq = position + 1).
+    func observe(_ event: RecordedEvent)
+    /// Throws `StoreError(.conditionFailed, …, reason:)` when `events` must not be appended.
+    func check(_ events: [LedgerEvent], stream: String) throws
+}
+
+// MARK: - EventStore
+
+/// The backend-neutral event store: batch appends to one stream with an expected version,
+/// forward reads from a global position, stream reads, and the head.
+public protocol EventStore: AnyObject {
+    /// Appends `events` to `stream` atomically, durably, after checking `expected` and `condition`.
+    /// Returns the recorded events. Nothing is reported as appended unless it is durable.
+    func append(_ events: [LedgerEvent], to stream: String, expected: ExpectedVersion,
+                condition: (any AppendCondition)?) throws -> [RecordedEvent]
+    /// Calls `body` with every event whose `seq` is at least `from`, in order, until it returns false.
+    func read(from seq: Int, _ body: (RecordedEvent) -> Bool) throws
+    /// Every event of `stream`, in order.
+    func readStream(_ stream: String) throws -> [RecordedEvent]
+    /// The last `seq` and `hash`.
+    func head() throws -> Head
+}
+
+extension EventStore {
+    /// Appends without a condition.
+    public func append(_ events: [LedgerEvent], to stream: String, expected: ExpectedVersion) throws -> [RecordedEvent] {
+        try append(events, to: stream, expected: expected, condition: nil)
+    }
+
+    /// Every event from `seq` on, at most `limit`.
+    public func readAll(from seq: Int = 1, limit: Int = .max) throws -> [RecordedEvent] {
+        var out: [RecordedEvent] = []
+        try read(from: seq) { event in
+            out.append(event)
+            return out.count < limit
+        }
+        return out
+    }
+}

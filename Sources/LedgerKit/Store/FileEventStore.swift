@@ -1,0 +1,255 @@
+import Glibc
+import LedgerDomain
+
+// MARK: - FileEventStore
+
+/// The file backend: `events.jsonl` in the data directory, appended under an exclusive `flock`
+/// on `events.lock`, one `write` per batch, fsynced before success is reported.
+/// Keeps an in-process index (verified size, head, stream versions) and catches up on what
+/// other processes appended each time it takes the lock.
+public final class FileEventStore: EventStore {
+    /// The data directory.
+    public let directory: String
+    /// `DIR/events.jsonl`.
+    public let logPath: String
+    /// `DIR/events.lock`.
+    public let lockPath: String
+    /// `DIR/events.jsonl.broken`: torn tails moved aside by repairs.
+    public let brokenPath: String
+    /// Receives one-line notices (torn-tail repairs) meant for standard error.
+    public var notice: (String) -> Void = { _ in }
+
+    private let clock: any Clock
+    private let random: any RandomSource
+    private var index = LogIndex()
+    private var poisoned: StoreError?
+
+    /// A store over `directory` (created on the first write).
+    public init(directory: String, clock: any Clock = SystemClock(), random: any RandomSource = SecureRandom()) {
+        self.directory = directory
+        self.logPath = FileSystem.join(directory, "events.jsonl")
+        self.lockPath = FileSystem.join(directory, "events.lock")
+        self.brokenPath = logPath + ".broken"
+        self.clock = clock
+        self.random = random
+    }
+
+    // MARK: - Append
+
+    /// Appends `events` to `stream` as one write and one fsync, under the exclusive lock.
+    public func append(_ events: [LedgerEvent], to stream: String, expected: ExpectedVersion,
+                       condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+        if let poisoned { throw poisoned }
+        guard !events.isEmpty else { throw StoreError(.invalidBatch, "an append needs at least one event") }
+        guard let category = StreamName.parse(stream)?.category else {
+            throw StoreError(.invalidBatch, "stream \(stream) is not <registration|session|signin>-<lowercase uuid>")
+        }
+        if let wrong = events.first(where: { $0.type.category != category }) {
+            throw StoreError(.invalidBatch, "\(wrong.type.rawValue) does not belong in stream \(stream)")
+        }
+        do {
+            try FileSystem.makeDirectories(directory)
+            let lock = try FileDescriptor(path: lockPath, flags: O_RDWR | O_CREAT)
+            try lock.lock(LOCK_EX)
+            defer { lock.unlock() }
+            let isNew = !FileSystem.exists(logPath)
+            let log = try FileDescriptor(path: logPath, flags: O_RDWR | O_CREAT)
+            if isNew { try FileSystem.syncDirectory(directory) }
+            try catchUp(log, repairing: true)
+            if let condition { try feed(condition, from: log) }
+            let version = index.streamVersions[stream, default: 0]
+            guard expected.accepts(version) else { throw StoreError.wrongVersion(stream: stream, expected: expected, actual: version) }
+            try condition?.check(events, stream: stream)
+            return try write(events, to: stream, log: log, condition: condition)
+        } catch let error as SystemError {
+            throw StoreError.io(error)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.io, "\(error)")
+        }
+    }
+
+    private func write(_ events: [LedgerEvent], to stream: String, log: FileDescriptor,
+                       condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+        var buffer: [UInt8] = []
+        var pending: [(envelope: Envelope, offset: Int)] = []
+        var head = index.checker.head
+        var at = max(clock.now(), index.lastAt)
+        let start = index.verifiedSize
+        for event in events {
+            let id = Identifiers.uuid(fromRandom: random.bytes(16))
+            let type = event.type
+            let body = LineCodec.body(seq: head.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
+                                      stream: stream, data: event.data, prev: head.hash)
+            let hash = SHA256.hex(body)
+            pending.append((Envelope(seq: head.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
+                                     stream: stream, data: event.data, prev: head.hash, hash: hash), start + buffer.count))
+            buffer.append(contentsOf: LineCodec.line(body: body, hash: hash))
+            head = Head(seq: head.seq + 1, hash: hash)
+            at = max(at, clock.now())
+        }
+        do {
+            try buffer.withUnsafeBytes { (raw) throws in try log.write(raw, at: start) }
+        } catch {
+            // Leave no half-written line: cut back to the verified end.
+            try? log.truncate(to: start)
+            try? log.sync()
+            throw StoreError.io(error)
+        }
+        do {
+            try log.sync()
+        } catch {
+            let failure = StoreError(.notDurable, "\(error): the last append may or may not be on disk; run `ledger recover`")
+            poisoned = failure
+            throw failure
+        }
+        var recorded: [RecordedEvent] = []
+        for (envelope, offset) in pending {
+            do {
+                let event = try index.checker.check(envelope, bodyHash: envelope.hash)
+                index.record(event, offset: offset)
+                condition?.observe(event)
+                recorded.append(event)
+            } catch {
+                preconditionFailure("an event this store just wrote does not verify: \(error)")
+            }
+        }
+        index.verifiedSize = start + buffer.count
+        return recorded
+    }
+
+    // MARK: - Catching up
+
+    /// Verifies what was appended since the last look. A torn tail is repaired when `repairing`
+    /// (the caller holds the exclusive lock) and skipped otherwise; any other damage throws.
+    private func catchUp(_ log: FileDescriptor, repairing: Bool) throws {
+        do {
+            let size = try log.size()
+            if size < index.verifiedSize { index = LogIndex() }  // the file was cut: start over
+            guard size > index.verifiedSize else { return }
+            var damage: LogProblem?
+            var torn: (problem: LogProblem, offset: Int, length: Int)?
+            var checker = index.checker
+            try LogScanner.scan(log, from: index.verifiedSize, checker: &checker) { item in
+                switch item {
+                case .event(let event, let offset, let length):
+                    index.record(event, offset: offset)
+                    index.verifiedSize = offset + length
+                    return true
+                case .problem(let problem, _, _):
+                    damage = problem
+                    return false
+                case .tornTail(let problem, let offset, let length):
+                    torn = (problem, offset, length)
+                    return false
+                }
+            }
+            index.checker = checker
+            if let damage {
+                index = LogIndex()
+                throw StoreError(.damaged, "the log is damaged at \(damage) — run `ledger verify`; writers refuse until it is restored", problem: damage)
+            }
+            if let torn, repairing { try repair(log, torn: torn) }
+        } catch let error as SystemError {
+            throw StoreError.io(error)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.io, "\(error)")
+        }
+    }
+
+    /// Moves a torn tail to `events.jsonl.broken`, cuts the log back and fsyncs both.
+    private func repair(_ log: FileDescriptor, torn: (problem: LogProblem, offset: Int, length: Int)) throws {
+        var bytes = [UInt8](repeating: 0, count: torn.length)
+        var done = 0
+        while done < torn.length {
+            let n = try bytes.withUnsafeMutableBytes { (raw) throws -> Int in
+                try log.read(into: raw.baseAddress! + done, count: torn.length - done, at: torn.offset + done)
+            }
+            if n == 0 { break }
+            done += n
+        }
+        if bytes.last != 0x0A { bytes.append(0x0A) }
+        let broken = try FileDescriptor(path: brokenPath, flags: O_WRONLY | O_CREAT | O_APPEND)
+        try bytes.withUnsafeBytes { (raw) throws in try broken.write(raw, at: try broken.size()) }
+        try broken.sync()
+        try log.truncate(to: torn.offset)
+        try log.sync()
+        try FileSystem.syncDirectory(directory)
+        notice("repaired a torn last line (line \(torn.problem.line), \(torn.length) bytes never acknowledged): moved to \(brokenPath)")
+    }
+
+    /// Feeds `condition` every verified event it has not seen yet.
+    private func feed(_ condition: any AppendCondition, from log: FileDescriptor) throws {
+        guard condition.position < index.checker.head.seq else { return }
+        let limit = index.checker.head.seq
+        var checker = ChainChecker()
+        do {
+            try LogScanner.scan(log, checker: &checker) { item in
+                guard case .event(let event, _, _) = item, event.seq <= limit else { return false }
+                if event.seq > condition.position { condition.observe(event) }
+                return event.seq < limit
+            }
+        } catch {
+            throw StoreError.io(error)
+        }
+    }
+
+    // MARK: - Reads
+
+    /// Calls `body` with every event from `seq` on; a torn tail is skipped, damage throws.
+    public func read(from seq: Int, _ body: (RecordedEvent) -> Bool) throws {
+        try withReadLock { (log) throws in
+            var checker = ChainChecker()
+            var damage: LogProblem?
+            do {
+                try LogScanner.scan(log, checker: &checker) { item in
+                    switch item {
+                    case .event(let event, _, _): return event.seq < seq || body(event)
+                    case .problem(let problem, _, _): damage = problem; return false
+                    case .tornTail: return false
+                    }
+                }
+            } catch {
+                throw StoreError.io(error)
+            }
+            if let damage { throw StoreError(.damaged, "the log is damaged at \(damage)", problem: damage) }
+        }
+    }
+
+    /// Every event of `stream`, in order.
+    public func readStream(_ stream: String) throws -> [RecordedEvent] {
+        var out: [RecordedEvent] = []
+        try read(from: 1) { event in
+            if event.stream == stream { out.append(event) }
+            return true
+        }
+        return out
+    }
+
+    /// The last verified line's `seq` and `hash`.
+    public func head() throws -> Head {
+        try withReadLock { (log) throws in try catchUp(log, repairing: false) }
+        return index.checker.head
+    }
+
+    /// Runs `body` on the open log under a shared lock; an absent log reads as empty.
+    private func withReadLock(_ body: (FileDescriptor) throws -> Void) throws {
+        do {
+            guard FileSystem.exists(logPath) else { return }
+            let lock = FileSystem.exists(lockPath) ? try FileDescriptor(path: lockPath, flags: O_RDONLY) : nil
+            try lock?.lock(LOCK_SH)
+            defer { lock?.unlock() }
+            let log = try FileDescriptor(path: logPath, flags: O_RDONLY)
+            try body(log)
+        } catch let error as SystemError {
+            throw StoreError.io(error)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.io, "\(error)")
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Glibc
+import LedgerDomain
+
+// MARK: - VerifyReport
+
+/// The outcome of verifying a whole log file.
+public struct VerifyReport: Equatable, Sendable {
+    /// Complete lines checked (a torn tail is not counted).
+    public var events = 0
+    /// The head of the intact prefix: the last line before the first problem.
+    public var head = Head.empty
+    /// Problems found, in line order (at most `maxProblems`).
+    public var problems: [LogProblem] = []
+
+    /// True when no problem was found.
+    public var ok: Bool { problems.isEmpty }
+}
+
+// MARK: - LogVerifier
+
+/// Verifies a log file from its first byte: JSON, envelope, `seq`, hashes, chain, types and data.
+public enum LogVerifier {
+    /// Problems kept in a report; counting goes on past it.
+    public static let maxProblems = 100
+
+    /// Verifies the log at `path`. Throws `SystemError` when it cannot be read.
+    public static func verify(path: String) throws -> VerifyReport {
+        let file = try FileDescriptor(path: path, flags: O_RDONLY)
+        var report = VerifyReport()
+        var checker = ChainChecker()
+        try LogScanner.scan(file, checker: &checker) { item in
+            switch item {
+            case .event(let event, _, _):
+                report.events += 1
+                if report.problems.isEmpty { report.head = Head(seq: event.seq, hash: event.envelope.hash) }
+            case .problem(let problem, _, _):
+                report.events += 1
+                if report.problems.count < maxProblems { report.problems.append(problem) }
+            case .tornTail(let problem, _, _):
+                if report.problems.count < maxProblems { report.problems.append(problem) }
+            }
+            return true
+        }
+        return report
+    }
+}

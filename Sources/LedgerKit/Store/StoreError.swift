@@ -1,0 +1,50 @@
+import LedgerDomain
+
+// MARK: - StoreError
+
+/// Why an append or read was refused; `code` is stable, `message` is for people.
+public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Stable error codes of the store room.
+    public enum Code: String, Sendable {
+        /// The stream's version was not the one expected.
+        case wrongExpectedVersion = "wrong-expected-version"
+        /// An append condition (e.g. email uniqueness) refused the batch.
+        case conditionFailed = "condition-failed"
+        /// The log is damaged before its last line; writers refuse.
+        case damaged
+        /// The log or its folder could not be read or written.
+        case io = "io-error"
+        /// A durability call failed: nothing can be assumed about the last write.
+        case notDurable = "not-durable"
+        /// The batch was empty or malformed.
+        case invalidBatch = "invalid-batch"
+    }
+
+    /// The stable code.
+    public let code: Code
+    /// A one-line human message.
+    public let message: String
+    /// For `conditionFailed`: the condition's own reason code (e.g. `email-already-in-use`).
+    public let reason: String?
+    /// For `damaged`: the problem found.
+    public let problem: LogProblem?
+
+    /// An error from its parts.
+    public init(_ code: Code, _ message: String, reason: String? = nil, problem: LogProblem? = nil) {
+        self.code = code; self.message = message; self.reason = reason; self.problem = problem
+    }
+
+    /// The message.
+    public var description: String { message }
+
+    /// Wraps a failed system call.
+    public static func io(_ error: any Error) -> StoreError {
+        if let error = error as? StoreError { return error }
+        return StoreError(.io, "\(error)")
+    }
+
+    /// "Wrong expected version", naming the stream and both versions.
+    public static func wrongVersion(stream: String, expected: ExpectedVersion, actual: Int) -> StoreError {
+        StoreError(.wrongExpectedVersion, "wrong expected version \(expected) for stream \(stream): its version is \(actual)")
+    }
+}

@@ -1,0 +1,80 @@
+import Glibc
+
+// MARK: - FileDescriptor
+
+/// An owned POSIX file descriptor with the few calls the stores need; closed on deinit.
+public final class FileDescriptor {
+    /// The raw descriptor.
+    public let fd: Int32
+    /// The path it was opened with (for messages).
+    public let path: String
+
+    /// Opens `path` with `flags` (`O_CLOEXEC` is added) and `mode` for new files.
+    public init(path: String, flags: Int32, mode: mode_t = 0o600) throws {
+        let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw SystemError("open", path: path) }
+        self.fd = fd
+        self.path = path
+    }
+
+    deinit { Glibc.close(fd) }
+
+    /// The file's size in bytes.
+    public func size() throws -> Int {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw SystemError("stat", path: path) }
+        return Int(info.st_size)
+    }
+
+    /// Reads up to `count` bytes at `offset` into `buffer`; 0 at end of file. Retries on EINTR.
+    public func read(into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int) throws -> Int {
+        while true {
+            let n = pread(fd, buffer, count, off_t(offset))
+            if n >= 0 { return n }
+            if errno != EINTR { throw SystemError("read", path: path) }
+        }
+    }
+
+    /// Writes all of `bytes` at `offset`, looping over short writes. Retries on EINTR.
+    public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SystemError("write", path: path)
+            }
+            if n == 0 { throw SystemError("write", path: path, code: EIO) }
+            done += n
+        }
+    }
+
+    /// Flushes data and metadata to stable storage.
+    public func sync() throws {
+        guard fsync(fd) == 0 else { throw SystemError("fsync", path: path) }
+    }
+
+    /// Cuts the file to `size` bytes.
+    public func truncate(to size: Int) throws {
+        guard ftruncate(fd, off_t(size)) == 0 else { throw SystemError("truncate", path: path) }
+    }
+
+    /// Takes an advisory lock (`LOCK_EX` or `LOCK_SH`), waiting for it. Released on close or process death.
+    public func lock(_ operation: Int32) throws {
+        while flock(fd, operation) != 0 {
+            if errno != EINTR { throw SystemError("lock", path: path) }
+        }
+    }
+
+    /// Tries to take an advisory lock without waiting; false when another process holds it.
+    public func tryLock(_ operation: Int32) throws -> Bool {
+        while flock(fd, operation | LOCK_NB) != 0 {
+            if errno == EWOULDBLOCK { return false }
+            if errno != EINTR { throw SystemError("lock", path: path) }
+        }
+        return true
+    }
+
+    /// Releases an advisory lock.
+    public func unlock() { _ = flock(fd, LOCK_UN) }
+}

@@ -1,0 +1,86 @@
+import Glibc
+
+// MARK: - FileSystem
+
+/// Small durable file-system operations: folders, atomic file replacement, directory fsync.
+public enum FileSystem {
+    /// True when something exists at `path` (without following a final symlink).
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// True when `path` is a directory.
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Creates `path` and its missing parents (mode 0700), fsyncing each parent that gained an entry.
+    public static func makeDirectories(_ path: String) throws {
+        if isDirectory(path) { return }
+        let parent = directoryName(path)
+        if parent != path, !parent.isEmpty { try makeDirectories(parent) }
+        if mkdir(path, 0o700) != 0, errno != EEXIST { throw SystemError("create folder", path: path) }
+        try syncDirectory(parent.isEmpty ? "." : parent)
+    }
+
+    /// fsyncs a folder so that entries created, renamed or removed in it are durable.
+    public static func syncDirectory(_ path: String) throws {
+        let dir = try FileDescriptor(path: path, flags: O_RDONLY | O_DIRECTORY)
+        try dir.sync()
+    }
+
+    /// Writes `bytes` to `path` durably: temp file, fsync, rename, fsync the folder. No half-written file remains.
+    public static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600) throws {
+        let temp = "\(path).tmp-\(getpid())"
+        do {
+            let file = try FileDescriptor(path: temp, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: mode)
+            try bytes.withUnsafeBytes { (raw) throws in try file.write(raw, at: 0) }
+            try file.sync()
+            guard rename(temp, path) == 0 else { throw SystemError("rename", path: path) }
+        } catch {
+            unlink(temp)
+            throw error
+        }
+        try syncDirectory(directoryName(path))
+    }
+
+    /// Reads a whole file; `limit` bounds the bytes read (a larger file throws EFBIG).
+    public static func read(_ path: String, limit: Int = Int.max) throws -> [UInt8] {
+        let file = try FileDescriptor(path: path, flags: O_RDONLY)
+        let size = try file.size()
+        guard size <= limit else { throw SystemError("read", path: path, code: EFBIG) }
+        var out = [UInt8](repeating: 0, count: size)
+        var done = 0
+        while done < size {
+            let n = try out.withUnsafeMutableBytes { (raw) throws -> Int in
+                try file.read(into: raw.baseAddress! + done, count: size - done, at: done)
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return Array(out.prefix(done))
+    }
+
+    /// Removes `path` and fsyncs its folder; a missing file is not an error.
+    public static func remove(_ path: String) throws {
+        if unlink(path) != 0 {
+            if errno == ENOENT { return }
+            throw SystemError("remove", path: path)
+        }
+        try syncDirectory(directoryName(path))
+    }
+
+    /// The folder part of `path` (`.` when there is none).
+    public static func directoryName(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let dir = String(path[..<slash])
+        return dir.isEmpty ? "/" : dir
+    }
+
+    /// `a/b` joined with `c`.
+    public static func join(_ base: String, _ name: String) -> String {
+        base.hasSuffix("/") ? base + name : "\(base)/\(name)"
+    }
+}

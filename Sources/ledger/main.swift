@@ -1,0 +1,4 @@
+import Glibc
+import LedgerCLI
+
+exit(LedgerCLI.main(CommandLine.arguments))
