@@ -27,9 +27,11 @@ let package = Package(
         // The command-line interface as a library, so tests can drive it in-process.
         .target(name: "LedgerCLI", dependencies: ["LedgerKit", "LedgerDomain"], swiftSettings: strictSettings),
         .executableTarget(name: "ledger", dependencies: ["LedgerCLI"], swiftSettings: strictSettings),
+        // Drives the store from many processes at once for the concurrency and crash drills.
+        .executableTarget(name: "ledger-drill", dependencies: ["LedgerKit", "LedgerDomain"], swiftSettings: strictSettings),
         .testTarget(
             name: "LedgerTests",
-            dependencies: ["LedgerKit", "LedgerDomain", "LedgerCLI", "ledger"],
+            dependencies: ["LedgerKit", "LedgerDomain", "LedgerCLI", "ledger", "ledger-drill"],
             swiftSettings: strictSettings
         ),
     ],
