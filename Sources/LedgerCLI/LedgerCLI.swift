@@ -15,6 +15,16 @@ public enum LedgerCLI {
 
     /// Every command, in the order `ledger --help` lists them.
     static let commands: [Command] = [
+        Command(spec: RegisterCommand.spec, run: RegisterCommand.run),
+        Command(spec: LoginCommand.spec, run: LoginCommand.run),
+        Command(spec: LogoutCommand.spec, run: LogoutCommand.run),
+        Command(spec: RecoverCommand.spec, run: RecoverCommand.run),
+        Command(spec: ReplayCommand.spec, run: ReplayCommand.run),
+        Command(spec: UsersCommand.listSpec, run: UsersCommand.list),
+        Command(spec: UsersCommand.showSpec, run: UsersCommand.show),
+        Command(spec: SessionsCommand.spec, run: SessionsCommand.run),
+        Command(spec: ImagesCommand.spec, run: ImagesCommand.run),
+        Command(spec: AuditCommand.spec, run: AuditCommand.run),
         Command(spec: VerifyCommand.spec, run: VerifyCommand.run),
         Command(spec: EventsCommand.spec, run: EventsCommand.run),
     ]

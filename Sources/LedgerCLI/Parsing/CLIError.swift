@@ -43,6 +43,8 @@ public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
             }
         case let error as SystemError:
             return .environment(error.description)
+        case let error as AuthError:
+            return error.code == .invalidCost ? .usage(error.message) : .failure(error.message)
         default:
             return .environment("\(error)")
         }

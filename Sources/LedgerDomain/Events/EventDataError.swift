@@ -33,6 +33,12 @@ struct DataReader {
         return text
     }
 
+    func optionalBool(_ key: String) throws(EventDataError) -> Bool? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard case .bool(let flag) = value else { throw EventDataError(member: key, problem: "must be a boolean, not \(value.typeName)") }
+        return flag
+    }
+
     func uuid(_ key: String) throws(EventDataError) -> String {
         let text = try string(key)
         guard Identifiers.isLowercaseUUID(text) else { throw EventDataError(member: key, problem: "must be a lowercase UUID") }

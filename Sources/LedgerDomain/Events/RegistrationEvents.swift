@@ -10,21 +10,26 @@ public struct AccountCreated: EventPayload {
     public var email: String
     /// A crypt(3) string (yescrypt `$y$...`).
     public var passwordHash: String
+    /// Optional extra member: true when the registration plans an image step (lets recovery name the next step).
+    public var withImage: Bool?
 
     /// A payload from its members.
-    public init(uid: String, email: String, passwordHash: String) {
-        self.uid = uid; self.email = email; self.passwordHash = passwordHash
+    public init(uid: String, email: String, passwordHash: String, withImage: Bool? = nil) {
+        self.uid = uid; self.email = email; self.passwordHash = passwordHash; self.withImage = withImage
     }
 
     /// Decodes `data`.
     public init(data: JSONObject) throws(EventDataError) {
         let r = DataReader(object: data)
-        self.init(uid: try r.uuid("uid"), email: try r.email("email"), passwordHash: try r.nonEmpty("passwordHash"))
+        self.init(uid: try r.uuid("uid"), email: try r.email("email"), passwordHash: try r.nonEmpty("passwordHash"),
+                  withImage: try r.optionalBool("withImage"))
     }
 
-    /// The members in log order.
+    /// The members in log order; `withImage` only when set.
     public var data: JSONObject {
-        JSONObject([("uid", .string(uid)), ("email", .string(email)), ("passwordHash", .string(passwordHash))])
+        var object = JSONObject([("uid", .string(uid)), ("email", .string(email)), ("passwordHash", .string(passwordHash))])
+        if let withImage { object["withImage"] = .bool(withImage) }
+        return object
     }
 }
 

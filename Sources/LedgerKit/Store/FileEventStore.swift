@@ -47,6 +47,14 @@ public final class FileEventStore: EventStore {
         if let wrong = events.first(where: { $0.type.category != category }) {
             throw StoreError(.invalidBatch, "\(wrong.type.rawValue) does not belong in stream \(stream)")
         }
+        // Data a reader would reject (e.g. an uppercase email) must never reach the log.
+        for event in events {
+            do {
+                _ = try LedgerEvent.decode(type: event.type, data: event.data)
+            } catch {
+                throw StoreError(.invalidBatch, "\(event.type.rawValue) cannot be appended: \(error)")
+            }
+        }
         do {
             try FileSystem.makeDirectories(directory)
             let lock = try FileDescriptor(path: lockPath, flags: O_RDWR | O_CREAT)
@@ -117,6 +125,23 @@ public final class FileEventStore: EventStore {
         }
         index.verifiedSize = start + buffer.count
         return recorded
+    }
+
+    /// Takes the exclusive lock and repairs a torn last line, if any; true when it did.
+    /// Damage before the last line throws `.damaged` and is left untouched.
+    public func repairTail() throws -> Bool {
+        guard FileSystem.exists(logPath) else { return false }
+        do {
+            let lock = try FileDescriptor(path: lockPath, flags: O_RDWR | O_CREAT)
+            try lock.lock(LOCK_EX)
+            defer { lock.unlock() }
+            let log = try FileDescriptor(path: logPath, flags: O_RDWR)
+            let before = try log.size()
+            try catchUp(log, repairing: true)
+            return try log.size() != before
+        } catch {
+            throw StoreError.io(error)
+        }
     }
 
     // MARK: - Catching up

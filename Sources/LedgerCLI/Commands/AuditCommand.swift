@@ -1,0 +1,48 @@
+import LedgerDomain
+import LedgerKit
+
+// MARK: - AuditCommand
+
+/// `ledger audit`: failed registrations, sign-in failures and anomalies; exit 1 when any anomaly.
+enum AuditCommand {
+    /// The definition.
+    static let spec = CommandSpec(
+        name: "audit", summary: "failed registrations, sign-in failures per email, and anomalies (exit 1 if any)",
+        options: ReadOptions.specs,
+        details: "Anomalies: interrupted, account-without-profile, orphan-image-file, missing-image-file, image-mismatch.")
+
+    /// Runs it.
+    static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
+        let loaded = try ReadOptions.load(invocation, context)
+        let views = loaded.views
+        let directory = ReadOptions.directory(invocation, context)
+        let failed = views.registrations.rows.filter { $0.outcome != .completed }
+        let signIns = views.signIns.rows
+        let anomalies = Auditor.anomalies(views, blobs: FileBlobStore(directory: directory), directory: directory)
+        if invocation.flag("json") {
+            context.printJSON(.object(JSONObject([
+                ("failedRegistrations", .array(failed.map(\.json))),
+                ("signInFailures", .array(signIns.map { row in
+                    .object(JSONObject([("email", .string(row.email)), ("failures", .int(row.failures)),
+                                        ("locked", .bool(views.signIns.lockedUntil(row.email, at: loaded.asOfTime) != nil))]))
+                })),
+                ("anomalies", .array(anomalies.map { .object(JSONObject([("kind", .string($0.kind)), ($0.key, .string($0.value)),
+                                                                          ("message", .string($0.message))])) })),
+            ])))
+        } else {
+            context.print("Failed registrations")
+            printTable(context, headers: ["REGISTRATION", "STARTED", "EMAIL", "OUTCOME", "STEP", "REASON"],
+                       rows: failed.map { [$0.registration, $0.startedAt?.rfc3339 ?? "-", $0.email ?? "-", $0.outcome.rawValue,
+                                           $0.failure?.step.rawValue ?? "-", $0.failure?.reason ?? "-"] }, noun: "registration")
+            context.print("")
+            context.print("Sign-in failures")
+            printTable(context, headers: ["EMAIL", "FAILURES", "LOCKED"],
+                       rows: signIns.map { [$0.email, String($0.failures), views.signIns.lockedUntil($0.email, at: loaded.asOfTime) != nil ? "yes" : "no"] },
+                       noun: "email")
+            context.print("")
+            context.print(anomalies.isEmpty ? "No anomalies." : "ANOMALIES")
+            for anomaly in anomalies { context.print("  \(anomaly.kind) \(anomaly.key)=\(anomaly.value): \(anomaly.message)") }
+        }
+        return anomalies.isEmpty ? 0 : CLIError.Status.failure.rawValue
+    }
+}

@@ -1,0 +1,35 @@
+import Glibc
+
+// MARK: - PasswordInput
+
+/// Reads a password: the first line of standard input with `--password-stdin`, else a no-echo
+/// prompt when standard input is a terminal, else a usage error. Never argv, never the environment.
+enum PasswordInput {
+    /// The password for `invocation`.
+    static func read(_ invocation: Invocation, _ context: Context) throws -> String {
+        if invocation.flag("password-stdin") {
+            guard let line = context.readLine() else { throw CLIError.usage("--password-stdin: standard input is empty") }
+            return line.hasSuffix("\r") ? String(line.dropLast()) : line
+        }
+        guard context.stdinIsTerminal else {
+            throw CLIError.usage("no password: pass --password-stdin and write it to standard input, or run in a terminal to be prompted")
+        }
+        return promptWithoutEcho("Password: ", context)
+    }
+
+    /// Prompts on standard error with terminal echo turned off.
+    private static func promptWithoutEcho(_ prompt: String, _ context: Context) -> String {
+        context.err(prompt)
+        var saved = termios()
+        let hasTerminal = tcgetattr(0, &saved) == 0
+        if hasTerminal {
+            var quiet = saved
+            quiet.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(0, TCSAFLUSH, &quiet)
+        }
+        let line = context.readLine() ?? ""
+        if hasTerminal { tcsetattr(0, TCSAFLUSH, &saved) }
+        context.err("\n")
+        return line
+    }
+}

@@ -1,0 +1,87 @@
+import LedgerDomain
+import LedgerKit
+
+// MARK: - Read options
+
+/// The options every read command shares, and the loader they use.
+enum ReadOptions {
+    /// `--json`, `--log FILE`, `--as-of SEQ|TIMESTAMP`.
+    static let specs: [OptionSpec] = [
+        .flag("json", "print JSON"),
+        .option("log", "FILE", "the log to read (default: DIR/events.jsonl)"),
+        .option("as-of", "SEQ|TIME", "the views as they stood after event SEQ or at an RFC 3339 time"),
+    ]
+
+    /// The log path of `invocation`.
+    static func logPath(_ invocation: Invocation, _ context: Context) -> String {
+        invocation.value("log") ?? context.store(invocation).logPath
+    }
+
+    /// The data directory that goes with the log: the log's folder.
+    static func directory(_ invocation: Invocation, _ context: Context) -> String {
+        FileSystem.directoryName(logPath(invocation, context))
+    }
+
+    /// Loads the views for `invocation`, warning about a skipped torn tail.
+    static func load(_ invocation: Invocation, _ context: Context) throws -> LoadedViews {
+        var asOf: AsOf?
+        if let text = invocation.value("as-of") {
+            guard let parsed = AsOf(text) else { throw CLIError.usage("--as-of needs a seq or an RFC 3339 time, not \"\(text)\"") }
+            asOf = parsed
+        }
+        let path = logPath(invocation, context)
+        do {
+            let loaded = try ViewLoader.load(path: path, asOf: asOf, now: context.clock.now())
+            if let torn = loaded.tornTail { context.complain("warning: \(torn) — skipped; `ledger recover` repairs it") }
+            return loaded
+        } catch let error as SystemError where error.isNotFound {
+            throw CLIError.environment("no log at \(path)")
+        }
+    }
+}
+
+// MARK: - Rows as JSON
+
+extension UserRow {
+    /// The users view's `--json` row.
+    var json: JSONValue {
+        .object(JSONObject([("uid", .string(uid)), ("email", .string(email)), ("userName", userName.map(JSONValue.string) ?? .null),
+                            ("profileImageName", profileImageName.map(JSONValue.string) ?? .null),
+                            ("createdAt", createdAt.map { .string($0.rfc3339) } ?? .null), ("status", .string(status.rawValue))]))
+    }
+}
+
+extension SessionRow {
+    /// The sessions view's `--json` row at `asOf`.
+    func json(at asOf: Timestamp) -> JSONValue {
+        .object(JSONObject([("sessionId", .string(sessionId)), ("uid", .string(uid)), ("startedAt", .string(startedAt.rfc3339)),
+                            ("expiresAt", .string(expiresAt.rfc3339)), ("endedAt", endedAt.map { .string($0.rfc3339) } ?? .null),
+                            ("status", .string(status(at: asOf).rawValue))]))
+    }
+}
+
+extension ImageRow {
+    /// The images view's `--json` row.
+    var json: JSONValue {
+        .object(JSONObject([("imageName", .string(imageName)), ("uid", .string(uid)), ("contentType", .string(contentType.rawValue)),
+                            ("bytes", .int(bytes)), ("sha256", .string(sha256)), ("storedAt", .string(storedAt.rfc3339)),
+                            ("status", .string(status.rawValue))]))
+    }
+}
+
+extension RegistrationState {
+    /// The registrations view's `--json` row.
+    var json: JSONValue {
+        .object(JSONObject([("registration", .string(registration)), ("startedAt", startedAt.map { .string($0.rfc3339) } ?? .null),
+                            ("email", email.map(JSONValue.string) ?? .null), ("outcome", .string(outcome.rawValue)),
+                            ("step", failure.map { .string($0.step.rawValue) } ?? .null),
+                            ("reason", failure.map { .string($0.reason) } ?? .null),
+                            ("compensations", .array(compensations.map { .string($0.rawValue) }))]))
+    }
+}
+
+/// Prints `rows` as a table with a count line.
+func printTable(_ context: Context, headers: [String], rows: [[String]], noun: String) {
+    Table(headers: headers, rows: rows).render().forEach(context.print)
+    context.print("\(rows.count) \(noun)\(rows.count == 1 ? "" : "s")")
+}

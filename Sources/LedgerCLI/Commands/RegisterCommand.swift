@@ -1,0 +1,129 @@
+import Glibc
+import LedgerDomain
+import LedgerKit
+
+// MARK: - RegisterCommand
+
+/// `ledger register`: signs a user up as a saga of events, compensating partial sign-ups.
+enum RegisterCommand {
+    /// The definition.
+    static let spec = CommandSpec(
+        name: "register", summary: "sign a user up: account, image, profile, then a first session",
+        options: [
+            .option("email", "E", "the email (normalized to lowercase)"),
+            .option("username", "U", "the display name (1-64 characters, no control characters)"),
+            .option("image", "FILE", "a JPEG or PNG profile image (checked by its bytes; at most 2 MiB)"),
+            .flag("password-stdin", "read the password from the first line of standard input"),
+            .option("idempotency-key", "K", "repeat-safe key: a repeat returns the first outcome and appends nothing"),
+            .option("max-image-bytes", "N", "the image size limit (default 2097152)"),
+            .flag("json", "print the outcome as JSON"),
+        ],
+        details: "Without --password-stdin the password is prompted for without echo (standard input must be a terminal).\nExit 0 registered; 1 rejected or failed; 2 usage; 3 I/O error.")
+
+    /// Runs it.
+    static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
+        let password = try PasswordInput.read(invocation, context)
+        let maxBytes = try invocation.positiveInt("max-image-bytes") ?? ImageInspector.defaultMaxBytes
+        var input = RegistrationInput(email: invocation.value("email"), userName: invocation.value("username"),
+                                      password: password, image: nil, maxImageBytes: maxBytes)
+        if let path = invocation.value("image") {
+            switch readImage(path, limit: maxBytes) {
+            case .success(let bytes): input.image = bytes
+            case .failure(let refusal): input.imageRefusal = refusal
+            }
+        }
+        let coordinator = try Services.coordinator(invocation, context)
+        let result = try coordinator.register(input, idempotencyKey: invocation.value("idempotency-key"))
+        print(result, json: invocation.flag("json"), context)
+        return result.outcome == .completed ? 0 : CLIError.Status.failure.rawValue
+    }
+
+    /// Reads the image file: no `..`, no symlink, a regular file within the limit.
+    static func readImage(_ path: String, limit: Int) -> Result<[UInt8], RefusedRegistration> {
+        if path.split(separator: "/").contains("..") {
+            return .failure(RefusedRegistration(reason: "invalid-image-path", message: "the image path must not contain `..`"))
+        }
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            return .failure(RefusedRegistration(reason: "image-unreadable", message: "cannot read the image \(path): \(String(cString: strerror(errno)))"))
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            return .failure(RefusedRegistration(reason: "invalid-image-path", message: "the image \(path) is not a regular file (symlinks are refused)"))
+        }
+        guard Int(info.st_size) <= limit else {
+            return .failure(RefusedRegistration(reason: "image-too-large", message: "the image has \(info.st_size) bytes; the limit is \(limit)"))
+        }
+        do {
+            return .success(try FileSystem.read(path, limit: limit))
+        } catch {
+            return .failure(RefusedRegistration(reason: "image-unreadable", message: "\(error)"))
+        }
+    }
+
+    static func print(_ result: RegistrationResult, json: Bool, _ context: Context) {
+        if result.outcome == .completed {
+            if json {
+                context.printJSON(.object(JSONObject([
+                    ("status", .string("registered")), ("registration", .string(result.registration)),
+                    ("uid", result.uid.map(JSONValue.string) ?? .null),
+                    ("profileImageName", result.profileImageName.map(JSONValue.string) ?? .null),
+                    ("sessionId", result.sessionId.map(JSONValue.string) ?? .null),
+                    ("token", result.token.map(JSONValue.string) ?? .null),
+                ])))
+            } else {
+                context.print("registered uid \(result.uid ?? "-") (registration \(result.registration))\(result.replayed ? " — earlier attempt with this key" : "")")
+                if let session = result.sessionId, let token = result.token {
+                    context.print("session \(session)")
+                    context.print("token \(token)   (shown once: keep it secret)")
+                } else if !result.replayed {
+                    context.complain("registered, but no session could be started; sign in with `ledger login`")
+                }
+            }
+        } else {
+            let outcome = result.outcome == .inProgress ? "compensation-pending" : result.outcome.rawValue
+            if json {
+                context.printJSON(.object(JSONObject([
+                    ("status", .string("failed")), ("registration", .string(result.registration)),
+                    ("step", result.failure.map { .string($0.step.rawValue) } ?? .null),
+                    ("reason", result.failure.map { .string($0.reason) } ?? .null),
+                    ("outcome", .string(outcome)),
+                ])))
+            } else {
+                let failure = result.failure
+                context.print("registration \(result.registration) failed at step \(failure?.step.rawValue ?? "-"): \(failure?.reason ?? "-") — \(failure?.message ?? "")")
+                context.print("outcome: \(outcome)\(outcome == "compensation-pending" ? " (run `ledger recover`)" : "")")
+            }
+        }
+    }
+}
+
+// MARK: - Services
+
+/// Builds the runtime services of a command from its context.
+enum Services {
+    /// The registration coordinator of the data directory.
+    static func coordinator(_ invocation: Invocation, _ context: Context) throws -> RegistrationCoordinator {
+        let directory = context.dataDirectory(invocation)
+        let coordinator = RegistrationCoordinator(
+            store: context.store(invocation), blobs: FileBlobStore(directory: directory), directory: directory,
+            clock: context.clock, random: context.random, hasher: try hasher(context), failpoints: try failpoints(context))
+        coordinator.beforeCrash = context.flush
+        return coordinator
+    }
+
+    /// The session service of the data directory.
+    static func sessions(_ invocation: Invocation, _ context: Context) throws -> SessionService {
+        let service = SessionService(store: context.store(invocation), clock: context.clock, random: context.random,
+                                     hasher: try hasher(context), failpoints: try failpoints(context))
+        service.beforeCrash = context.flush
+        return service
+    }
+
+    static func hasher(_ context: Context) throws -> PasswordHasher {
+        do { return try PasswordHasher.fromEnvironment(context.environment) } catch { throw CLIError.usage("\(error)") }
+    }
+
+    static func failpoints(_ context: Context) throws -> Failpoints {
+        do { return try Failpoints(context.environment["LEDGER_FAILPOINTS"]) } catch { throw CLIError.usage("\(error)") }
+    }
+}

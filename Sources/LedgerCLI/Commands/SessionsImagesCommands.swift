@@ -1,0 +1,47 @@
+import LedgerDomain
+import LedgerKit
+
+// MARK: - SessionsCommand
+
+/// `ledger sessions [--active]`.
+enum SessionsCommand {
+    /// The definition.
+    static let spec = CommandSpec(name: "sessions", summary: "list sessions (active, ended or expired as of the as-of time)",
+                                  options: [.flag("active", "only active sessions")] + ReadOptions.specs)
+
+    /// Runs it.
+    static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
+        let loaded = try ReadOptions.load(invocation, context)
+        let asOf = loaded.asOfTime
+        let rows = loaded.views.sessions.rows.filter { !invocation.flag("active") || $0.status(at: asOf) == .active }
+        if invocation.flag("json") {
+            context.printJSON(.array(rows.map { $0.json(at: asOf) }))
+        } else {
+            printTable(context, headers: ["SESSION", "UID", "STARTED", "EXPIRES", "STATUS"],
+                       rows: rows.map { [$0.sessionId, $0.uid, $0.startedAt.rfc3339, $0.expiresAt.rfc3339, $0.status(at: asOf).rawValue] },
+                       noun: "session")
+        }
+        return 0
+    }
+}
+
+// MARK: - ImagesCommand
+
+/// `ledger images`.
+enum ImagesCommand {
+    /// The definition.
+    static let spec = CommandSpec(name: "images", summary: "list profile images (stored or deleted)", options: ReadOptions.specs)
+
+    /// Runs it.
+    static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
+        let rows = try ReadOptions.load(invocation, context).views.images.rows
+        if invocation.flag("json") {
+            context.printJSON(.array(rows.map(\.json)))
+        } else {
+            printTable(context, headers: ["IMAGE", "UID", "TYPE", "BYTES", "STATUS"],
+                       rows: rows.map { [$0.imageName, $0.uid, $0.contentType.rawValue, String($0.bytes), $0.status.rawValue] },
+                       noun: "image")
+        }
+        return 0
+    }
+}

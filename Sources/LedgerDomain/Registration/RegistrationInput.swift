@@ -1,0 +1,120 @@
+// MARK: - RegistrationInput
+
+/// What a sign-up asks for, before validation. The password never leaves the process.
+public struct RegistrationInput: Sendable {
+    /// The email as typed.
+    public var email: String?
+    /// The display name as typed.
+    public var userName: String?
+    /// The password as typed.
+    public var password: String?
+    /// The image's bytes, if one was given.
+    public var image: [UInt8]?
+    /// The largest image accepted.
+    public var maxImageBytes: Int
+    /// Set by the shell when the image could not be taken at all (bad path, unreadable, too large).
+    public var imageRefusal: RefusedRegistration?
+
+    /// An input from its parts.
+    public init(email: String?, userName: String?, password: String?, image: [UInt8]?, maxImageBytes: Int = ImageInspector.defaultMaxBytes) {
+        self.email = email; self.userName = userName; self.password = password
+        self.image = image; self.maxImageBytes = maxImageBytes
+    }
+}
+
+// MARK: - ValidRegistration
+
+/// A sign-up that passed validation.
+public struct ValidRegistration: Sendable {
+    /// The normalized (lowercase) email.
+    public var email: String
+    /// The display name.
+    public var userName: String
+    /// The password (hashed before anything is written).
+    public var password: String
+    /// The image and its format.
+    public var image: (bytes: [UInt8], contentType: ImageContentType)?
+}
+
+// MARK: - RegistrationValidator
+
+/// Validation rules, applied before any write. Failures become `Failed` with step `validation`.
+public enum RegistrationValidator {
+    /// Checks `input`; returns the valid registration or the `Failed` payload describing the first problem.
+    public static func validate(_ input: RegistrationInput) -> Result<ValidRegistration, RefusedRegistration> {
+        let email = input.email?.trimmingSpaces.lowercasedASCII
+        func refuse(_ reason: String, _ message: String) -> Result<ValidRegistration, RefusedRegistration> {
+            .failure(RefusedRegistration(reason: reason, message: message, email: email.flatMap { $0.isEmpty ? nil : $0 }))
+        }
+        guard let email, !email.isEmpty else { return refuse("missing-email", "an email is required") }
+        guard let userName = input.userName, !userName.isEmpty else { return refuse("missing-username", "a username is required") }
+        guard let password = input.password, !password.isEmpty else { return refuse("missing-password", "a password is required") }
+        guard isValidEmail(email) else {
+            return refuse("invalid-email", "the email must look like local@domain.tld (a top-level domain of 2+ letters)")
+        }
+        guard password.count >= 8 else { return refuse("password-too-short", "the password must have at least 8 characters") }
+        guard userName.count <= 64 else { return refuse("invalid-username", "the username must have 1 to 64 characters") }
+        guard !userName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            return refuse("invalid-username", "the username must not contain control characters")
+        }
+        var image: (bytes: [UInt8], contentType: ImageContentType)?
+        if let refusal = input.imageRefusal { return refuse(refusal.reason, refusal.message) }
+        if let bytes = input.image {
+            guard bytes.count <= input.maxImageBytes else {
+                return refuse("image-too-large", "the image has \(bytes.count) bytes; the limit is \(input.maxImageBytes)")
+            }
+            guard let type = ImageInspector.contentType(of: bytes) else {
+                return refuse("invalid-image", "the image is not a complete JPEG or PNG (checked by its bytes, not its name)")
+            }
+            image = (bytes, type)
+        }
+        return .success(ValidRegistration(email: email, userName: userName, password: password, image: image))
+    }
+
+    /// The documented email rule: `local@domain.tld` — one `@`, a non-empty local part without spaces,
+    /// a domain of dot-separated labels (letters, digits, hyphens; no empty label), the last label 2+ letters.
+    public static func isValidEmail(_ email: String) -> Bool {
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[0].count <= 64, email.utf8.count <= 254 else { return false }
+        guard parts[0].unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" }) else { return false }
+        let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2 else { return false }
+        for label in labels {
+            guard !label.isEmpty, !label.hasPrefix("-"), !label.hasSuffix("-"),
+                  label.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" })
+            else { return false }
+        }
+        let tld = labels[labels.count - 1]
+        return tld.count >= 2 && tld.unicodeScalars.allSatisfy { ("a"..."z").contains($0) }
+    }
+}
+
+/// A sign-up refused at validation: the `Failed` members.
+public struct RefusedRegistration: Error, Equatable, Sendable {
+    /// A refusal from its parts.
+    public init(reason: String, message: String, email: String? = nil) { self.reason = reason; self.message = message; self.email = email }
+
+    /// Kebab-case reason.
+    public var reason: String
+    /// Human message.
+    public var message: String
+    /// The normalized email, when one was given.
+    public var email: String?
+}
+
+// MARK: - ASCII helpers
+
+extension String {
+    /// The string with ASCII letters lowercased (emails are normalized this way).
+    public var lowercasedASCII: String {
+        String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+
+    /// The string without leading and trailing spaces and tabs.
+    var trimmingSpaces: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }),
+              let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" }) else { return "" }
+        return String(scalars[first...last])
+    }
+}

@@ -1,0 +1,57 @@
+import LedgerDomain
+
+// MARK: - Anomaly
+
+/// Something that must never exist in a healthy ledger.
+public struct Anomaly: Equatable, Sendable {
+    /// `account-without-profile`, `orphan-image-file`, `missing-image-file`, `image-mismatch`, `interrupted`.
+    public var kind: String
+    /// The member naming the subject: `registration`, `uid` or `imageName`.
+    public var key: String
+    /// The subject's id.
+    public var value: String
+    /// A human explanation.
+    public var message: String
+}
+
+// MARK: - Auditor
+
+/// Finds the anomalies of a ledger: views against the blob folder and the registration locks.
+public enum Auditor {
+    /// The anomalies of `views`, with blobs in `blobs` and locks under `directory`.
+    public static func anomalies(_ views: LedgerViews, blobs: any BlobStore, directory: String) -> [Anomaly] {
+        var out: [Anomaly] = []
+        for state in views.registrations.rows {
+            switch state.outcome {
+            case .inProgress where !RegistrationLock.isHeld(directory: directory, registration: state.registration):
+                out.append(Anomaly(kind: "interrupted", key: "registration", value: state.registration,
+                                   message: "registration \(state.registration) has no terminal event and its process is gone; run `ledger recover`"))
+            case .compensationPending:
+                if let uid = state.uid, state.accountLive {
+                    out.append(Anomaly(kind: "account-without-profile", key: "uid", value: uid,
+                                       message: "account \(uid) is live without a profile although its registration failed; run `ledger recover`"))
+                }
+            default:
+                break
+            }
+        }
+        let running = RegistrationLock.imagesOfRunningRegistrations(directory: directory)
+        let files = (try? blobs.names()) ?? []
+        for name in files where views.images.byName[name]?.status != .stored && !running.contains(name) {
+            out.append(Anomaly(kind: "orphan-image-file", key: "imageName", value: name,
+                               message: "image file \(name) has no ImageStored event (or was deleted); run `ledger recover`"))
+        }
+        for row in views.images.rows where row.status == .stored {
+            guard let bytes = try? blobs.get(row.imageName) else {
+                out.append(Anomaly(kind: "missing-image-file", key: "imageName", value: row.imageName,
+                                   message: "image \(row.imageName) is recorded as stored but its file is missing"))
+                continue
+            }
+            if bytes.count != row.bytes || SHA256.hex(bytes) != row.sha256 {
+                out.append(Anomaly(kind: "image-mismatch", key: "imageName", value: row.imageName,
+                                   message: "image \(row.imageName) does not match its recorded size and sha256"))
+            }
+        }
+        return out
+    }
+}

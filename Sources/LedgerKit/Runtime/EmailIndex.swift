@@ -1,0 +1,36 @@
+import LedgerDomain
+
+// MARK: - EmailIndex
+
+/// The append condition that keeps emails unique among live accounts: under the store's lock
+/// it folds every event up to the head, then refuses an `AccountCreated` whose email is live.
+public final class EmailIndex: AppendCondition {
+    /// The last seq folded.
+    public private(set) var position = 0
+    private var liveUIDByEmail: [String: String] = [:]
+    private var emailByUID: [String: String] = [:]
+
+    /// An empty index (it catches up on the first append).
+    public init() {}
+
+    /// Folds one event.
+    public func observe(_ event: RecordedEvent) {
+        position = event.seq
+        switch event.event {
+        case .accountCreated(let e):
+            liveUIDByEmail[e.email] = e.uid
+            emailByUID[e.uid] = e.email
+        case .accountDeleted(let e):
+            if let email = emailByUID[e.uid], liveUIDByEmail[email] == e.uid { liveUIDByEmail[email] = nil }
+        default:
+            break
+        }
+    }
+
+    /// Refuses an `AccountCreated` for a live email with reason `email-already-in-use`.
+    public func check(_ events: [LedgerEvent], stream: String) throws {
+        for case .accountCreated(let e) in events where liveUIDByEmail[e.email] != nil {
+            throw StoreError(.conditionFailed, "the email \(e.email) is already in use", reason: "email-already-in-use")
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Glibc
+import LedgerDomain
+
+// MARK: - RecoveryReport
+
+/// What `ledger recover` did.
+public struct RecoveryReport: Equatable, Sendable {
+    /// True when a torn last line was moved aside.
+    public var repairedTornTail = false
+    /// Registrations failed as `interrupted`.
+    public var interrupted: [String] = []
+    /// Registrations whose compensations were completed.
+    public var compensated: [String] = []
+    /// Registrations still compensation-pending (a step failed again).
+    public var stillPending: [String] = []
+    /// Registrations skipped because their process is running.
+    public var skippedRunning: [String] = []
+    /// Orphan image files removed.
+    public var removedImages: [String] = []
+
+    /// True when nothing was changed.
+    public var changedNothing: Bool {
+        !repairedTornTail && interrupted.isEmpty && compensated.isEmpty && removedImages.isEmpty
+    }
+}
+
+// MARK: - Recovery
+
+extension RegistrationCoordinator {
+    /// Finishes every registration whose process died, removes orphan image files and repairs a
+    /// torn tail. Registrations whose lock a live process holds are left alone. Idempotent.
+    public func recover() throws -> RecoveryReport {
+        var report = RecoveryReport()
+        if let fileStore = store as? FileEventStore { report.repairedTornTail = try fileStore.repairTail() }
+        var views = LedgerViews()
+        try store.read(from: 1) { views.apply($0); return true }
+        for candidate in views.registrations.rows where candidate.outcome == .inProgress || candidate.outcome == .compensationPending {
+            let registration = candidate.registration
+            guard let lock = try RegistrationLock.acquire(directory: directory, registration: registration) else {
+                report.skippedRunning.append(registration)
+                continue
+            }
+            defer { lock.release(directory: directory, registration: registration) }
+            var state = RegistrationState(registration: registration)
+            try store.readStream(StreamCategory.registration.stream(registration)).forEach { state.evolve($0) }
+            if state.outcome == .inProgress {
+                let message = "the process running this registration died before step \(state.nextStep.rawValue)"
+                try append(RegistrationSaga.failure(at: state.nextStep, reason: "interrupted", message: message, state: state), to: &state)
+                report.interrupted.append(registration)
+            }
+            guard state.outcome == .compensationPending else { continue }
+            try drive(&state, plan: nil)
+            if state.outcome == .compensated { report.compensated.append(registration) } else { report.stillPending.append(registration) }
+        }
+        views = LedgerViews()
+        try store.read(from: 1) { views.apply($0); return true }
+        let running = RegistrationLock.imagesOfRunningRegistrations(directory: directory)
+        for name in try blobs.names() where views.images.byName[name]?.status != .stored && !running.contains(name) {
+            if Identifiers.isLowercaseUUID(name) {
+                try blobs.remove(name)
+            } else if let pid = name.split(separator: "-").last.flatMap({ Int32($0) }), name.contains(".tmp-"),
+                      kill(pid, 0) != 0 && errno == ESRCH {
+                try FileSystem.remove(FileSystem.join(FileSystem.join(directory, "profile_image"), name))
+            } else {
+                continue
+            }
+            report.removedImages.append(name)
+        }
+        return report
+    }
+}

@@ -1,0 +1,213 @@
+import LedgerDomain
+
+// MARK: - Results
+
+/// What a registration ended as, for the CLI to print.
+public struct RegistrationResult: Equatable, Sendable {
+    /// The registration id.
+    public var registration: String
+    /// The outcome.
+    public var outcome: RegistrationState.Outcome
+    /// The account (when completed).
+    public var uid: String?
+    /// The profile image (nil for the default image).
+    public var profileImageName: String?
+    /// The session started for the new user, if any.
+    public var sessionId: String?
+    /// The session token, shown once (nil when replayed or when no session could start).
+    public var token: String?
+    /// For failures: the step, reason and message.
+    public var failure: Failed?
+    /// True when an earlier attempt with the same idempotency key answered.
+    public var replayed = false
+}
+
+// MARK: - RegistrationCoordinator
+
+/// The imperative shell of the registration saga: it asks `RegistrationSaga.nextAction`, performs
+/// the action (store, blob folder), appends the outcome as an event, and asks again.
+/// `recover` runs the same loop from the state folded out of the log.
+public final class RegistrationCoordinator {
+    let store: any EventStore
+    let blobs: any BlobStore
+    let directory: String
+    let clock: any Clock
+    let random: any RandomSource
+    let hasher: PasswordHasher
+    let failpoints: Failpoints
+    let emailIndex = EmailIndex()
+    /// Called before a failpoint kills the process (flush output).
+    public var beforeCrash: () -> Void = {}
+
+    /// A coordinator over the data directory's store and blob folder.
+    public init(store: any EventStore, blobs: any BlobStore, directory: String, clock: any Clock, random: any RandomSource,
+                hasher: PasswordHasher, failpoints: Failpoints) {
+        self.store = store; self.blobs = blobs; self.directory = directory; self.clock = clock
+        self.random = random; self.hasher = hasher; self.failpoints = failpoints
+    }
+
+    /// The plan of one registration: what the steps write.
+    struct Plan {
+        let valid: ValidRegistration
+        let uid: String
+        let imageName: String?
+        let passwordHash: String
+    }
+
+    // MARK: - Register
+
+    /// Runs a registration to its end. Throws only when the log itself cannot be written.
+    public func register(_ input: RegistrationInput, idempotencyKey: String?) throws -> RegistrationResult {
+        let registration = idempotencyKey.map(Self.registrationID(forKey:)) ?? newID()
+        let stream = StreamCategory.registration.stream(registration)
+        if idempotencyKey != nil, let earlier = try earlierResult(stream, registration) { return earlier }
+        guard let lock = try RegistrationLock.acquire(directory: directory, registration: registration) else {
+            throw StoreError(.conditionFailed, "registration \(registration) is running in another process", reason: "in-progress")
+        }
+        defer { lock.release(directory: directory, registration: registration) }
+        if idempotencyKey != nil, let earlier = try earlierResult(stream, registration) { return earlier }
+        var state = RegistrationState(registration: registration)
+
+        let valid: ValidRegistration
+        switch RegistrationValidator.validate(input) {
+        case .failure(let refused):
+            let failed = Failed(step: .validation, reason: refused.reason, message: refused.message, email: refused.email)
+            try append(.failed(failed), to: &state)
+            return result(state)
+        case .success(let ok):
+            valid = ok
+        }
+        let imageName = valid.image == nil ? nil : newID()
+        if let imageName { try lock.noteImage(imageName) }
+        let plan = Plan(valid: valid, uid: newID(), imageName: imageName, passwordHash: try hasher.hash(valid.password, random: random))
+        try drive(&state, plan: plan)
+        var outcome = result(state)
+        if state.outcome == .completed { try startSession(for: plan.uid, into: &outcome) }
+        return outcome
+    }
+
+    /// The registration id for an idempotency key: a UUID made from SHA-256 of the key.
+    public static func registrationID(forKey key: String) -> String {
+        Identifiers.uuid(fromRandom: Array(SHA256.digest(Array("ledger-idempotency-key:\(key)".utf8).withUnsafeBytes { $0 }).prefix(16)))
+    }
+
+    private func earlierResult(_ stream: String, _ registration: String) throws -> RegistrationResult? {
+        let events = try store.readStream(stream)
+        guard !events.isEmpty else { return nil }
+        var state = RegistrationState(registration: registration)
+        events.forEach { state.evolve($0) }
+        var out = result(state)
+        out.replayed = true
+        return out
+    }
+
+    // MARK: - The loop
+
+    /// Performs actions until the saga finishes or a compensation step fails (compensation-pending).
+    func drive(_ state: inout RegistrationState, plan: Plan?) throws {
+        while true {
+            let action = RegistrationSaga.nextAction(state, withImage: plan.map { $0.imageName != nil } ?? state.withImage)
+            switch action {
+            case .createAccount:
+                guard let plan else { return }
+                let created = AccountCreated(uid: plan.uid, email: plan.valid.email, passwordHash: plan.passwordHash,
+                                             withImage: plan.imageName != nil)
+                try step(.account, email: plan.valid.email, &state) { (state: inout RegistrationState) throws in
+                    try failpoints.beforeAppending(.accountCreated)
+                    try append(.accountCreated(created), to: &state, condition: emailIndex)
+                }
+            case .storeImage:
+                guard let plan, let imageName = plan.imageName, let image = plan.valid.image else { return }
+                try step(.image, email: plan.valid.email, &state) { (state: inout RegistrationState) throws in
+                    try failpoints.beforeAppending(.imageStored)
+                    do {
+                        try blobs.put(imageName, image.bytes)
+                        let stored = ImageStored(uid: plan.uid, imageName: imageName, contentType: image.contentType,
+                                                 bytes: image.bytes.count, sha256: SHA256.hex(image.bytes))
+                        try append(.imageStored(stored), to: &state)
+                    } catch {
+                        try? blobs.remove(imageName)
+                        throw error
+                    }
+                }
+            case .writeProfile:
+                guard let plan else { return }
+                try step(.profile, email: plan.valid.email, &state) { (state: inout RegistrationState) throws in
+                    try failpoints.beforeAppending(.profileWritten)
+                    let profile = ProfileWritten(uid: plan.uid, email: plan.valid.email, userName: plan.valid.userName,
+                                                 profileImageName: plan.imageName, createdAt: clock.now())
+                    try append(.profileWritten(profile), to: &state)
+                }
+            case .undoImage(let uid, let imageName):
+                do {
+                    try failpoints.beforeAppending(.imageDeleted)
+                    try blobs.remove(imageName)
+                    try append(.imageDeleted(ImageDeleted(uid: uid, imageName: imageName)), to: &state)
+                } catch let error as StoreError where error.code == .notDurable {
+                    throw error
+                } catch {
+                    return  // compensation-pending: `ledger recover` finishes it
+                }
+            case .undoAccount(let uid):
+                do {
+                    try failpoints.beforeAppending(.accountDeleted)
+                    try append(.accountDeleted(AccountDeleted(uid: uid)), to: &state)
+                } catch let error as StoreError where error.code == .notDurable {
+                    throw error
+                } catch {
+                    return
+                }
+            case .finish:
+                return
+            }
+        }
+    }
+
+    /// Runs one forward step; a failure appends `Failed` (email taken, or an I/O error) instead.
+    private func step(_ step: RegistrationStep, email: String, _ state: inout RegistrationState,
+                      _ body: (inout RegistrationState) throws -> Void) throws {
+        do {
+            try body(&state)
+        } catch let error as StoreError where error.code == .notDurable || error.code == .damaged {
+            throw error
+        } catch let error as StoreError where error.reason == "email-already-in-use" {
+            try append(RegistrationSaga.failure(at: step, reason: "email-already-in-use", message: error.message, state: state, email: email), to: &state)
+        } catch {
+            try append(RegistrationSaga.failure(at: step, reason: "io-error", message: "\(error)", state: state, email: email), to: &state)
+        }
+    }
+
+    /// Appends one event to the registration's stream at its known version, folds it, honours `crash`.
+    func append(_ event: LedgerEvent, to state: inout RegistrationState, condition: (any AppendCondition)? = nil) throws {
+        let stream = StreamCategory.registration.stream(state.registration)
+        let expected: ExpectedVersion = state.version == 0 ? .noStream : .exactly(state.version)
+        let recorded = try store.append([event], to: stream, expected: expected, condition: condition)
+        recorded.forEach { state.evolve($0) }
+        failpoints.afterAppending(event.type, flush: beforeCrash)
+    }
+
+    // MARK: - Session and results
+
+    private func startSession(for uid: String, into outcome: inout RegistrationResult) throws {
+        let sessions = SessionService(store: store, clock: clock, random: random, hasher: hasher, failpoints: failpoints)
+        sessions.beforeCrash = beforeCrash
+        do {
+            let started = try sessions.start(uid: uid)
+            outcome.sessionId = started.sessionId
+            outcome.token = started.token
+        } catch let error as StoreError where error.code == .notDurable {
+            throw error
+        } catch {
+            outcome.sessionId = nil  // registered, but not signed in: `ledger login` works
+        }
+    }
+
+    func result(_ state: RegistrationState) -> RegistrationResult {
+        RegistrationResult(registration: state.registration, outcome: state.outcome,
+                           uid: state.outcome == .completed ? state.uid : nil,
+                           profileImageName: state.outcome == .completed ? state.imageName : nil,
+                           failure: state.failure)
+    }
+
+    func newID() -> String { Identifiers.uuid(fromRandom: random.bytes(16)) }
+}

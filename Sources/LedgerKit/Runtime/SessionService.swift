@@ -1,0 +1,101 @@
+import LedgerDomain
+
+// MARK: - SessionService
+
+/// Sign-in, sign-out and session starts. Refusals look the same for an unknown email and a
+/// wrong password (same message, same status, one yescrypt computation either way).
+public final class SessionService {
+    let store: any EventStore
+    let clock: any Clock
+    let random: any RandomSource
+    let hasher: PasswordHasher
+    let failpoints: Failpoints
+    /// How long a session lasts (default 30 days).
+    public var lifetime: Int64 = 30 * 24 * 3600 * 1000
+    /// The lockout rule.
+    public var policy = SignInPolicy()
+    /// Called before a failpoint kills the process.
+    public var beforeCrash: () -> Void = {}
+
+    /// A session service over `store`.
+    public init(store: any EventStore, clock: any Clock, random: any RandomSource, hasher: PasswordHasher, failpoints: Failpoints = Failpoints()) {
+        self.store = store; self.clock = clock; self.random = random; self.hasher = hasher; self.failpoints = failpoints
+    }
+
+    /// A started session: the id, the token (shown once) and its expiry.
+    public struct Started: Equatable, Sendable {
+        /// The session id.
+        public var sessionId: String
+        /// The user.
+        public var uid: String
+        /// The token in clear, for its owner only.
+        public var token: String
+        /// When it expires.
+        public var expiresAt: Timestamp
+    }
+
+    /// The one message every refused sign-in gets.
+    public static let refusal = "sign-in refused: wrong email or password, or the account is locked; try again later"
+
+    /// Starts a session for `uid`: appends `SessionStarted` with the token's hash.
+    public func start(uid: String) throws -> Started {
+        try failpoints.beforeAppending(.sessionStarted)
+        let sessionId = Identifiers.uuid(fromRandom: random.bytes(16))
+        let token = SessionToken(random: random)
+        let expiresAt = clock.now().adding(milliseconds: lifetime)
+        let event = SessionStarted(sessionId: sessionId, uid: uid, tokenHash: token.hash, expiresAt: expiresAt)
+        _ = try store.append([.sessionStarted(event)], to: StreamCategory.session.stream(sessionId), expected: .noStream)
+        failpoints.afterAppending(.sessionStarted, flush: beforeCrash)
+        return Started(sessionId: sessionId, uid: uid, token: token.value, expiresAt: expiresAt)
+    }
+
+    /// Signs in: a session, or `AuthError(.signInRefused)` after appending `SignInFailed` with the true reason.
+    public func login(email rawEmail: String, password: String) throws -> Started {
+        let email = rawEmail.lowercasedASCII
+        var views = LedgerViews()
+        var hashes: [String: String] = [:]
+        try store.read(from: 1) { event in
+            views.apply(event)
+            if case .accountCreated(let created) = event.event { hashes[created.uid] = created.passwordHash }
+            return true
+        }
+        let user = views.users.live(email: email).flatMap { $0.status == .active ? $0 : nil }
+        let storedHash = user.flatMap { hashes[$0.uid] }
+        let matches: Bool
+        if let storedHash {
+            matches = hasher.verify(password, against: storedHash)
+        } else {
+            _ = try? hasher.hash(password, random: random)  // the same work as a verification
+            matches = false
+        }
+        let reason: SignInFailure?
+        if user == nil || storedHash == nil {
+            reason = .unknownEmail
+        } else if views.signIns.lockedUntil(email, at: clock.now()) != nil {
+            reason = .locked
+        } else {
+            reason = matches ? nil : .wrongPassword
+        }
+        if let reason {
+            let attempt = Identifiers.uuid(fromRandom: random.bytes(16))
+            _ = try store.append([.signInFailed(SignInFailed(email: email, reason: reason))],
+                                 to: StreamCategory.signin.stream(attempt), expected: .noStream)
+            throw AuthError(.signInRefused, Self.refusal)
+        }
+        return try start(uid: user!.uid)
+    }
+
+    /// Ends an active session with reason `logout`.
+    public func logout(sessionId: String) throws -> SessionRow {
+        let stream = StreamCategory.session.stream(sessionId)
+        var views = SessionView()
+        let events = Identifiers.isLowercaseUUID(sessionId) ? try store.readStream(stream) : []
+        events.forEach { views.apply($0) }
+        guard let row = views.byID[sessionId], row.status(at: clock.now()) == .active else {
+            throw AuthError(.noSession, "no active session \(sessionId)")
+        }
+        _ = try store.append([.sessionEnded(SessionEnded(sessionId: sessionId, uid: row.uid, reason: "logout"))],
+                             to: stream, expected: .exactly(events.count))
+        return row
+    }
+}
