@@ -13,12 +13,14 @@ enum AuditCommand {
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
+        let directory = ReadOptions.directory(invocation, context)
+        let blobs = FileBlobStore(directory: directory)
+        let snapshot = Auditor.snapshot(blobs: blobs, directory: directory)
         let loaded = try ReadOptions.load(invocation, context)
         let views = loaded.views
-        let directory = ReadOptions.directory(invocation, context)
         let failed = views.registrations.rows.filter { $0.outcome != .completed }
         let signIns = views.signIns.rows
-        let anomalies = Auditor.anomalies(views, blobs: FileBlobStore(directory: directory), directory: directory)
+        let anomalies = Auditor.anomalies(views, blobs: blobs, directory: directory, snapshot: snapshot)
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([
                 ("failedRegistrations", .array(failed.map(\.json))),

@@ -278,7 +278,8 @@ public struct JSONReader {
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         if integral, let value = Int(text) { return .int(value) }
-        guard let value = Double(text) else { throw JSONError(offset: start, reason: "unrepresentable number") }
+        // Beyond the range of Double (e.g. 1e400) is refused rather than read as infinity, which JSON cannot write back.
+        guard let value = Double(text), value.isFinite else { throw JSONError(offset: start, reason: "unrepresentable number") }
         return .double(value)
     }
 

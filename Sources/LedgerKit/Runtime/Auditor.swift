@@ -18,8 +18,23 @@ public struct Anomaly: Equatable, Sendable {
 
 /// Finds the anomalies of a ledger: views against the blob folder and the registration locks.
 public enum Auditor {
+    /// The blob folder and running registrations, captured *before* the log is read: a blob that a
+    /// registration stores and records meanwhile then shows up in the views, never as an orphan.
+    public struct Snapshot {
+        /// Blob names present.
+        public let files: [String]
+        /// Image names noted by registrations that live processes are running.
+        public let running: Set<String>
+    }
+
+    /// Captures the blob folder and the running registrations; call it before loading the views.
+    public static func snapshot(blobs: any BlobStore, directory: String) -> Snapshot {
+        let files = (try? blobs.names()) ?? []
+        return Snapshot(files: files, running: RegistrationLock.imagesOfRunningRegistrations(directory: directory))
+    }
+
     /// The anomalies of `views`, with blobs in `blobs` and locks under `directory`.
-    public static func anomalies(_ views: LedgerViews, blobs: any BlobStore, directory: String) -> [Anomaly] {
+    public static func anomalies(_ views: LedgerViews, blobs: any BlobStore, directory: String, snapshot: Snapshot) -> [Anomaly] {
         var out: [Anomaly] = []
         for state in views.registrations.rows {
             switch state.outcome {
@@ -35,9 +50,7 @@ public enum Auditor {
                 break
             }
         }
-        let running = RegistrationLock.imagesOfRunningRegistrations(directory: directory)
-        let files = (try? blobs.names()) ?? []
-        for name in files where views.images.byName[name]?.status != .stored && !running.contains(name) {
+        for name in snapshot.files where views.images.byName[name]?.status != .stored && !snapshot.running.contains(name) {
             out.append(Anomaly(kind: "orphan-image-file", key: "imageName", value: name,
                                message: "image file \(name) has no ImageStored event (or was deleted); run `ledger recover`"))
         }

@@ -52,10 +52,14 @@ extension RegistrationCoordinator {
             try drive(&state, plan: nil)
             if state.outcome == .compensated { report.compensated.append(registration) } else { report.stillPending.append(registration) }
         }
+        // Order matters with registrations running concurrently: list the files first, then the images
+        // of running registrations, then the log. A file listed was noted in its lock before it was
+        // written; if its process released the lock before we looked, its events are in the log we read after.
+        let files = try blobs.names()
+        let running = RegistrationLock.imagesOfRunningRegistrations(directory: directory)
         views = LedgerViews()
         try store.read(from: 1) { views.apply($0); return true }
-        let running = RegistrationLock.imagesOfRunningRegistrations(directory: directory)
-        for name in try blobs.names() where views.images.byName[name]?.status != .stored && !running.contains(name) {
+        for name in files where views.images.byName[name]?.status != .stored && !running.contains(name) {
             if Identifiers.isLowercaseUUID(name) {
                 try blobs.remove(name)
             } else if let pid = name.split(separator: "-").last.flatMap({ Int32($0) }), name.contains(".tmp-"),
@@ -65,6 +69,17 @@ extension RegistrationCoordinator {
                 continue
             }
             report.removedImages.append(name)
+        }
+        // Lock files left by processes killed after their registration's last event (no process takes the
+        // lock of a finished registration again: a repeat with its idempotency key answers from the log),
+        // or before its first. A live process holds its lock, so `acquire` fails and the file stays.
+        for name in (try? FileBlobStore.list(FileSystem.join(directory, "locks"))) ?? [] where name.hasSuffix(".lock") {
+            let registration = String(name.dropLast(5))
+            // Finished registrations, and ones whose process died before their first event.
+            let outcome = views.registrations.byID[registration]?.outcome
+            guard outcome != .inProgress && outcome != .compensationPending,
+                  let lock = try RegistrationLock.acquire(directory: directory, registration: registration) else { continue }
+            lock.release(directory: directory, registration: registration)
         }
         return report
     }

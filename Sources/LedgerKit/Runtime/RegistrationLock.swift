@@ -16,10 +16,26 @@ public final class RegistrationLock {
     }
 
     /// Takes the lock of `registration`, or nil when another live process holds it.
+    /// The lock file is removed on release, so after locking we check that the path still names the
+    /// file we locked (else someone released and unlinked it meanwhile, and we start over).
     public static func acquire(directory: String, registration: String) throws -> RegistrationLock? {
         try FileSystem.makeDirectories(FileSystem.join(directory, "locks"))
-        let file = try FileDescriptor(path: path(directory: directory, registration: registration), flags: O_RDWR | O_CREAT)
-        return try file.tryLock(LOCK_EX) ? RegistrationLock(file: file) : nil
+        let lockPath = path(directory: directory, registration: registration)
+        var busy = 0
+        while busy < 5 {
+            let file = try FileDescriptor(path: lockPath, flags: O_RDWR | O_CREAT)
+            // `isHeld` probes with a brief shared lock; a few short retries keep a probe from looking like a runner.
+            guard try file.tryLock(LOCK_EX) else {
+                busy += 1
+                usleep(2_000)
+                continue
+            }
+            var mine = stat(), named = stat()
+            if fstat(file.fd, &mine) == 0, stat(lockPath, &named) == 0, mine.st_ino == named.st_ino, mine.st_dev == named.st_dev {
+                return RegistrationLock(file: file)
+            }
+        }
+        return nil
     }
 
     /// True when a live process holds the lock of `registration`.
