@@ -29,6 +29,8 @@ let package = Package(
         .executableTarget(name: "ledger", dependencies: ["LedgerCLI"], swiftSettings: strictSettings),
         // Drives the store from many processes at once for the concurrency and crash drills.
         .executableTarget(name: "ledger-drill", dependencies: ["LedgerKit", "LedgerDomain"], swiftSettings: strictSettings),
+        // Mutation fuzzing of the log line decoder and the image checker (hostile-input drill).
+        .executableTarget(name: "ledger-fuzz", dependencies: ["LedgerKit", "LedgerDomain"], swiftSettings: strictSettings),
         .testTarget(
             name: "LedgerTests",
             dependencies: ["LedgerKit", "LedgerDomain", "LedgerCLI", "ledger", "ledger-drill"],

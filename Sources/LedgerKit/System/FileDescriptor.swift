@@ -37,6 +37,11 @@ public final class FileDescriptor {
 
     /// Writes all of `bytes` at `offset`, looping over short writes. Retries on EINTR.
     public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws {
+        if let code = IOFaults.fault(.write) {
+            // Like a real failure part-way: half the bytes may have reached the file.
+            if bytes.count > 1 { _ = pwrite(fd, bytes.baseAddress!, bytes.count / 2, off_t(offset)) }
+            throw SystemError("write", path: path, code: code)
+        }
         var done = 0
         while done < bytes.count {
             let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
@@ -51,6 +56,7 @@ public final class FileDescriptor {
 
     /// Flushes data and metadata to stable storage.
     public func sync() throws {
+        if let code = IOFaults.fault(.fsync) { throw SystemError("fsync", path: path, code: code) }
         guard fsync(fd) == 0 else { throw SystemError("fsync", path: path) }
     }
 

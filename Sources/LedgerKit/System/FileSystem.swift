@@ -38,6 +38,7 @@ public enum FileSystem {
             let file = try FileDescriptor(path: temp, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: mode)
             try bytes.withUnsafeBytes { (raw) throws in try file.write(raw, at: 0) }
             try file.sync()
+            if let code = IOFaults.fault(.rename) { throw SystemError("rename", path: path, code: code) }
             guard rename(temp, path) == 0 else { throw SystemError("rename", path: path) }
         } catch {
             unlink(temp)

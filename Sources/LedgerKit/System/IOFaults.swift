@@ -1,0 +1,53 @@
+import Glibc
+import Synchronization
+
+// MARK: - IOFaults
+
+/// I/O fault injection for the reliability drills, from `LEDGER_IO_FAULTS=OP=N,…`: the Nth call
+/// (counted per process, from 1) of OP fails. OP is `write` (EIO), `enospc` (a write fails with
+/// ENOSPC, as on a full disk), `fsync` (EIO) or `rename` (EIO). Unset in production: one getenv.
+public enum IOFaults {
+    /// The operations that can be made to fail.
+    public enum Operation: String, CaseIterable, Sendable {
+        /// `pwrite` on a file.
+        case write
+        /// A `pwrite` failing as on a full disk.
+        case enospc
+        /// `fsync` of a file or folder.
+        case fsync
+        /// `rename` of a temp file into place.
+        case rename
+    }
+
+    private struct State {
+        var targets: [Operation: Int] = [:]
+        var counts: [Operation: Int] = [:]
+    }
+
+    private static let state: Mutex<State> = {
+        var initial = State()
+        if let raw = getenv("LEDGER_IO_FAULTS") {
+            for entry in String(cString: raw).split(separator: ",") {
+                let parts = entry.split(separator: "=")
+                if parts.count == 2, let op = Operation(rawValue: String(parts[0])), let n = Int(parts[1]), n >= 1 {
+                    initial.targets[op] = n
+                }
+            }
+        }
+        return Mutex(initial)
+    }()
+
+    /// Counts one call of `operation`; returns the errno to fail it with when it is the targeted one.
+    static func fault(_ operation: Operation) -> Int32? {
+        state.withLock { state -> Int32? in
+            guard !state.targets.isEmpty else { return nil }
+            var failing: Int32?
+            let ops: [Operation] = operation == .write ? [.write, .enospc] : [operation]
+            for op in ops {
+                state.counts[op, default: 0] += 1
+                if state.targets[op] == state.counts[op] { failing = op == .enospc ? ENOSPC : EIO }
+            }
+            return failing
+        }
+    }
+}
