@@ -62,7 +62,10 @@ while [ "$killed" -lt "$KILLS" ]; do
   target=$((killed + ROUND)); [ "$target" -gt "$KILLS" ] && target=$KILLS
   while [ "$killed" -lt "$target" ]; do
     sleep "0.0$((RANDOM % 10))$((RANDOM % 10))"
-    pid=$(pgrep -f "^$L register" | shuf -n 1)
+    # Only this drill's own processes: the ones whose environment names its data directory.
+    pid=$(for p in $(pgrep -f "^$L register"); do
+            { tr '\0' '\n' < "/proc/$p/environ"; } 2>/dev/null | grep -qx "LEDGER_DATA=$D/data" && echo "$p"
+          done | shuf -n 1)
     [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null && killed=$((killed + 1))
   done
   touch "$D/stop"; wait

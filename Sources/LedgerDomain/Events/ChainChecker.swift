@@ -26,8 +26,10 @@ public struct ChainChecker: Sendable {
         guard bodyHash == envelope.hash else {
             throw LogProblem(line: line, kind: .badHash, message: "hash \(envelope.hash.prefix(12))… does not match the line's bytes (sha256 \(bodyHash.prefix(12))…)")
         }
-        guard envelope.seq == expected.seq + 1 else {
-            throw LogProblem(line: line, kind: .seqGap, message: "seq \(envelope.seq) follows seq \(expected.seq); expected \(expected.seq + 1)")
+        // The head holds declared values, so a damaged line may have left it at Int.max: no `+ 1` trap.
+        let (next, overflow) = expected.seq.addingReportingOverflow(1)
+        guard !overflow, envelope.seq == next else {
+            throw LogProblem(line: line, kind: .seqGap, message: "seq \(envelope.seq) follows seq \(expected.seq); expected \(overflow ? "no line after it" : String(next))")
         }
         guard envelope.prev == expected.hash else {
             throw LogProblem(line: line, kind: .brokenChain, message: "prev \(envelope.prev.prefix(12))… is not the previous line's hash \(expected.hash.prefix(12))…")

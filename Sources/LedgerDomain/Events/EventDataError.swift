@@ -27,9 +27,29 @@ struct DataReader {
         return text
     }
 
+    /// An optional string member: absent is nil; present must be a string (null is not allowed).
     func optionalString(_ key: String) throws(EventDataError) -> String? {
-        guard let value = object[key], !value.isNull else { return nil }
+        guard let value = object[key] else { return nil }
+        guard let text = value.stringValue else { throw EventDataError(member: key, problem: "must be a string when present, not \(value.typeName)") }
+        return text
+    }
+
+    /// A string member that may be null (`profileImageName`).
+    func nullableString(_ key: String) throws(EventDataError) -> String? {
+        let value = try value(key)
+        if value.isNull { return nil }
         guard let text = value.stringValue else { throw EventDataError(member: key, problem: "must be a string or null, not \(value.typeName)") }
+        return text
+    }
+
+    /// A crypt(3) string in modular crypt format: `$<id>$<rest>` without spaces or colons.
+    func cryptHash(_ key: String) throws(EventDataError) -> String {
+        let text = try nonEmpty(key)
+        let parts = text.split(separator: "$", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].isEmpty, !parts[1].isEmpty,
+              parts[1].utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) }),
+              !parts[2].isEmpty, !parts[2].contains(where: { $0 == ":" || $0.isWhitespace })
+        else { throw EventDataError(member: key, problem: "must be a crypt(3) string like $y$…") }
         return text
     }
 
@@ -74,7 +94,9 @@ struct DataReader {
 
     func timestamp(_ key: String) throws(EventDataError) -> Timestamp {
         let text = try string(key)
-        guard let stamp = Timestamp(rfc3339: text) else { throw EventDataError(member: key, problem: "must be an RFC 3339 time") }
+        guard Timestamp.isCanonical(text), let stamp = Timestamp(rfc3339: text) else {
+            throw EventDataError(member: key, problem: "must be an RFC 3339 UTC time with milliseconds, e.g. 2026-11-29T15:54:00.123Z")
+        }
         return stamp
     }
 

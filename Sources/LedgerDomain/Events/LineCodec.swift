@@ -4,6 +4,8 @@
 public enum LineCodec {
     /// `,"hash":"` — the bytes that separate a line's hashed body from its hash.
     public static let hashMarker = Array(#","hash":""#.utf8)
+    /// The envelope members, in the order every line must have them.
+    public static let memberOrder = ["seq", "id", "at", "type", "v", "stream", "data", "prev", "hash"]
     /// Length of the fixed suffix `,"hash":"<64 hex>"}`.
     public static let suffixLength = hashMarker.count + 64 + 2
 
@@ -56,8 +58,7 @@ public enum LineCodec {
               zip(hashMarker.indices, hashMarker).allSatisfy({ line[bodyLength + $0] == $1 }),
               object.members.last?.key == "hash"
         else { throw invalid(#"the line must end with ,"hash":"<64 lowercase hex>"}"#) }
-        let allowed: Set<String> = ["seq", "id", "at", "type", "v", "stream", "data", "prev", "hash"]
-        if let extra = object.keys.first(where: { !allowed.contains($0) }) { throw invalid("unexpected envelope member \"\(extra)\"") }
+        if let extra = object.keys.first(where: { !memberOrder.contains($0) }) { throw invalid("unexpected envelope member \"\(extra)\"") }
         guard let seq = object["seq"]?.intValue, seq >= 1 else { throw invalid("seq must be a positive integer") }
         guard let id = object["id"]?.stringValue, Identifiers.isLowercaseUUID(id) else { throw invalid("id must be a lowercase UUID") }
         guard let atText = object["at"]?.stringValue, Timestamp.isCanonical(atText), let at = Timestamp(rfc3339: atText)
@@ -69,6 +70,7 @@ public enum LineCodec {
         guard let data = object["data"]?.objectValue else { throw invalid("data must be a JSON object") }
         guard let prev = object["prev"]?.stringValue, Identifiers.isLowerHex(prev) else { throw invalid("prev must be 64 lowercase hex digits") }
         guard let hash = object["hash"]?.stringValue, Identifiers.isLowerHex(hash) else { throw invalid("hash must be 64 lowercase hex digits") }
+        guard object.keys == memberOrder else { throw invalid("envelope members must be in the order \(memberOrder.joined(separator: ", "))") }
         return (Envelope(seq: seq, id: id, at: at, type: type, v: v, stream: stream, data: data, prev: prev, hash: hash), bodyLength)
     }
 }

@@ -21,7 +21,7 @@ public struct AccountCreated: EventPayload {
     /// Decodes `data`.
     public init(data: JSONObject) throws(EventDataError) {
         let r = DataReader(object: data)
-        self.init(uid: try r.uuid("uid"), email: try r.email("email"), passwordHash: try r.nonEmpty("passwordHash"),
+        self.init(uid: try r.uuid("uid"), email: try r.email("email"), passwordHash: try r.cryptHash("passwordHash"),
                   withImage: try r.optionalBool("withImage"))
     }
 
@@ -103,8 +103,7 @@ public struct ProfileWritten: EventPayload {
     /// Decodes `data`; `profileImageName` must be present (null allowed).
     public init(data: JSONObject) throws(EventDataError) {
         let r = DataReader(object: data)
-        _ = try r.value("profileImageName")
-        let image = try r.optionalString("profileImageName")
+        let image = try r.nullableString("profileImageName")
         if let image, !Identifiers.isLowercaseUUID(image) {
             throw EventDataError(member: "profileImageName", problem: "must be a lowercase UUID or null")
         }
@@ -147,7 +146,7 @@ public struct Failed: EventPayload {
         let r = DataReader(object: data)
         self.init(step: try r.oneOf("step", RegistrationStep.self), reason: try r.code("reason"),
                   message: try r.string("message"), email: try r.optionalString("email"),
-                  uid: data["uid"] == nil || data["uid"] == .null ? nil : try r.uuid("uid"))
+                  uid: data["uid"] == nil ? nil : try r.uuid("uid"))
     }
 
     /// The members in log order; absent optionals are omitted.

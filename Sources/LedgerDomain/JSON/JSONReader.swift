@@ -98,6 +98,7 @@ public struct JSONReader {
         try enter()
         index += 1
         var members: [(key: String, value: JSONValue)] = []
+        var keys = Set<String>()  // a linear search per member would make a wide object quadratic
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -109,7 +110,7 @@ public struct JSONReader {
             guard current == UInt8(ascii: "\"") else { throw error("expected a member name") }
             let keyOffset = index
             let key = try parseString()
-            if members.contains(where: { $0.key == key }) {
+            guard keys.insert(key).inserted else {
                 throw JSONError(offset: keyOffset, reason: "duplicate member \"\(key)\"")
             }
             skipWhitespace()
@@ -124,9 +125,7 @@ public struct JSONReader {
             guard next == UInt8(ascii: ",") else { index -= 1; throw error("expected ',' or '}'") }
         }
         depth -= 1
-        var object = JSONObject()
-        for member in members { object[member.key] = member.value }
-        return .object(object)
+        return .object(JSONObject(uniqueMembers: members))
     }
 
     private mutating func parseArray() throws(JSONError) -> JSONValue {

@@ -31,6 +31,12 @@ public struct JSONObject: Equatable, Sendable {
         for (key, value) in members { self[key] = value }
     }
 
+    /// An object from members whose keys are already known to be unique (the reader checks them),
+    /// without the per-member search of `init(_:)`, which is quadratic in the member count.
+    init(uniqueMembers members: [(key: String, value: JSONValue)]) {
+        self.members = members
+    }
+
     /// The value of `key`, or nil when absent; setting nil removes it.
     public subscript(key: String) -> JSONValue? {
         get { members.first(where: { $0.key == key })?.value }

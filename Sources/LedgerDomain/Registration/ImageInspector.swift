@@ -8,9 +8,10 @@ public enum ImageInspector {
     private static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// The format of `bytes`, or nil when it is not a complete-looking JPEG or PNG:
-    /// JPEG needs `FF D8 FF` and a final `FF D9`; PNG needs its signature, an `IHDR` first chunk and a final `IEND`.
+    /// JPEG needs `FF D8 FF` and, after it, a final `FF D9` (at least 5 bytes: `FF D8 FF D9` alone shares its
+    /// `FF`); PNG needs its signature, an `IHDR` first chunk and a final `IEND`.
     public static func contentType(of bytes: [UInt8]) -> ImageContentType? {
-        if bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8, bytes[2] == 0xFF,
+        if bytes.count >= 5, bytes[0] == 0xFF, bytes[1] == 0xD8, bytes[2] == 0xFF,
            bytes[bytes.count - 2] == 0xFF, bytes[bytes.count - 1] == 0xD9 {
             return .jpeg
         }

@@ -125,6 +125,8 @@ public final class RegistrationCoordinator {
                         let stored = ImageStored(uid: plan.uid, imageName: imageName, contentType: image.contentType,
                                                  bytes: image.bytes.count, sha256: SHA256.hex(image.bytes))
                         try append(.imageStored(stored), to: &state)
+                    } catch let error as StoreError where error.code == .notDurable {
+                        throw error  // `ImageStored` may be on disk: the file stays for `ledger recover` to judge
                     } catch {
                         try? blobs.remove(imageName)
                         throw error

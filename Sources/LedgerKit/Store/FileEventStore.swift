@@ -100,17 +100,20 @@ public final class FileEventStore: EventStore {
         do {
             try buffer.withUnsafeBytes { (raw) throws in try log.write(raw, at: start) }
         } catch {
-            // Leave no half-written line: cut back to the verified end.
-            try? log.truncate(to: start)
-            try? log.sync()
+            // Leave no half-written line: cut back to the verified end, durably. When even that
+            // fails, the end of the log on disk is unknown: no more appends from this process.
+            do {
+                try log.truncate(to: start)
+                try log.sync()
+            } catch let cutBack {
+                throw poison(cutBack, "the log could not be cut back after a failed write (\(error))")
+            }
             throw StoreError.io(error)
         }
         do {
             try log.sync()
         } catch {
-            let failure = StoreError(.notDurable, "\(error): the last append may or may not be on disk; run `ledger recover`")
-            poisoned = failure
-            throw failure
+            throw poison(error, "the last append may or may not be on disk")
         }
         var recorded: [RecordedEvent] = []
         for (envelope, offset) in pending {
@@ -198,12 +201,35 @@ public final class FileEventStore: EventStore {
         }
         if bytes.last != 0x0A { bytes.append(0x0A) }
         let broken = try FileDescriptor(path: brokenPath, flags: O_WRONLY | O_CREAT | O_APPEND)
-        try bytes.withUnsafeBytes { (raw) throws in try broken.write(raw, at: try broken.size()) }
-        try broken.sync()
+        let kept = try broken.size()
+        do {
+            try bytes.withUnsafeBytes { (raw) throws in try broken.write(raw, at: kept) }
+        } catch {
+            try? broken.truncate(to: kept)  // no partial copy stays in .broken; the log still holds the tail
+            throw error
+        }
+        do {
+            try broken.sync()
+        } catch {
+            try? broken.truncate(to: kept)
+            throw poison(error, "the torn last line could not be kept in \(brokenPath); the log is unchanged")
+        }
         try log.truncate(to: torn.offset)
-        try log.sync()
-        try FileSystem.syncDirectory(directory)
+        do {
+            try log.sync()
+            try FileSystem.syncDirectory(directory)
+        } catch {
+            throw poison(error, "the log was cut back to repair a torn last line, but that may not be on disk")
+        }
         notice("repaired a torn last line (line \(torn.problem.line), \(torn.length) bytes never acknowledged): moved to \(brokenPath)")
+    }
+
+    /// Refuses every later append of this process with `error`: after a failed fsync nothing can be
+    /// assumed about what the disk holds, and going on would treat the failed fsync as if it had worked.
+    private func poison(_ error: any Error, _ consequence: String) -> StoreError {
+        let failure = StoreError(.notDurable, "\(error): \(consequence); run `ledger recover`")
+        poisoned = failure
+        return failure
     }
 
     /// Feeds `condition` every verified event it has not seen yet.

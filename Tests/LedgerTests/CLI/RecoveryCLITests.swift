@@ -1,0 +1,297 @@
+import Foundation
+import Testing
+
+// Every failpoint × action through the built `ledger`, then `recover` (twice), then the views,
+// `audit` and `verify` must show a sound ledger.
+
+/// One failpoint drill and what it must end as.
+struct FailpointCase: CustomTestStringConvertible, Sendable {
+    /// `LEDGER_FAILPOINTS`.
+    let failpoints: String
+    /// `register`'s exit status (137 = SIGKILL).
+    let status: Int32
+    /// `register --json`'s `outcome` (nil when it was killed or completed).
+    let reported: String?
+    /// The registration's outcome after `recover`.
+    let outcome: String
+    /// Its failed step and reason after `recover` (nil when completed).
+    let step: String?
+    let reason: String?
+    /// Its compensations after `recover`.
+    let compensations: [String]
+    /// True when the registration started a session.
+    let session: Bool
+
+    var testDescription: String { failpoints }
+
+    static let all: [FailpointCase] = [
+        FailpointCase(failpoints: "AccountCreated=error", status: 1, reported: "rejected", outcome: "rejected",
+                      step: "account", reason: "io-error", compensations: [], session: false),
+        FailpointCase(failpoints: "AccountCreated=crash", status: 137, reported: nil, outcome: "compensated",
+                      step: "image", reason: "interrupted", compensations: ["AccountDeleted"], session: false),
+        FailpointCase(failpoints: "ImageStored=error", status: 1, reported: "compensated", outcome: "compensated",
+                      step: "image", reason: "io-error", compensations: ["AccountDeleted"], session: false),
+        FailpointCase(failpoints: "ImageStored=crash", status: 137, reported: nil, outcome: "compensated",
+                      step: "profile", reason: "interrupted", compensations: ["ImageDeleted", "AccountDeleted"], session: false),
+        FailpointCase(failpoints: "ProfileWritten=error", status: 1, reported: "compensated", outcome: "compensated",
+                      step: "profile", reason: "io-error", compensations: ["ImageDeleted", "AccountDeleted"], session: false),
+        FailpointCase(failpoints: "ProfileWritten=crash", status: 137, reported: nil, outcome: "completed",
+                      step: nil, reason: nil, compensations: [], session: false),
+        FailpointCase(failpoints: "ProfileWritten=error,ImageDeleted=error", status: 1, reported: "compensation-pending",
+                      outcome: "compensated", step: "profile", reason: "io-error", compensations: ["ImageDeleted", "AccountDeleted"], session: false),
+        FailpointCase(failpoints: "ProfileWritten=error,ImageDeleted=crash", status: 137, reported: nil,
+                      outcome: "compensated", step: "profile", reason: "io-error", compensations: ["ImageDeleted", "AccountDeleted"], session: false),
+        FailpointCase(failpoints: "ProfileWritten=error,AccountDeleted=error", status: 1, reported: "compensation-pending",
+                      outcome: "compensated", step: "profile", reason: "io-error", compensations: ["ImageDeleted", "AccountDeleted"], session: false),
+        FailpointCase(failpoints: "ProfileWritten=error,AccountDeleted=crash", status: 137, reported: nil,
+                      outcome: "compensated", step: "profile", reason: "io-error", compensations: ["ImageDeleted", "AccountDeleted"], session: false),
+        FailpointCase(failpoints: "SessionStarted=error", status: 0, reported: nil, outcome: "completed",
+                      step: nil, reason: nil, compensations: [], session: false),
+        FailpointCase(failpoints: "SessionStarted=crash", status: 137, reported: nil, outcome: "completed",
+                      step: nil, reason: nil, compensations: [], session: true),
+    ]
+}
+
+@Suite struct RecoveryCLITests {
+    @Test(arguments: FailpointCase.all)
+    func failpointThenRecoverLeavesASoundLedger(_ drill: FailpointCase) throws {
+        try withLedgerDir { dir in
+            // A completed registration first, so recovery must leave healthy data alone.
+            let healthy = try dir.register(email: uniqueEmail("healthy"), image: samplePNG)
+            try #require(healthy.status == 0, "\(healthy)")
+            let healthyImage = try #require(try parseObject(healthy.stdout)["profileImageName"] as? String)
+
+            let email = uniqueEmail("drill")
+            let drilled = try dir.register(email: email, image: samplePNG, env: ["LEDGER_FAILPOINTS": drill.failpoints])
+            #expect(drilled.status == drill.status, "\(drilled)")
+            if let reported = drill.reported {
+                let output = try parseObject(drilled.stdout)
+                #expect(output["status"] as? String == "failed")
+                #expect(output["outcome"] as? String == reported)
+            }
+            if drill.failpoints == "SessionStarted=error" {
+                let output = try parseObject(drilled.stdout)
+                #expect(output["status"] as? String == "registered")
+                #expect(output["sessionId"] is NSNull)
+                #expect(output["token"] is NSNull)
+            }
+
+            // Recover, then recover again: the second run changes nothing.
+            let first = try dir.run(["recover", "--json"])
+            #expect(first.status == 0, "\(first)")
+            let afterFirst = try dir.logBytes()
+            let second = try dir.run(["recover", "--json"])
+            #expect(second.status == 0, "\(second)")
+            #expect(try dir.logBytes() == afterFirst, "a second recover must not append")
+            let report = try parseObject(second.stdout)
+            for member in ["interrupted", "compensated", "stillPending", "removedImages"] {
+                #expect((report[member] as? [Any])?.isEmpty == true, "second recover \(member): \(second.stdout)")
+            }
+            #expect(report["repairedTornTail"] as? Bool == false)
+
+            // Every registration is completed, rejected or compensated.
+            let replay = try parseObject(try dir.run(["replay", "--json"]).stdout)
+            let registrations = try #require(replay["registrations"] as? [String: Int])
+            #expect(registrations["compensation-pending"] == 0)
+            #expect(registrations["in-progress"] == 0)
+            #expect(registrations.values.reduce(0, +) == 2)
+            #expect((replay["users"] as? [String: Int])?["pending"] == 0)
+
+            // The drilled registration's outcome.
+            let audit = try dir.run(["audit", "--json"])
+            #expect(audit.status == 0, "\(audit)")
+            let auditJSON = try parseObject(audit.stdout)
+            #expect((auditJSON["anomalies"] as? [Any])?.isEmpty == true, "\(audit.stdout)")
+            let failed = auditJSON["failedRegistrations"] as? [[String: Any]] ?? []
+            if drill.outcome == "completed" {
+                #expect(failed.isEmpty, "\(audit.stdout)")
+                #expect(registrations["completed"] == 2)
+            } else {
+                let row = try #require(failed.first { $0["email"] as? String == email }, "\(audit.stdout)")
+                #expect(failed.count == 1)
+                #expect(row["outcome"] as? String == drill.outcome)
+                #expect(row["step"] as? String == drill.step)
+                #expect(row["reason"] as? String == drill.reason)
+                #expect(row["compensations"] as? [String] == drill.compensations)
+            }
+
+            // Users and image files match the outcome.
+            let users = try #require(try dir.json(["users"]) as? [[String: Any]])
+            let drilledUsers = users.filter { $0["email"] as? String == email }
+            let images = dir.imageFiles()
+            switch drill.outcome {
+            case "completed":
+                #expect(drilledUsers.map { $0["status"] as? String } == ["active"])
+                let image = try #require(drilledUsers.first?["profileImageName"] as? String)
+                #expect(Set(images) == [healthyImage, image])
+            case "compensated":
+                #expect(drilledUsers.map { $0["status"] as? String } == ["deleted"])
+                #expect(images == [healthyImage])
+            default:
+                #expect(drilledUsers.isEmpty)
+                #expect(images == [healthyImage])
+            }
+            let sessions = try dir.data(of: "SessionStarted")
+            let drilledUID = drilledUsers.first?["uid"] as? String
+            #expect(sessions.contains { $0["uid"] as? String == drilledUID } == drill.session)
+
+            // The log is intact, for ledger and for the independent verifier.
+            let verify = try dir.run(["verify"])
+            #expect(verify.status == 0, "\(verify)")
+            let python = try pythonTool("verify_log.py", [dir.logPath])
+            #expect(python.status == 0, "\(python)")
+            // No registration lock is left behind.
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: dir.path + "/locks")) ?? []).isEmpty)
+        }
+    }
+
+    @Test func compensationPendingIsAnAuditAnomalyUntilRecover() throws {
+        try withLedgerDir { dir in
+            let result = try dir.register(email: uniqueEmail(), image: samplePNG, env: ["LEDGER_FAILPOINTS": "ProfileWritten=error,ImageDeleted=error"])
+            #expect(result.status == 1)
+            let before = try dir.run(["audit", "--json"])
+            #expect(before.status == 1, "\(before)")
+            let kinds = (try parseObject(before.stdout)["anomalies"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }
+            #expect(kinds == ["account-without-profile"])
+            #expect(dir.imageFiles().count == 1, "the image is still there until recover")
+            let recover = try dir.run(["recover"])
+            #expect(recover.status == 0, "\(recover)")
+            #expect(recover.stdout.contains("compensated:"))
+            #expect(try dir.run(["audit", "--json"]).status == 0)
+            #expect(dir.imageFiles().isEmpty)
+        }
+    }
+
+    @Test func crashedRegistrationIsAnInterruptedAnomalyUntilRecover() throws {
+        try withLedgerDir { dir in
+            let result = try dir.register(email: uniqueEmail(), image: samplePNG, env: ["LEDGER_FAILPOINTS": "ImageStored=crash"])
+            #expect(result.status == 137, "\(result)")
+            let before = try dir.run(["audit", "--json"])
+            #expect(before.status == 1)
+            let anomalies = try parseObject(before.stdout)["anomalies"] as? [[String: Any]] ?? []
+            #expect(anomalies.compactMap { $0["kind"] as? String } == ["interrupted"])
+            let stream = try #require(try dir.events().first?["stream"] as? String)
+            #expect(stream == "registration-" + (anomalies.first?["registration"] as? String ?? "?"))
+            let recover = try parseObject(try dir.run(["recover", "--json"]).stdout)
+            #expect((recover["interrupted"] as? [String])?.count == 1)
+            #expect((recover["compensated"] as? [String])?.count == 1)
+            #expect(try dir.run(["audit", "--json"]).status == 0)
+        }
+    }
+
+    @Test func orphanImageFileIsReportedAndRemovedByRecover() throws {
+        try withLedgerDir { dir in
+            let ok = try dir.register(email: uniqueEmail(), image: samplePNG)
+            #expect(ok.status == 0, "\(ok)")
+            let kept = dir.imageFiles()
+            #expect(kept.count == 1)
+            let orphan = UUID().uuidString.lowercased()
+            try writeBytes(try readBytes(samplePNG), to: dir.imageFolder + "/" + orphan)
+
+            let audit = try dir.run(["audit", "--json"])
+            #expect(audit.status == 1, "\(audit)")
+            let anomalies = try parseObject(audit.stdout)["anomalies"] as? [[String: Any]] ?? []
+            #expect(anomalies.count == 1)
+            #expect(anomalies.first?["kind"] as? String == "orphan-image-file")
+            #expect(anomalies.first?["imageName"] as? String == orphan)
+            let text = try dir.run(["audit"])
+            #expect(text.status == 1)
+            #expect(text.stdout.contains("orphan-image-file imageName=\(orphan)"))
+
+            let logBefore = try dir.logBytes()
+            let recover = try parseObject(try dir.run(["recover", "--json"]).stdout)
+            #expect(recover["removedImages"] as? [String] == [orphan])
+            #expect(dir.imageFiles() == kept)
+            #expect(try dir.logBytes() == logBefore, "removing an orphan file appends nothing")
+            #expect(try dir.run(["audit", "--json"]).status == 0)
+            let again = try parseObject(try dir.run(["recover", "--json"]).stdout)
+            #expect((again["removedImages"] as? [String])?.isEmpty == true)
+        }
+    }
+
+    @Test func orphanImageFileWithoutAnyLogIsRemoved() throws {
+        try withLedgerDir { dir in
+            try FileManager.default.createDirectory(atPath: dir.imageFolder, withIntermediateDirectories: true)
+            let orphan = UUID().uuidString.lowercased()
+            try writeBytes([1, 2, 3], to: dir.imageFolder + "/" + orphan)
+            let recover = try dir.run(["recover", "--json"])
+            #expect(recover.status == 0, "\(recover)")
+            #expect(try parseObject(recover.stdout)["removedImages"] as? [String] == [orphan])
+            #expect(dir.imageFiles().isEmpty)
+        }
+    }
+
+    @Test func recoverLeavesARunningRegistrationAlone() throws {
+        try withLedgerDir { dir in
+            // A registration that died after AccountCreated; its lock file names the image it was about to write.
+            let crashed = try dir.register(email: uniqueEmail(), image: samplePNG, env: ["LEDGER_FAILPOINTS": "AccountCreated=crash"])
+            #expect(crashed.status == 137, "\(crashed)")
+            let stream = try #require(try dir.events().first?["stream"] as? String)
+            let registration = String(stream.dropFirst("registration-".count))
+            let lockPath = dir.path + "/locks/\(registration).lock"
+            let noted = try readText(lockPath)
+            #expect(noted.count == 36, "the lock file notes the image name: \(noted)")
+            try FileManager.default.createDirectory(atPath: dir.imageFolder, withIntermediateDirectories: true)
+            try writeBytes(try readBytes(samplePNG), to: dir.imageFolder + "/" + noted)  // "being written"
+            let before = try dir.logBytes()
+
+            // Another process holds the lock (as a live registration would) while recover and audit run.
+            let script = """
+                import fcntl, subprocess, sys
+                ledger, data, lock = sys.argv[1:4]
+                f = open(lock, "a")
+                fcntl.flock(f, fcntl.LOCK_EX)
+                for command in ("recover", "audit"):
+                    r = subprocess.run([ledger, command, "--json", "--data", data], capture_output=True, text=True)
+                    print(r.stdout.strip())
+                    print(r.returncode)
+                """
+            let held = try run(Paths.python3, ["-c", script, Paths.ledger, dir.path, lockPath], env: fastHashEnvironment)
+            #expect(held.status == 0, "\(held)")
+            let lines = held.stdoutLines
+            try #require(lines.count == 4, "\(held)")
+            let recover = try parseObject(lines[0])
+            #expect(recover["skippedRunning"] as? [String] == [registration])
+            #expect((recover["interrupted"] as? [String])?.isEmpty == true)
+            #expect((recover["removedImages"] as? [String])?.isEmpty == true)
+            #expect(lines[1] == "0")
+            let audit = try parseObject(lines[2])
+            #expect((audit["anomalies"] as? [Any])?.isEmpty == true, "a running registration is no anomaly: \(lines[2])")
+            #expect(lines[3] == "0")
+            #expect(try dir.logBytes() == before)
+            #expect(dir.imageFiles() == [noted])
+
+            // Once the holder is gone, recover finishes it.
+            let after = try parseObject(try dir.run(["recover", "--json"]).stdout)
+            #expect(after["interrupted"] as? [String] == [registration])
+            #expect(after["compensated"] as? [String] == [registration])
+            #expect(after["removedImages"] as? [String] == [noted])
+            #expect(dir.imageFiles().isEmpty)
+            #expect(try dir.run(["audit", "--json"]).status == 0)
+            #expect(!FileManager.default.fileExists(atPath: lockPath), "recover removes the dead registration's lock")
+        }
+    }
+
+    @Test func recoverRunningAlongsideRegistrationsKeepsTheirImages() throws {
+        // A race drill: recover in a loop while two loops register with images. Before the fix in
+        // `recover` (list files, then running images, then the log) it now and then deleted a live image.
+        try withLedgerDir { dir in
+            let script = """
+                register() { for i in $(seq 1 20); do echo 'long enough password' | "$LEDGER" register --data "$DATA" \\
+                  --email "$1$i@example.com" --username U --image "$IMAGE" --password-stdin >/dev/null || echo "register $1$i failed"; done; }
+                register a & register b &
+                for i in $(seq 1 60); do "$LEDGER" recover --data "$DATA" --json >/dev/null || echo "recover failed"; done
+                wait
+                """
+            let drill = try run("/bin/sh", ["-c", script],
+                                env: fastHashEnvironment.merging(["LEDGER": Paths.ledger, "DATA": dir.path, "IMAGE": samplePNG]) { _, new in new })
+            #expect(drill.status == 0, "\(drill)")
+            #expect(drill.stdout.isEmpty, "\(drill)")
+            let audit = try dir.run(["audit", "--json"])
+            #expect(audit.status == 0, "\(audit)")
+            #expect(dir.imageFiles().count == 40)
+            let replay = try parseObject(try dir.run(["replay", "--json"]).stdout)
+            #expect((replay["registrations"] as? [String: Int])?["completed"] == 40)
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import LedgerDomain
+import LedgerKit
+import Testing
+
+/// The samples and the Python tools of `Events/`: the schemas, the independent verifier, and ledger agree.
+struct SamplesTests {
+    /// A log written by `FileEventStore` with every event type (both forms of the optional members).
+    static func writeEveryTypeLog(in dir: String) throws -> FileEventStore {
+        let store = FileEventStore(directory: dir, clock: FixedClock(step: 1234), random: SeededRandom(seed: 21))
+        var n = 0
+        for variant in [1, 2] {
+            for type in EventType.allCases {
+                n += 1
+                _ = try store.append([Fixtures.event(type, variant)], to: Fixtures.stream(for: type, n), expected: .noStream)
+            }
+        }
+        _ = try store.append([Fixtures.registration(3), Fixtures.event(.imageStored, 3), Fixtures.event(.profileWritten, 3)],
+                             to: Fixtures.stream(.registration, 100), expected: .noStream)
+        return store
+    }
+
+    /// The expected head of a sample, read from `Events/samples/EXPECTED.md`.
+    static func expectedHead(section: String) throws -> Head {
+        let text = try readText(Paths.repo("Events/samples/EXPECTED.md"))
+        let part = try #require(text.components(separatedBy: "## ").first { $0.hasPrefix(section) }, "section \(section)")
+        let match = try #require(part.firstMatch(of: /head:? seq (\d+), hash `([0-9a-f]{64})`/), "a head in \(section)")
+        return Head(seq: Int(match.1)!, hash: String(match.2))
+    }
+
+    @Test func samplesSatisfyTheSchemas() throws {
+        let result = try pythonTool("validate_samples.py")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdoutLines.last?.hasPrefix("validated ") == true)
+        #expect(result.stdoutLines.last?.contains("invalid") == false)
+    }
+
+    @Test func aStoreWrittenLogSatisfiesTheSchemas() throws {
+        try withTempDirectory { dir in
+            let store = try Self.writeEveryTypeLog(in: dir)
+            let lines = splitLines(try readBytes(store.logPath)).count
+            let result = try pythonTool("validate_samples.py", [store.logPath])
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stdoutLines.last == "validated \(lines) lines in 1 files")
+        }
+    }
+
+    @Test func theSchemasRejectABadLine() throws {
+        try withTempDirectory { dir in
+            let store = try Self.writeEveryTypeLog(in: dir)
+            // Turn the first AccountCreated's email to uppercase: the schema forbids it (the hash is not the point here).
+            let text = try readText(store.logPath).replacingAll("user1@example.com", with: "USER1@example.com")
+            let path = "\(dir)/bad.jsonl"
+            try writeBytes(Array(text.utf8), to: path)
+            let result = try pythonTool("validate_samples.py", [path])
+            #expect(result.status == 1, "\(result)")
+            #expect(result.stdout.contains("\(path):1:"))
+        }
+    }
+
+    @Test func theIndependentVerifierAcceptsAStoreWrittenLog() throws {
+        try withTempDirectory { dir in
+            let store = try Self.writeEveryTypeLog(in: dir)
+            let head = try store.head()
+            let result = try pythonTool("verify_log.py", [store.logPath])
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stdoutLines == ["ok \(head.seq) \(head.seq) \(head.hash)"])
+        }
+    }
+
+    @Test func theIndependentVerifierOnTheSamples() throws {
+        let demoHead = try Self.expectedHead(section: "demo/events.jsonl")
+        let demo = try pythonTool("verify_log.py", [Paths.demoLog])
+        #expect(demo.status == 0)
+        #expect(demo.stdoutLines == ["ok 18 18 \(demoHead.hash)"])
+
+        let torn = try pythonTool("verify_log.py", [Paths.tornSample])
+        #expect(torn.status == 1)
+        #expect(torn.stdoutLines == ["bad line 18: no final newline (torn tail)"])
+
+        let edited = try pythonTool("verify_log.py", [Paths.editedSample])
+        #expect(edited.status == 1)
+        #expect(edited.stdoutLines == ["bad line 9: hash mismatch"])
+    }
+
+    @Test func ledgerAgreesWithExpectedMD() throws {
+        let demoHead = try Self.expectedHead(section: "demo/events.jsonl")
+        #expect(demoHead.seq == 18)
+        let report = try LogVerifier.verify(path: Paths.demoLog)
+        #expect(report.ok)
+        #expect(report.events == 18)
+        #expect(report.head == demoHead)
+        let cli = try ledger("verify", Paths.demoLog)
+        #expect(cli.status == 0)
+        #expect(cli.stdoutLines == ["ok: 18 events, head seq 18 hash \(demoHead.hash)"])
+
+        let tornHead = try Self.expectedHead(section: "torn-tail.jsonl")
+        let torn = try LogVerifier.verify(path: Paths.tornSample)
+        #expect(torn.head == tornHead)
+        #expect(torn.problems.map(\.kind) == [.tornTail])
+        #expect(torn.problems.map(\.line) == [18])
+
+        let edited = try LogVerifier.verify(path: Paths.editedSample)
+        #expect(edited.problems.map(\.kind) == [.badHash], "line 10's prev still matches: no broken-chain")
+        #expect(edited.problems.map(\.line) == [9])
+        #expect(edited.head.seq == 8)
+        #expect(edited.events == 18)
+    }
+
+    // MARK: - Both verifiers on crafted damage
+
+    /// A kind of damage, how to make it on line 3 of a valid 5-line log, and what each verifier says.
+    struct Damage: Sendable, CustomTestStringConvertible {
+        let name: String
+        let kind: ProblemKind
+        let python: String
+        var testDescription: String { name }
+
+        static let all: [Damage] = [
+            Damage(name: "members out of order", kind: .invalidJSON, python: "out of order"),
+            Damage(name: "extra member", kind: .invalidJSON, python: "out of order"),
+            Damage(name: "seq skips", kind: .seqGap, python: "seq 4, expected 3"),
+            Damage(name: "prev wrong", kind: .brokenChain, python: "prev does not match"),
+            Damage(name: "id repeated", kind: .invalidData, python: "is a duplicate"),
+            Damage(name: "hash wrong", kind: .badHash, python: "hash mismatch"),
+            Damage(name: "not JSON", kind: .invalidJSON, python: "not a JSON line"),
+            Damage(name: "blank line", kind: .invalidJSON, python: "not a JSON line"),
+        ]
+    }
+
+    /// Rewrites line 3 of `lines` (valid, hashed) per `damage`, rehashing so that only the intended fault remains.
+    static func damage(_ lines: [[UInt8]], _ damage: Damage) throws -> [UInt8] {
+        let envelopes = try lines.enumerated().map { n, line in
+            try Array(line.dropLast()).withUnsafeBufferPointer { try LineCodec.decode($0, lineNumber: n + 1).0 }
+        }
+        let e = envelopes[2]
+        func rehashed(_ body: String) -> [UInt8] { LineCodec.line(body: Array(body.utf8), hash: SHA256.hex(body)) }
+        func body(seq: Int = e.seq, id: String = e.id, prev: String = e.prev) -> String {
+            String(decoding: LineCodec.body(seq: seq, id: id, at: e.at, type: e.type, v: e.v, stream: e.stream, data: e.data, prev: prev), as: UTF8.self)
+        }
+        var line: [UInt8]
+        switch damage.name {
+        case "members out of order":
+            line = rehashed(body().replacingAll(#"{"seq":3,"id":"\#(e.id)""#, with: #"{"id":"\#(e.id)","seq":3"#))
+        case "extra member":
+            line = rehashed(body().replacingAll(#","prev":"#, with: #","note":1,"prev":"#))
+        case "seq skips": line = rehashed(body(seq: 4))
+        case "prev wrong": line = rehashed(body(prev: Fixtures.hex64(1)))
+        case "id repeated": line = rehashed(body(id: envelopes[0].id))
+        case "hash wrong": line = LineCodec.line(body: Array(body().utf8), hash: Fixtures.hex64(2))
+        case "not JSON": line = Array("{\"seq\":3,\n".utf8)
+        default: line = [0x0A]
+        }
+        var out = lines
+        out[2] = line
+        return Array(out.joined())
+    }
+
+    @Test(arguments: Damage.all)
+    func bothVerifiersFindTheSameDamage(damage: Damage) throws {
+        try withTempDirectory { dir in
+            let memory = InMemoryEventStore(clock: FixedClock(step: 10), random: SeededRandom(seed: 8))
+            for n in 1...5 { _ = try memory.append([Fixtures.signIn(n)], to: Fixtures.stream(.signin, n), expected: .noStream) }
+            let path = "\(dir)/events.jsonl"
+            try writeBytes(try Self.damage(splitLines(memory.log), damage), to: path)
+
+            let report = try LogVerifier.verify(path: path)
+            #expect(report.problems.first?.line == 3, "\(report.problems)")
+            #expect(report.problems.first?.kind == damage.kind, "\(report.problems)")
+            let python = try pythonTool("verify_log.py", [path])
+            #expect(python.status == 1)
+            #expect(python.stdout.hasPrefix("bad line 3: "), "\(python)")
+            #expect(python.stdout.contains(damage.python), "\(python)")
+        }
+    }
+}

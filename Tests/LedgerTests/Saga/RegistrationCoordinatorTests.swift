@@ -1,0 +1,130 @@
+import LedgerDomain
+import LedgerKit
+import Testing
+
+// The saga's shell in-process: the coordinator over an in-memory store and blob store
+// (locks go to a temporary folder), so every failure path is deterministic.
+
+@Suite struct RegistrationCoordinatorTests {
+    private let png: [UInt8] = (try? readBytes(samplePNG)) ?? []
+
+    private func coordinator(_ store: InMemoryEventStore, _ blobs: MemoryBlobStore, _ directory: String,
+                             failpoints: String? = nil, seed: UInt64 = 11) throws -> RegistrationCoordinator {
+        // Each coordinator gets its own seed: two with the same seed would draw the same ids.
+        RegistrationCoordinator(store: store, blobs: blobs, directory: directory, clock: FixedClock(step: 1),
+                                random: SeededRandom(seed: seed), hasher: PasswordHasher(cost: 1), failpoints: try Failpoints(failpoints))
+    }
+
+    private func input(_ email: String = "zoe@example.com", image: Bool = true) -> RegistrationInput {
+        RegistrationInput(email: email, userName: "Zoë", password: "long enough password", image: image ? png : nil)
+    }
+
+    private func types(_ store: InMemoryEventStore) -> [String] { store.events.map(\.envelope.type) }
+
+    private func checkViews(_ store: InMemoryEventStore) -> LedgerViews {
+        var views = LedgerViews()
+        for event in store.events {
+            views.apply(event)
+            #expect(views.invariantViolations() == [], "after seq \(event.seq)")
+        }
+        return views
+    }
+
+    @Test func completedRegistrationWritesEveryStepAndASession() throws {
+        try withTempDirectory { dir in
+            let store = InMemoryEventStore(), blobs = MemoryBlobStore()
+            let result = try coordinator(store, blobs, dir).register(input(), idempotencyKey: nil)
+            #expect(result.outcome == .completed)
+            #expect(types(store) == ["AccountCreated", "ImageStored", "ProfileWritten", "SessionStarted"])
+            let image = try #require(result.profileImageName)
+            #expect(blobs.blobs[image] == png)
+            let token = try #require(result.token)
+            guard case .sessionStarted(let started) = store.events.last?.event else { Issue.record("no session"); return }
+            #expect(started.tokenHash == SHA256.hex(token))
+            #expect(started.sessionId == result.sessionId)
+            let views = checkViews(store)
+            #expect(views.users.byUID[result.uid ?? ""]?.status == .active)
+        }
+    }
+
+    @Test func failedBlobWriteCompensatesTheAccount() throws {
+        try withTempDirectory { dir in
+            let store = InMemoryEventStore(), blobs = MemoryBlobStore()
+            blobs.failPuts = true
+            let result = try coordinator(store, blobs, dir).register(input(), idempotencyKey: nil)
+            #expect(result.outcome == .compensated)
+            #expect(result.failure?.step == .image)
+            #expect(result.failure?.reason == "io-error")
+            #expect(types(store) == ["AccountCreated", "Failed", "AccountDeleted"])
+            #expect(blobs.blobs.isEmpty)
+            #expect(checkViews(store).users.rows.map(\.status) == [.deleted])
+        }
+    }
+
+    @Test func failedImageRemovalLeavesCompensationPendingUntilRecover() throws {
+        try withTempDirectory { dir in
+            let store = InMemoryEventStore(), blobs = MemoryBlobStore()
+            blobs.failRemoves = true
+            let result = try coordinator(store, blobs, dir, failpoints: "ProfileWritten=error").register(input(), idempotencyKey: nil)
+            #expect(result.outcome == .compensationPending)
+            #expect(types(store) == ["AccountCreated", "ImageStored", "Failed"])
+            #expect(blobs.blobs.count == 1)
+
+            blobs.failRemoves = false
+            let report = try coordinator(store, blobs, dir, seed: 12).recover()
+            #expect(report.compensated == [result.registration])
+            #expect(report.interrupted.isEmpty)
+            #expect(types(store) == ["AccountCreated", "ImageStored", "Failed", "ImageDeleted", "AccountDeleted"])
+            #expect(blobs.blobs.isEmpty)
+            let views = checkViews(store)
+            #expect(views.registrations.byID[result.registration]?.outcome == .compensated)
+
+            let again = try coordinator(store, blobs, dir, seed: 13).recover()
+            #expect(again.changedNothing)
+            #expect(store.events.count == 5)
+        }
+    }
+
+    @Test func secondAccountWithTheSameEmailIsRejected() throws {
+        try withTempDirectory { dir in
+            let store = InMemoryEventStore(), blobs = MemoryBlobStore()
+            let first = try coordinator(store, blobs, dir).register(input("Dup@Example.com", image: false), idempotencyKey: nil)
+            let second = try coordinator(store, blobs, dir, seed: 12).register(input("dup@example.com", image: true), idempotencyKey: nil)
+            #expect(first.outcome == .completed)
+            #expect(second.outcome == .rejected)
+            #expect(second.failure?.step == .account)
+            #expect(second.failure?.reason == "email-already-in-use")
+            #expect(blobs.blobs.isEmpty, "the second registration's image must not stay behind")
+            #expect(checkViews(store).users.rows.count == 1)
+        }
+    }
+
+    @Test func validationRefusalAppendsOneFailedAndNothingElse() throws {
+        try withTempDirectory { dir in
+            let store = InMemoryEventStore(), blobs = MemoryBlobStore()
+            var bad = input()
+            bad.image = Array("not an image".utf8)
+            let result = try coordinator(store, blobs, dir).register(bad, idempotencyKey: nil)
+            #expect(result.outcome == .rejected)
+            #expect(result.failure?.step == .validation)
+            #expect(result.failure?.reason == "invalid-image")
+            #expect(types(store) == ["Failed"])
+            #expect(blobs.blobs.isEmpty)
+        }
+    }
+
+    @Test func idempotencyKeyReturnsTheFirstOutcome() throws {
+        try withTempDirectory { dir in
+            let store = InMemoryEventStore(), blobs = MemoryBlobStore()
+            let first = try coordinator(store, blobs, dir).register(input(), idempotencyKey: "key-1")
+            let count = store.events.count
+            let second = try coordinator(store, blobs, dir, seed: 12).register(input(), idempotencyKey: "key-1")
+            #expect(second.registration == first.registration)
+            #expect(second.registration == RegistrationCoordinator.registrationID(forKey: "key-1"))
+            #expect(second.outcome == .completed)
+            #expect(second.replayed)
+            #expect(second.token == nil)
+            #expect(store.events.count == count)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import LedgerDomain
+import LedgerKit
+import Testing
+
+// MARK: - Backends
+
+/// The backends the conformance suite runs against.
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    /// `FileEventStore`, each store in a fresh folder of a temp directory.
+    case file
+    /// `InMemoryEventStore`, the test double.
+    case memory
+
+    var testDescription: String { rawValue }
+
+    /// Calls `body` with a factory of fresh stores; anything created on disk is removed afterwards.
+    func withFactory(_ body: (EventStoreFactory) throws -> Void) throws {
+        switch self {
+        case .file:
+            try withTempDirectory { root in
+                var count = 0
+                try body {
+                    count += 1
+                    return FileEventStore(directory: "\(root)/store-\(count)", clock: FixedClock(step: 1), random: SeededRandom(seed: 7))
+                }
+            }
+        case .memory:
+            try body { InMemoryEventStore(clock: FixedClock(step: 1), random: SeededRandom(seed: 7)) }
+        }
+    }
+}
+
+// MARK: - EventStoreBackendTests
+
+/// Runs every conformance check against every backend, and checks that the backends agree byte for byte.
+struct EventStoreBackendTests {
+    @Test(arguments: Backend.allCases, EventStoreConformance.Case.allCases)
+    func conformance(backend: Backend, check: EventStoreConformance.Case) throws {
+        try backend.withFactory { make in try check.run(make) }
+    }
+
+    /// With the same clock and randomness, the in-memory double holds exactly the bytes the file store writes.
+    @Test func inMemoryLogIsByteIdenticalToTheFileLog() throws {
+        try withTempDirectory { dir in
+            let file = FileEventStore(directory: dir, clock: FixedClock(step: 250), random: SeededRandom(seed: 3))
+            let memory = InMemoryEventStore(clock: FixedClock(step: 250), random: SeededRandom(seed: 3))
+            for store in [file, memory] as [any EventStore] {
+                for (n, type) in EventType.allCases.enumerated() {
+                    _ = try store.append([Fixtures.event(type, n)], to: Fixtures.stream(for: type, n), expected: .noStream)
+                }
+                _ = try store.append([Fixtures.registration(50), Fixtures.event(.imageStored, 50), Fixtures.event(.profileWritten, 50)],
+                                     to: Fixtures.stream(.registration, 50), expected: .noStream)
+            }
+            #expect(memory.log == (try readBytes(file.logPath)))
+            #expect(try memory.head() == (try file.head()))
+            #expect(try memory.readAll() == (try file.readAll()))
+            // And the bytes verify as a log.
+            let copy = "\(dir)/memory.jsonl"
+            try writeBytes(memory.log, to: copy)
+            let report = try LogVerifier.verify(path: copy)
+            #expect(report.ok)
+            #expect(report.events == EventType.allCases.count + 3)
+        }
+    }
+
+    /// A second file store over the same folder (another process, in effect) sees and continues the first one's log.
+    @Test func fileStoresOverOneFolderShareTheLog() throws {
+        try withTempDirectory { dir in
+            let a = FileEventStore(directory: dir, clock: FixedClock(), random: SeededRandom(seed: 1))
+            let b = FileEventStore(directory: dir, clock: FixedClock(), random: SeededRandom(seed: 2))
+            let stream = Fixtures.stream(.registration, 1)
+            _ = try a.append([Fixtures.registration(1)], to: stream, expected: .noStream)
+            #expect(throws: StoreError.self) { try b.append([Fixtures.registration(1)], to: stream, expected: .noStream) }
+            #expect(try b.append([Fixtures.event(.failed, 1)], to: stream, expected: .exactly(1)).map(\.seq) == [2])
+            #expect(try a.head() == (try b.head()))
+            #expect(try a.append([Fixtures.signIn(3)], to: Fixtures.stream(.signin, 3), expected: .noStream).map(\.seq) == [3])
+            #expect(try b.readAll().map(\.seq) == [1, 2, 3])
+        }
+    }
+}

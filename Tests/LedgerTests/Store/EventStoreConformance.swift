@@ -1,0 +1,403 @@
+import LedgerDomain
+import LedgerKit
+import Testing
+
+/// Makes the store under test. Every call returns a store over fresh, empty storage.
+typealias EventStoreFactory = () throws -> any EventStore
+
+// MARK: - EventStoreConformance
+
+/// The contract every `EventStore` backend must meet, as backend-neutral checks. Each check takes a
+/// factory, so the same functions run against the file store, the in-memory double and, later,
+/// other backends (PostgreSQL): `try EventStoreConformance.Case.batchIsAtomic.run(factory)`.
+enum EventStoreConformance {
+    /// One check of the contract.
+    enum Case: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case noStreamAppendsToANewStream
+        case exactlyVersionSucceedsAndConflicts
+        case anyVersionAlwaysAppends
+        case batchGetsConsecutiveSeqs
+        case conflictingBatchAppendsNothing
+        case readsFromAGlobalPosition
+        case readStreamReturnsOnlyThatStream
+        case headOfEmptyAndNonEmptyStore
+        case everyLineChainsAndHashes
+        case recordedEventsEqualWhatIsRead
+        case refusingConditionAppendsNothing
+        case conditionIsFedEveryUnseenEvent
+        case wrongCategoryIsRefused
+        case emptyBatchIsRefused
+        case invalidDataIsRefused
+
+        var testDescription: String { rawValue }
+
+        /// Runs this check against the stores `make` creates.
+        func run(_ make: EventStoreFactory) throws {
+            switch self {
+            case .noStreamAppendsToANewStream: try EventStoreConformance.noStreamAppendsToANewStream(make)
+            case .exactlyVersionSucceedsAndConflicts: try EventStoreConformance.exactlyVersionSucceedsAndConflicts(make)
+            case .anyVersionAlwaysAppends: try EventStoreConformance.anyVersionAlwaysAppends(make)
+            case .batchGetsConsecutiveSeqs: try EventStoreConformance.batchGetsConsecutiveSeqs(make)
+            case .conflictingBatchAppendsNothing: try EventStoreConformance.conflictingBatchAppendsNothing(make)
+            case .readsFromAGlobalPosition: try EventStoreConformance.readsFromAGlobalPosition(make)
+            case .readStreamReturnsOnlyThatStream: try EventStoreConformance.readStreamReturnsOnlyThatStream(make)
+            case .headOfEmptyAndNonEmptyStore: try EventStoreConformance.headOfEmptyAndNonEmptyStore(make)
+            case .everyLineChainsAndHashes: try EventStoreConformance.everyLineChainsAndHashes(make)
+            case .recordedEventsEqualWhatIsRead: try EventStoreConformance.recordedEventsEqualWhatIsRead(make)
+            case .refusingConditionAppendsNothing: try EventStoreConformance.refusingConditionAppendsNothing(make)
+            case .conditionIsFedEveryUnseenEvent: try EventStoreConformance.conditionIsFedEveryUnseenEvent(make)
+            case .wrongCategoryIsRefused: try EventStoreConformance.wrongCategoryIsRefused(make)
+            case .emptyBatchIsRefused: try EventStoreConformance.emptyBatchIsRefused(make)
+            case .invalidDataIsRefused: try EventStoreConformance.invalidDataIsRefused(make)
+            }
+        }
+    }
+
+    // MARK: - Expected versions
+
+    /// `.noStream` appends to a stream that does not exist, and conflicts once it does.
+    static func noStreamAppendsToANewStream(_ make: EventStoreFactory) throws {
+        let store = try make()
+        let stream = Fixtures.stream(.registration, 1)
+        let recorded = try store.append([Fixtures.registration(1)], to: stream, expected: .noStream)
+        #expect(recorded.map(\.seq) == [1])
+        #expect(recorded.first?.stream == stream)
+        let error = try #require(throws: StoreError.self) {
+            try store.append([Fixtures.event(.failed, 1)], to: stream, expected: .noStream)
+        }
+        #expect(error.code == .wrongExpectedVersion)
+        #expect(error.message.contains(stream))
+        #expect(try store.readStream(stream).count == 1)
+        // Another stream is still new.
+        #expect(try store.append([Fixtures.signIn(1)], to: Fixtures.stream(.signin, 2), expected: .noStream).map(\.seq) == [2])
+    }
+
+    /// `.exactly(n)` appends when the stream has n events, and otherwise fails naming the stream and both versions.
+    static func exactlyVersionSucceedsAndConflicts(_ make: EventStoreFactory) throws {
+        let store = try make()
+        let stream = Fixtures.stream(.registration, 7)
+        #expect(try store.append([Fixtures.registration(1)], to: stream, expected: .exactly(0)).count == 1)
+        #expect(try store.append([Fixtures.event(.imageStored), Fixtures.event(.profileWritten)], to: stream,
+                                 expected: .exactly(1)).map(\.seq) == [2, 3])
+        for wrong in [0, 2, 5] {
+            let error = try #require(throws: StoreError.self) {
+                try store.append([Fixtures.event(.failed)], to: stream, expected: .exactly(wrong))
+            }
+            #expect(error.code == .wrongExpectedVersion)
+            #expect(error.message.contains(stream))
+            let numbers = numbersIn(error.message.replacingAll(stream, with: " "))
+            #expect(numbers.contains(wrong), "names the expected version \(wrong): \(error.message)")
+            #expect(numbers.contains(3), "names the actual version 3: \(error.message)")
+        }
+        let conflict = try #require(throws: StoreError.self) {
+            try store.append([Fixtures.event(.failed)], to: stream, expected: .noStream)
+        }
+        #expect(conflict.code == .wrongExpectedVersion)
+        #expect(numbersIn(conflict.message.replacingAll(stream, with: " ")).contains(3))
+        #expect(try store.head().seq == 3)
+        #expect(try store.append([Fixtures.event(.failed)], to: stream, expected: .exactly(3)).map(\.seq) == [4])
+    }
+
+    /// `.any` appends to new and existing streams alike.
+    static func anyVersionAlwaysAppends(_ make: EventStoreFactory) throws {
+        let store = try make()
+        let stream = Fixtures.stream(.session, 3)
+        #expect(try store.append([Fixtures.event(.sessionStarted)], to: stream, expected: .any).map(\.seq) == [1])
+        #expect(try store.append([Fixtures.event(.sessionEnded)], to: stream, expected: .any).map(\.seq) == [2])
+        #expect(try store.readStream(stream).map(\.event.type) == [.sessionStarted, .sessionEnded])
+    }
+
+    // MARK: - Batches
+
+    /// A batch of 3 gets 3 consecutive seqs after what is already there, in batch order.
+    static func batchGetsConsecutiveSeqs(_ make: EventStoreFactory) throws {
+        let store = try make()
+        _ = try store.append([Fixtures.signIn(1)], to: Fixtures.stream(.signin, 1), expected: .noStream)
+        _ = try store.append([Fixtures.signIn(2)], to: Fixtures.stream(.signin, 2), expected: .noStream)
+        let stream = Fixtures.stream(.registration, 3)
+        let batch = [Fixtures.event(.accountCreated), Fixtures.event(.imageStored), Fixtures.event(.profileWritten)]
+        let recorded = try store.append(batch, to: stream, expected: .noStream)
+        #expect(recorded.map(\.seq) == [3, 4, 5])
+        #expect(recorded.map(\.event) == batch)
+        #expect(recorded.allSatisfy { $0.stream == stream })
+        #expect(try store.readAll().map(\.seq) == [1, 2, 3, 4, 5])
+        #expect(try store.readStream(stream).map(\.event) == batch)
+        #expect(try store.head().seq == 5)
+    }
+
+    /// A batch that fails its expected version appends none of its events.
+    static func conflictingBatchAppendsNothing(_ make: EventStoreFactory) throws {
+        let store = try make()
+        let stream = Fixtures.stream(.registration, 4)
+        _ = try store.append([Fixtures.registration(1)], to: stream, expected: .noStream)
+        let before = try store.head()
+        let batch = [Fixtures.event(.imageStored), Fixtures.event(.profileWritten), Fixtures.event(.failed)]
+        let error = try #require(throws: StoreError.self) { try store.append(batch, to: stream, expected: .exactly(2)) }
+        #expect(error.code == .wrongExpectedVersion)
+        #expect(try store.head() == before)
+        #expect(try store.readAll().count == 1)
+        #expect(try store.readStream(stream).count == 1)
+        // The next good append continues right after the head.
+        #expect(try store.append(batch, to: stream, expected: .exactly(1)).map(\.seq) == [2, 3, 4])
+    }
+
+    // MARK: - Reads
+
+    /// `read(from:)` starts at a global position and stops when the body returns false.
+    static func readsFromAGlobalPosition(_ make: EventStoreFactory) throws {
+        let store = try make()
+        #expect(try store.readAll().isEmpty)
+        for n in 1...5 {
+            _ = try store.append([Fixtures.signIn(n)], to: Fixtures.stream(.signin, n), expected: .noStream)
+        }
+        #expect(try store.readAll().map(\.seq) == [1, 2, 3, 4, 5])
+        #expect(try store.readAll(from: 0).map(\.seq) == [1, 2, 3, 4, 5])
+        #expect(try store.readAll(from: 3).map(\.seq) == [3, 4, 5])
+        #expect(try store.readAll(from: 5).map(\.seq) == [5])
+        #expect(try store.readAll(from: 6).isEmpty)
+        #expect(try store.readAll(from: 2, limit: 2).map(\.seq) == [2, 3])
+        var seen: [Int] = []
+        try store.read(from: 4) { event in
+            seen.append(event.seq)
+            return false
+        }
+        #expect(seen == [4])
+    }
+
+    /// `readStream` returns exactly one stream's events, in order; an unknown stream is empty.
+    static func readStreamReturnsOnlyThatStream(_ make: EventStoreFactory) throws {
+        let store = try make()
+        let a = Fixtures.stream(.registration, 10), b = Fixtures.stream(.registration, 11)
+        _ = try store.append([Fixtures.registration(1)], to: a, expected: .noStream)
+        _ = try store.append([Fixtures.registration(2)], to: b, expected: .noStream)
+        _ = try store.append([Fixtures.event(.imageStored)], to: a, expected: .exactly(1))
+        _ = try store.append([Fixtures.event(.failed, 2)], to: b, expected: .exactly(1))
+        _ = try store.append([Fixtures.event(.profileWritten)], to: a, expected: .exactly(2))
+        #expect(try store.readStream(a).map(\.seq) == [1, 3, 5])
+        #expect(try store.readStream(a).map(\.event.type) == [.accountCreated, .imageStored, .profileWritten])
+        #expect(try store.readStream(b).map(\.seq) == [2, 4])
+        #expect(try store.readStream(Fixtures.stream(.registration, 12)).isEmpty)
+    }
+
+    /// `head()` is seq 0 and 64 zeros when empty, then the last line's seq and hash.
+    static func headOfEmptyAndNonEmptyStore(_ make: EventStoreFactory) throws {
+        let store = try make()
+        #expect(try store.head() == Head.empty)
+        #expect(Head.empty == Head(seq: 0, hash: String(repeating: "0", count: 64)))
+        let first = try store.append([Fixtures.signIn(1)], to: Fixtures.stream(.signin, 1), expected: .noStream)
+        #expect(try store.head() == Head(seq: 1, hash: first[0].envelope.hash))
+        let more = try store.append([Fixtures.registration(1), Fixtures.event(.failed, 1)],
+                                    to: Fixtures.stream(.registration, 2), expected: .noStream)
+        #expect(try store.head() == Head(seq: 3, hash: more[1].envelope.hash))
+    }
+
+    /// Every event has seq 1, 2, …; `prev` is the previous hash (zeros first); `hash` is the SHA-256 of its line body.
+    static func everyLineChainsAndHashes(_ make: EventStoreFactory) throws {
+        let store = try make()
+        var n = 0
+        for type in EventType.allCases {
+            n += 1
+            _ = try store.append([Fixtures.event(type, n)], to: Fixtures.stream(for: type, n), expected: .noStream)
+        }
+        _ = try store.append([Fixtures.registration(99), Fixtures.event(.imageStored, 99)],
+                             to: Fixtures.stream(.registration, 99), expected: .noStream)
+        let events = try store.readAll()
+        #expect(events.count == EventType.allCases.count + 2)
+        var prev = Envelope.genesisHash
+        var ids = Set<String>()
+        var lastAt = Timestamp(millis: 0)
+        for (index, event) in events.enumerated() {
+            let e = event.envelope
+            #expect(e.seq == index + 1)
+            #expect(e.prev == prev)
+            let body = LineCodec.body(seq: e.seq, id: e.id, at: e.at, type: e.type, v: e.v, stream: e.stream, data: e.data, prev: e.prev)
+            #expect(e.hash == SHA256.hex(body), "hash of line \(e.seq)")
+            #expect(Identifiers.isLowercaseUUID(e.id))
+            #expect(ids.insert(e.id).inserted, "id \(e.id) is unique")
+            #expect(e.type == event.event.type.rawValue)
+            #expect(e.v == 1)
+            #expect(e.data == event.event.data)
+            #expect(e.at >= lastAt, "times never go backwards")
+            // The whole line decodes back to the same envelope.
+            let line = LineCodec.line(body: body, hash: e.hash)
+            let decoded = try line.dropLast().withUnsafeBufferPointer { buffer in try LineCodec.decode(buffer, lineNumber: e.seq) }
+            #expect(decoded.0 == e)
+            #expect(decoded.bodyLength == body.count)
+            prev = e.hash
+            lastAt = e.at
+        }
+        #expect(try store.head() == Head(seq: events.count, hash: prev))
+    }
+
+    /// What `append` returns is exactly what reads return later.
+    static func recordedEventsEqualWhatIsRead(_ make: EventStoreFactory) throws {
+        let store = try make()
+        var recorded: [RecordedEvent] = []
+        for (n, type) in EventType.allCases.enumerated() {
+            recorded += try store.append([Fixtures.event(type, n)], to: Fixtures.stream(for: type, n), expected: .noStream)
+        }
+        #expect(try store.readAll() == recorded)
+        #expect(recorded.map(\.event) == EventType.allCases.enumerated().map { Fixtures.event($1, $0) })
+    }
+
+    // MARK: - Append conditions
+
+    /// A condition that refuses (`conditionFailed`) stops the whole batch; its reason comes through.
+    static func refusingConditionAppendsNothing(_ make: EventStoreFactory) throws {
+        let store = try make()
+        _ = try store.append([Fixtures.registration(1)], to: Fixtures.stream(.registration, 1), expected: .noStream)
+        let before = try store.head()
+        let condition = RecordingCondition()
+        condition.refusal = StoreError(.conditionFailed, "email already in use", reason: "email-already-in-use")
+        let stream = Fixtures.stream(.registration, 2)
+        let batch = [Fixtures.registration(2), Fixtures.event(.imageStored, 2)]
+        let error = try #require(throws: StoreError.self) {
+            try store.append(batch, to: stream, expected: .noStream, condition: condition)
+        }
+        #expect(error.code == .conditionFailed)
+        #expect(error.reason == "email-already-in-use")
+        #expect(condition.checks.count == 1)
+        #expect(condition.checks.first?.events == batch)
+        #expect(condition.checks.first?.stream == stream)
+        #expect(try store.head() == before)
+        #expect(try store.readAll().count == 1)
+        #expect(try store.readStream(stream).isEmpty)
+        // Once the condition agrees, the same batch goes in.
+        condition.refusal = nil
+        #expect(try store.append(batch, to: stream, expected: .noStream, condition: condition).map(\.seq) == [2, 3])
+    }
+
+    /// Before `check`, a condition observes every event after its `position`, once, in order, including
+    /// those appended without it; after a successful append it has also observed the new events.
+    static func conditionIsFedEveryUnseenEvent(_ make: EventStoreFactory) throws {
+        let store = try make()
+        for n in 1...3 {
+            _ = try store.append([Fixtures.signIn(n)], to: Fixtures.stream(.signin, n), expected: .noStream)
+        }
+        let condition = RecordingCondition()
+        _ = try store.append([Fixtures.registration(1)], to: Fixtures.stream(.registration, 10), expected: .noStream,
+                             condition: condition)
+        #expect(condition.observedBeforeCheck == [[1, 2, 3]])
+        #expect(condition.observed == [1, 2, 3, 4])
+        #expect(condition.position == 4)
+
+        // Two appends without it, then one with it: only seqs 5 and 6 are new to it.
+        _ = try store.append([Fixtures.signIn(5)], to: Fixtures.stream(.signin, 5), expected: .noStream)
+        _ = try store.append([Fixtures.signIn(6)], to: Fixtures.stream(.signin, 6), expected: .noStream)
+        _ = try store.append([Fixtures.registration(2), Fixtures.event(.failed, 2)], to: Fixtures.stream(.registration, 11),
+                             expected: .noStream, condition: condition)
+        #expect(condition.observedBeforeCheck == [[1, 2, 3], [1, 2, 3, 4, 5, 6]])
+        #expect(condition.observed == Array(1...8))
+        #expect(condition.position == 8)
+
+        // A condition that starts part-way is fed only what follows its position.
+        let late = RecordingCondition(position: 6)
+        late.refusal = StoreError(.conditionFailed, "no", reason: "no")
+        #expect(throws: StoreError.self) {
+            try store.append([Fixtures.signIn(9)], to: Fixtures.stream(.signin, 9), expected: .noStream, condition: late)
+        }
+        #expect(late.observed == [7, 8])
+        // A refused append is not observed.
+        #expect(late.position == 8)
+    }
+
+    // MARK: - Invalid batches
+
+    /// An event whose type belongs to another category, or a malformed stream name, is refused with `invalidBatch`.
+    static func wrongCategoryIsRefused(_ make: EventStoreFactory) throws {
+        let store = try make()
+        let registration = Fixtures.stream(.registration, 1)
+        let cases: [([LedgerEvent], String)] = [
+            ([Fixtures.event(.sessionStarted)], registration),
+            ([Fixtures.registration(1), Fixtures.event(.signInFailed)], registration),
+            ([Fixtures.registration(1)], Fixtures.stream(.session, 1)),
+            ([Fixtures.registration(1)], Fixtures.stream(.signin, 1)),
+            ([Fixtures.signIn(1)], "signin-" + Fixtures.uuid(0xabcdef).uppercased()),
+            ([Fixtures.signIn(1)], "signin"),
+            ([Fixtures.signIn(1)], "login-" + Fixtures.uuid(1)),
+            ([Fixtures.signIn(1)], Fixtures.uuid(1)),
+        ]
+        for (batch, stream) in cases {
+            let error = try #require(throws: StoreError.self) { try store.append(batch, to: stream, expected: .any) }
+            #expect(error.code == .invalidBatch, "\(batch.map(\.type)) to \(stream)")
+        }
+        #expect(try store.head() == Head.empty)
+        #expect(try store.readAll().isEmpty)
+    }
+
+    /// An empty batch is refused with `invalidBatch`.
+    static func emptyBatchIsRefused(_ make: EventStoreFactory) throws {
+        let store = try make()
+        let error = try #require(throws: StoreError.self) {
+            try store.append([], to: Fixtures.stream(.signin, 1), expected: .any)
+        }
+        #expect(error.code == .invalidBatch)
+        #expect(try store.head() == Head.empty)
+    }
+
+    /// An event whose data the log would reject (not a lowercase UUID, uppercase email, bad kebab code) is
+    /// refused with `invalidBatch` before anything is written, so the log can never hold a line it cannot read.
+    static func invalidDataIsRefused(_ make: EventStoreFactory) throws {
+        let store = try make()
+        _ = try store.append([Fixtures.signIn(1)], to: Fixtures.stream(.signin, 1), expected: .noStream)
+        let before = try store.head()
+        let stream = Fixtures.stream(.registration, 2)
+        let bad: [LedgerEvent] = [
+            .accountCreated(AccountCreated(uid: "NOT-A-UUID", email: "a@example.com", passwordHash: "$y$x$y")),
+            .accountCreated(AccountCreated(uid: Fixtures.uuid(5), email: "Alice@Example.com", passwordHash: "$y$x$y")),
+            .failed(Failed(step: .validation, reason: "Not Kebab", message: "m")),
+        ]
+        for event in bad {
+            let error = try #require(throws: StoreError.self) {
+                try store.append([Fixtures.registration(2), event], to: stream, expected: .noStream)
+            }
+            #expect(error.code == .invalidBatch, "\(event)")
+        }
+        #expect(try store.head() == before)
+        #expect(try store.readAll().count == 1)
+        #expect(try store.append([Fixtures.registration(2)], to: stream, expected: .noStream).map(\.seq) == [2])
+    }
+
+    // MARK: - Helpers
+
+    /// The decimal numbers that appear in `text`.
+    static func numbersIn(_ text: String) -> [Int] {
+        text.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+    }
+}
+
+// MARK: - RecordingCondition
+
+/// An `AppendCondition` that records what the store feeds it and refuses when told to.
+final class RecordingCondition: AppendCondition {
+    private(set) var position: Int
+    /// Every seq observed, in order.
+    private(set) var observed: [Int] = []
+    /// What had been observed at each `check` call.
+    private(set) var observedBeforeCheck: [[Int]] = []
+    /// The arguments of each `check` call.
+    private(set) var checks: [(events: [LedgerEvent], stream: String)] = []
+    /// Thrown by `check` when set.
+    var refusal: StoreError?
+
+    init(position: Int = 0) { self.position = position }
+
+    func observe(_ event: RecordedEvent) {
+        #expect(event.seq == position + 1, "events are fed in order, each once")
+        observed.append(event.seq)
+        position = event.seq
+    }
+
+    func check(_ events: [LedgerEvent], stream: String) throws {
+        observedBeforeCheck.append(observed)
+        checks.append((events, stream))
+        if let refusal { throw refusal }
+    }
+}
+
+extension String {
+    /// This string with every occurrence of `target` replaced (no Foundation needed).
+    func replacingAll(_ target: String, with replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

@@ -1,0 +1,63 @@
+import LedgerDomain
+
+// MARK: - Fixtures
+
+/// Deterministic ids and one valid event of every catalogue type.
+enum Fixtures {
+    /// A lowercase UUID built from `n` (distinct `n` give distinct ids).
+    static func uuid(_ n: Int) -> String {
+        let hex = String(UInt64(n), radix: 16)
+        return "00000000-0000-4000-8000-" + String(repeating: "0", count: 12 - hex.count) + hex
+    }
+
+    /// A fresh stream name of `category` for `n`.
+    static func stream(_ category: StreamCategory, _ n: Int) -> String { category.stream(uuid(n)) }
+
+    /// A valid stream for an event of `type`, numbered `n`.
+    static func stream(for type: EventType, _ n: Int) -> String { stream(type.category, n) }
+
+    /// A 64-digit lowercase hex string derived from `n`.
+    static func hex64(_ n: Int) -> String {
+        let digits = Array("0123456789abcdef")
+        return String((0..<64).map { digits[($0 * 7 + n) % 16] })
+    }
+
+    /// One valid event of `type`; `n` varies its members.
+    static func event(_ type: EventType, _ n: Int = 1) -> LedgerEvent {
+        let uid = uuid(1000 + n), image = uuid(2000 + n), session = uuid(3000 + n)
+        let created = Timestamp(rfc3339: "2026-11-29T09:00:00.123Z")!
+        switch type {
+        case .accountCreated:
+            return .accountCreated(AccountCreated(uid: uid, email: "user\(n)@example.com", passwordHash: "$y$j9T$salt\(n)$hash\(n)"))
+        case .imageStored:
+            return .imageStored(ImageStored(uid: uid, imageName: image, contentType: n.isMultiple(of: 2) ? .png : .jpeg,
+                                            bytes: 82 + n, sha256: hex64(n)))
+        case .profileWritten:
+            return .profileWritten(ProfileWritten(uid: uid, email: "user\(n)@example.com", userName: "Zoë \"Ångström\" \\ \(n)",
+                                                  profileImageName: n.isMultiple(of: 2) ? nil : image, createdAt: created))
+        case .failed:
+            return n.isMultiple(of: 2)
+                ? .failed(Failed(step: .validation, reason: "invalid-email", message: "email is not valid:\n\ttab"))
+                : .failed(Failed(step: .profile, reason: "io-error", message: "disk full", email: "user\(n)@example.com", uid: uid))
+        case .imageDeleted:
+            return .imageDeleted(ImageDeleted(uid: uid, imageName: image))
+        case .accountDeleted:
+            return .accountDeleted(AccountDeleted(uid: uid))
+        case .sessionStarted:
+            return .sessionStarted(SessionStarted(sessionId: session, uid: uid, tokenHash: hex64(n + 3),
+                                                  expiresAt: Timestamp(rfc3339: "2126-11-29T00:00:00.000Z")!))
+        case .sessionEnded:
+            return .sessionEnded(SessionEnded(sessionId: session, uid: uid, reason: "logout"))
+        case .signInFailed:
+            return .signInFailed(SignInFailed(email: "nobody\(n)@example.com", reason: .unknownEmail))
+        }
+    }
+
+    /// A refused sign-in event (a single-event `signin-` stream).
+    static func signIn(_ n: Int) -> LedgerEvent {
+        .signInFailed(SignInFailed(email: "drill\(n)@example.com", reason: n.isMultiple(of: 2) ? .wrongPassword : .unknownEmail))
+    }
+
+    /// A registration event (`AccountCreated`) numbered `n`.
+    static func registration(_ n: Int) -> LedgerEvent { event(.accountCreated, n) }
+}

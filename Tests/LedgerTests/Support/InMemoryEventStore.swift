@@ -1,0 +1,96 @@
+import LedgerDomain
+import LedgerKit
+
+// MARK: - InMemoryEventStore
+
+/// An `EventStore` double that keeps its log in memory, for tests of code built on the store.
+/// It follows `FileEventStore`'s rules exactly: the same batch checks and error codes, `ExpectedVersion`
+/// and `AppendCondition` semantics, and real lines (`LineCodec` + `SHA256`), so its events chain like
+/// the file's and `log` holds the bytes a file store would have written.
+final class InMemoryEventStore: EventStore {
+    /// Every recorded event, in `seq` order.
+    private(set) var events: [RecordedEvent] = []
+    /// The log as a file store would hold it: one line per event.
+    private(set) var log: [UInt8] = []
+
+    private let clock: any Clock
+    private let random: any RandomSource
+    private var checker = ChainChecker()
+    private var streamVersions: [String: Int] = [:]
+    private var lastAt = Timestamp(millis: 0)
+
+    /// An empty store.
+    init(clock: any Clock = FixedClock(), random: any RandomSource = SeededRandom(seed: 42)) {
+        self.clock = clock
+        self.random = random
+    }
+
+    // MARK: - EventStore
+
+    func append(_ batch: [LedgerEvent], to stream: String, expected: ExpectedVersion,
+                condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+        guard !batch.isEmpty else { throw StoreError(.invalidBatch, "an append needs at least one event") }
+        guard let category = StreamName.parse(stream)?.category else {
+            throw StoreError(.invalidBatch, "stream \(stream) is not <registration|session|signin>-<lowercase uuid>")
+        }
+        if let wrong = batch.first(where: { $0.type.category != category }) {
+            throw StoreError(.invalidBatch, "\(wrong.type.rawValue) does not belong in stream \(stream)")
+        }
+        for event in batch {
+            do {
+                _ = try LedgerEvent.decode(type: event.type, data: event.data)
+            } catch {
+                throw StoreError(.invalidBatch, "\(event.type.rawValue) cannot be appended: \(error)")
+            }
+        }
+        if let condition {
+            for event in events where event.seq > condition.position { condition.observe(event) }
+        }
+        let version = streamVersions[stream, default: 0]
+        guard expected.accepts(version) else { throw StoreError.wrongVersion(stream: stream, expected: expected, actual: version) }
+        try condition?.check(batch, stream: stream)
+
+        // Build and check every line before keeping any: all or nothing.
+        var next = checker
+        var recorded: [RecordedEvent] = []
+        var bytes: [UInt8] = []
+        var at = max(clock.now(), lastAt)
+        for event in batch {
+            let id = Identifiers.uuid(fromRandom: random.bytes(16))
+            let type = event.type
+            let body = LineCodec.body(seq: next.head.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
+                                      stream: stream, data: event.data, prev: next.head.hash)
+            let hash = SHA256.hex(body)
+            let envelope = Envelope(seq: next.head.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
+                                    stream: stream, data: event.data, prev: next.head.hash, hash: hash)
+            do {
+                recorded.append(try next.check(envelope, bodyHash: hash))
+            } catch {
+                preconditionFailure("an event this store just built does not verify: \(error)")
+            }
+            bytes += LineCodec.line(body: body, hash: hash)
+            at = max(at, clock.now())
+        }
+        checker = next
+        log += bytes
+        for event in recorded {
+            events.append(event)
+            streamVersions[stream, default: 0] += 1
+            lastAt = max(lastAt, event.at)
+            condition?.observe(event)
+        }
+        return recorded
+    }
+
+    func read(from seq: Int, _ body: (RecordedEvent) -> Bool) throws {
+        for event in events where event.seq >= seq {
+            if !body(event) { return }
+        }
+    }
+
+    func readStream(_ stream: String) throws -> [RecordedEvent] {
+        events.filter { $0.stream == stream }
+    }
+
+    func head() throws -> Head { checker.head }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Glibc
+
+// MARK: - Temporary directories
+
+/// Creates a unique folder under `/tmp`, passes its path to `body`, and removes it afterwards.
+func withTempDirectory<T>(_ label: String = "ledger-test", _ body: (String) throws -> T) throws -> T {
+    var template = Array("/tmp/\(label)-XXXXXX".utf8CString)
+    let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+    guard made != nil else { throw SystemTestError("mkdtemp failed: \(String(cString: strerror(errno)))") }
+    let path = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try body(path)
+}
+
+/// A failure of the test harness itself (not of the code under test).
+struct SystemTestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+// MARK: - Small file helpers
+
+/// The bytes of the file at `path`.
+func readBytes(_ path: String) throws -> [UInt8] {
+    guard let data = FileManager.default.contents(atPath: path) else { throw SystemTestError("cannot read \(path)") }
+    return [UInt8](data)
+}
+
+/// The UTF-8 text of the file at `path`.
+func readText(_ path: String) throws -> String {
+    String(decoding: try readBytes(path), as: UTF8.self)
+}
+
+/// Writes `bytes` to `path`, replacing it.
+func writeBytes(_ bytes: [UInt8], to path: String) throws {
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+}
+
+/// The lines of a log file, each with its final newline, plus any unterminated tail as a last element.
+func splitLines(_ bytes: [UInt8]) -> [[UInt8]] {
+    var lines: [[UInt8]] = []
+    var current: [UInt8] = []
+    for byte in bytes {
+        current.append(byte)
+        if byte == 0x0A { lines.append(current); current = [] }
+    }
+    if !current.isEmpty { lines.append(current) }
+    return lines
+}
