@@ -51,6 +51,9 @@ public struct ChainChecker: Sendable {
         }
     }
 
+    /// True when `id` was used by a line checked so far.
+    public func hasSeen(id: String) -> Bool { Identifiers.uuidBits(id).map(ids.contains) ?? false }
+
     /// Records a line that could not be decoded at all, so numbering stays right.
     public mutating func skipUndecodable() { lines += 1 }
 }

@@ -85,8 +85,17 @@ public final class FileEventStore: EventStore {
         var head = index.checker.head
         var at = max(clock.now(), index.lastAt)
         let start = index.verifiedSize
+        var batchIDs = Set<String>()
         for event in events {
-            let id = Identifiers.uuid(fromRandom: random.bytes(16))
+            // A repeated id would make the log invalid; with a sound CSPRNG this loop runs once.
+            var id = Identifiers.uuid(fromRandom: random.bytes(16))
+            var tries = 1
+            while index.checker.hasSeen(id: id) || batchIDs.contains(id) {
+                guard tries < 8 else { throw StoreError(.io, "the random source keeps repeating event ids; refusing to append") }
+                id = Identifiers.uuid(fromRandom: random.bytes(16))
+                tries += 1
+            }
+            batchIDs.insert(id)
             let type = event.type
             let body = LineCodec.body(seq: head.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
                                       stream: stream, data: event.data, prev: head.hash)

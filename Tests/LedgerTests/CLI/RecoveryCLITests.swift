@@ -162,6 +162,26 @@ struct FailpointCase: CustomTestStringConvertible, Sendable {
         }
     }
 
+    @Test(arguments: ["ImageDeleted", "AccountDeleted"])
+    func recoverItselfCrashingMidCompensationIsFinishedByTheNextRecover(_ event: String) throws {
+        try withLedgerDir { dir in
+            // Leave a registration compensation-pending, then crash `recover` right after its compensation event.
+            let result = try dir.register(email: uniqueEmail(), image: samplePNG,
+                                          env: ["LEDGER_FAILPOINTS": "ProfileWritten=error,ImageDeleted=error"])
+            #expect(result.status == 1, "\(result)")
+            let crashed = try dir.run(["recover"], env: ["LEDGER_FAILPOINTS": "\(event)=crash"])
+            #expect(crashed.status == 137, "\(crashed)")
+            #expect(try dir.data(of: event).count == 1, "the crash came after \(event) was durable")
+            let again = try dir.run(["recover", "--json"])
+            #expect(again.status == 0, "\(again)")
+            #expect(try dir.run(["audit", "--json"]).status == 0)
+            #expect(try dir.run(["verify"]).status == 0)
+            let outcomes = try parseObject(try dir.run(["replay", "--json"]).stdout)["registrations"] as? [String: Int]
+            #expect(outcomes?["compensated"] == 1 && outcomes?["compensation-pending"] == 0 && outcomes?["in-progress"] == 0)
+            #expect(dir.imageFiles().isEmpty)
+        }
+    }
+
     @Test func crashedRegistrationIsAnInterruptedAnomalyUntilRecover() throws {
         try withLedgerDir { dir in
             let result = try dir.register(email: uniqueEmail(), image: samplePNG, env: ["LEDGER_FAILPOINTS": "ImageStored=crash"])
