@@ -31,6 +31,8 @@ let package = Package(
         .executableTarget(name: "ledger-drill", dependencies: ["LedgerKit", "LedgerDomain"], swiftSettings: strictSettings),
         // Mutation fuzzing of the log line decoder and the image checker (hostile-input drill).
         .executableTarget(name: "ledger-fuzz", dependencies: ["LedgerKit", "LedgerDomain"], swiftSettings: strictSettings),
+        // Generates realistic logs and times replay, verify, append and register (Docs/Performance.md).
+        .executableTarget(name: "ledger-bench", dependencies: ["LedgerKit", "LedgerDomain"], swiftSettings: strictSettings),
         .testTarget(
             name: "LedgerTests",
             dependencies: ["LedgerKit", "LedgerDomain", "LedgerCLI", "ledger", "ledger-drill"],
