@@ -42,14 +42,17 @@ struct DataReader {
         return text
     }
 
-    /// A crypt(3) string in modular crypt format: `$<id>$<rest>` without spaces or colons.
+    /// A crypt(3) string in modular crypt format: `$<id>$<rest>` with an id of `[0-9a-z]` and no spaces or colons.
     func cryptHash(_ key: String) throws(EventDataError) -> String {
-        let text = try nonEmpty(key)
-        let parts = text.split(separator: "$", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].isEmpty, !parts[1].isEmpty,
-              parts[1].utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) }),
-              !parts[2].isEmpty, !parts[2].contains(where: { $0 == ":" || $0.isWhitespace })
-        else { throw EventDataError(member: key, problem: "must be a crypt(3) string like $y$…") }
+        var text = try nonEmpty(key)
+        let ok = text.withUTF8 { b -> Bool in
+            guard b.count >= 3, b[0] == UInt8(ascii: "$") else { return false }
+            var i = 1
+            while i < b.count, (b[i] >= 0x30 && b[i] <= 0x39) || (b[i] >= 0x61 && b[i] <= 0x7A) { i += 1 }
+            guard i > 1, i < b.count - 1, b[i] == UInt8(ascii: "$") else { return false }
+            return b[(i + 1)...].allSatisfy { $0 > 0x20 && $0 != UInt8(ascii: ":") && $0 != 0x7F }
+        }
+        guard ok else { throw EventDataError(member: key, problem: "must be a crypt(3) string like $y$…") }
         return text
     }
 

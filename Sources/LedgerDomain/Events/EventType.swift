@@ -53,9 +53,18 @@ public enum StreamCategory: String, CaseIterable, Sendable {
 public enum StreamName {
     /// The category and id of `name`, or nil unless it is `<known category>-<lowercase uuid>`.
     public static func parse(_ name: String) -> (category: StreamCategory, id: String)? {
-        guard let dash = name.firstIndex(of: "-"),
-              let category = StreamCategory(rawValue: String(name[..<dash])) else { return nil }
-        let id = String(name[name.index(after: dash)...])
-        return Identifiers.isLowercaseUUID(id) ? (category, id) : nil
+        var name = name
+        return name.withUTF8 { bytes -> (category: StreamCategory, id: String)? in
+            guard bytes.count > 37, bytes[bytes.count - 37] == UInt8(ascii: "-") else { return nil }
+            let category: StreamCategory
+            switch bytes.count - 37 {
+            case 12 where bytes.starts(with: "registration".utf8): category = .registration
+            case 7 where bytes.starts(with: "session".utf8): category = .session
+            case 6 where bytes.starts(with: "signin".utf8): category = .signin
+            default: return nil
+            }
+            let id = String(decoding: UnsafeBufferPointer(rebasing: bytes[(bytes.count - 36)...]), as: UTF8.self)
+            return Identifiers.isLowercaseUUID(id) ? (category, id) : nil
+        }
     }
 }

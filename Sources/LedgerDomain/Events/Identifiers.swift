@@ -6,36 +6,44 @@ public enum Identifiers {
 
     /// True for `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` with lowercase hex digits.
     public static func isLowercaseUUID(_ text: String) -> Bool {
-        var count = 0
-        for (offset, byte) in text.utf8.enumerated() {
-            count += 1
-            if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
-                guard byte == UInt8(ascii: "-") else { return false }
-            } else if !isLowerHex(byte) {
-                return false
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count == 36 else { return false }
+            for offset in 0..<36 {
+                let byte = bytes[offset]
+                if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+                    guard byte == UInt8(ascii: "-") else { return false }
+                } else if !isLowerHex(byte) {
+                    return false
+                }
             }
+            return true
         }
-        return count == 36
     }
 
     /// True for exactly `length` lowercase hex digits (64 for a SHA-256 digest).
     public static func isLowerHex(_ text: String, length: Int = 64) -> Bool {
-        var count = 0
-        for byte in text.utf8 {
-            guard isLowerHex(byte) else { return false }
-            count += 1
-        }
-        return count == length
+        var text = text
+        return text.withUTF8 { bytes in bytes.count == length && bytes.allSatisfy(isLowerHex) }
     }
 
     /// Lowercase hex of `bytes`.
     public static func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        var out: [UInt8] = []
-        for byte in bytes {
-            out.append(hexDigits[Int(byte >> 4)])
-            out.append(hexDigits[Int(byte & 0xF)])
+        let array = Array(bytes)
+        return array.withUnsafeBufferPointer { hex($0) }
+    }
+
+    /// Lowercase hex of `bytes`, written straight into the string's storage.
+    public static func hex(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            hexDigits.withUnsafeBufferPointer { digits in
+                for (index, byte) in bytes.enumerated() {
+                    out[2 * index] = digits[Int(byte >> 4)]
+                    out[2 * index + 1] = digits[Int(byte & 0xF)]
+                }
+            }
+            return bytes.count * 2
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// A version-4 UUID string from 16 random bytes (extra bytes are ignored).
@@ -52,13 +60,16 @@ public enum Identifiers {
     /// The 128 bits of a lowercase UUID, for compact sets; nil when not a lowercase UUID.
     public static func uuidBits(_ text: String) -> UUIDBits? {
         guard isLowercaseUUID(text) else { return nil }
-        var high: UInt64 = 0, low: UInt64 = 0, nibbles = 0
-        for byte in text.utf8 where byte != UInt8(ascii: "-") {
-            let value = UInt64(byte <= UInt8(ascii: "9") ? byte - UInt8(ascii: "0") : byte - UInt8(ascii: "a") + 10)
-            if nibbles < 16 { high = high << 4 | value } else { low = low << 4 | value }
-            nibbles += 1
+        var text = text
+        return text.withUTF8 { bytes in
+            var high: UInt64 = 0, low: UInt64 = 0, nibbles = 0
+            for byte in bytes where byte != UInt8(ascii: "-") {
+                let value = UInt64(byte <= UInt8(ascii: "9") ? byte - UInt8(ascii: "0") : byte - UInt8(ascii: "a") + 10)
+                if nibbles < 16 { high = high << 4 | value } else { low = low << 4 | value }
+                nibbles += 1
+            }
+            return UUIDBits(high: high, low: low)
         }
-        return UUIDBits(high: high, low: low)
     }
 
     static func isLowerHex(_ byte: UInt8) -> Bool {

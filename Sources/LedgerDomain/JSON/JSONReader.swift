@@ -98,7 +98,7 @@ public struct JSONReader {
         try enter()
         index += 1
         var members: [(key: String, value: JSONValue)] = []
-        var keys = Set<String>()  // a linear search per member would make a wide object quadratic
+        var keys = Set<String>()  // used once an object passes 16 members
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -110,7 +110,16 @@ public struct JSONReader {
             guard current == UInt8(ascii: "\"") else { throw error("expected a member name") }
             let keyOffset = index
             let key = try parseString()
-            guard keys.insert(key).inserted else {
+            // Small objects (every envelope and payload) check duplicates linearly; wide ones with a set,
+            // so a hostile object with a million members stays linear overall.
+            let duplicate: Bool
+            if members.count < 16 {
+                duplicate = members.contains(where: { $0.key == key })
+            } else {
+                if keys.isEmpty { keys = Set(members.map(\.key)) }
+                duplicate = !keys.insert(key).inserted
+            }
+            guard !duplicate else {
                 throw JSONError(offset: keyOffset, reason: "duplicate member \"\(key)\"")
             }
             skipWhitespace()
@@ -192,6 +201,8 @@ public struct JSONReader {
     }
 
     private func validated(_ slice: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONError) -> String {
+        // ASCII needs no UTF-8 validation (the common case in the log: ids, hashes, codes, emails).
+        if slice.allSatisfy({ $0 < 0x80 }) { return String(decoding: slice, as: UTF8.self) }
         guard let string = String(validating: slice, as: UTF8.self) else {
             throw JSONError(offset: offset, reason: "invalid UTF-8 in string")
         }

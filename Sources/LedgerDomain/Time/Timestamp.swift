@@ -80,8 +80,15 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
 
     /// True when `text` is exactly the canonical form this type writes.
     public static func isCanonical(_ text: String) -> Bool {
-        guard let stamp = Timestamp(rfc3339: text) else { return false }
-        return stamp.rfc3339 == text
+        // `YYYY-MM-DDTHH:MM:SS.mmmZ`: the shape by bytes, then the calendar by parsing.
+        var text = text
+        let shaped = text.withUTF8 { b -> Bool in
+            guard b.count == 24, b[4] == 0x2D, b[7] == 0x2D, b[10] == UInt8(ascii: "T"), b[13] == 0x3A, b[16] == 0x3A,
+                  b[19] == UInt8(ascii: "."), b[23] == UInt8(ascii: "Z") else { return false }
+            for i in [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22] where !(0x30...0x39).contains(b[i]) { return false }
+            return true
+        }
+        return shaped && Timestamp(rfc3339: text) != nil
     }
 
     // MARK: - Calendar (Howard Hinnant's days_from_civil)

@@ -16,8 +16,15 @@ public enum SHA256 {
         return out
     }
 
-    /// Lowercase hex SHA-256 of `bytes`.
-    public static func hex(_ bytes: UnsafeRawBufferPointer) -> String { Identifiers.hex(digest(bytes)) }
+    /// Lowercase hex SHA-256 of `bytes` (the hot path of every verified line: no intermediate array).
+    public static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
+            var length: UInt32 = 0
+            let ok = EVP_Digest(bytes.baseAddress, bytes.count, digest.baseAddress, &length, EVP_sha256(), nil)
+            precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed")
+            return Identifiers.hex(UnsafeBufferPointer(digest))
+        }
+    }
 
     /// Lowercase hex SHA-256 of `bytes`.
     public static func hex(_ bytes: [UInt8]) -> String { bytes.withUnsafeBytes { hex($0) } }

@@ -1,0 +1,95 @@
+import Glibc
+
+// MARK: - ChildResult
+
+/// How a timed child process ended.
+struct ChildResult {
+    /// Exit status (128 + signal when killed).
+    var status: Int32
+    /// Wall time from spawn to reaping, seconds.
+    var seconds: Double
+    /// Peak resident set size (`ru_maxrss`), KiB.
+    var maxRSSKiB: Int
+    /// Standard output (kept up to `Subprocess.outputLimit` bytes).
+    var stdout: String
+    /// Standard error (kept up to `Subprocess.outputLimit` bytes).
+    var stderr: String
+}
+
+// MARK: - Subprocess
+
+/// Spawns a program with `posix_spawn`, times it to the microsecond and reads its peak RSS from
+/// `wait4`. Output goes to files (no pipe can fill up), read back after it ends.
+enum Subprocess {
+    /// The most output kept in a result.
+    static let outputLimit = 1 << 20
+
+    /// Runs `path` with `arguments`; `stdin` is written to its standard input, `environment` adds to ours.
+    static func run(_ path: String, _ arguments: [String], stdin: String = "", environment: [String: String] = [:],
+                    scratch: String) throws -> ChildResult {
+        let inPath = scratch + "/child.stdin", outPath = scratch + "/child.stdout", errPath = scratch + "/child.stderr"
+        try write(stdin, to: inPath)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+
+        var merged = currentEnvironment()
+        for (key, value) in environment { merged[key] = value }
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+
+        var pid: pid_t = 0
+        let began = Stopwatch.now()
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        guard spawned == 0 else { throw BenchError.failed("cannot run \(path): \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 {
+            guard errno == EINTR else { throw BenchError.failed("wait4 failed: \(String(cString: strerror(errno)))") }
+        }
+        let seconds = Stopwatch.now() - began
+        let exited = (status & 0x7F) == 0
+        return ChildResult(status: exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F), seconds: seconds,
+                           maxRSSKiB: Int(usage.ru_maxrss), stdout: read(outPath), stderr: read(errPath))
+    }
+
+    /// `KEY=VALUE` pairs of this process.
+    static func currentEnvironment() -> [String: String] {
+        var out: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") { out[String(text[..<equals])] = String(text[text.index(after: equals)...]) }
+            pointer += 1
+        }
+        return out
+    }
+
+    private static func write(_ text: String, to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw BenchError.failed("cannot write \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        guard bytes.withUnsafeBytes({ Glibc.write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
+            throw BenchError.failed("short write to \(path)")
+        }
+    }
+
+    private static func read(_ path: String) -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: outputLimit)
+        var count = 0
+        while count < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
+            if n <= 0 { break }
+            count += n
+        }
+        return String(decoding: bytes.prefix(count), as: UTF8.self)
+    }
+}
