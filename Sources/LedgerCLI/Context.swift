@@ -19,6 +19,8 @@ public struct Context {
     public var stdinIsTerminal: Bool
     /// True when standard output is a terminal.
     public var stdoutIsTerminal: Bool
+    /// True when standard error is a terminal (progress lines go there only then).
+    public var stderrIsTerminal = false
     /// The clock.
     public var clock: any Clock
     /// The randomness.
@@ -44,6 +46,7 @@ public struct Context {
             readLine: { Swift.readLine(strippingNewline: true) },
             stdinIsTerminal: isatty(0) == 1,
             stdoutIsTerminal: isatty(1) == 1,
+            stderrIsTerminal: isatty(2) == 1,
             clock: SystemClock(),
             random: SecureRandom()
         )

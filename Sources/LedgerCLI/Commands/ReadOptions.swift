@@ -31,7 +31,12 @@ enum ReadOptions {
         }
         let path = logPath(invocation, context)
         do {
-            let loaded = try ViewLoader.load(path: path, asOf: asOf, now: context.clock.now())
+            // A progress line on a terminal only: never in pipes, never with --json.
+            let showProgress = context.stderrIsTerminal && !invocation.flag("json")
+            let loaded = try ViewLoader.load(path: path, asOf: asOf, now: context.clock.now(), progress: showProgress ? { bytes, total, events in
+                context.err("\rreplaying \(path): \(total > 0 ? bytes * 100 / total : 100)% (\(events) events)")
+            } : nil)
+            if showProgress && loaded.views.events >= 0x10000 { context.err("\r\u{1B}[K") }
             if let torn = loaded.tornTail { context.complain("warning: \(torn) — skipped; `ledger recover` repairs it") }
             return loaded
         } catch let error as SystemError where error.isNotFound {

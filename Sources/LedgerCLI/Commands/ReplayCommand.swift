@@ -24,7 +24,7 @@ enum ReplayCommand {
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([
                 ("events", .int(v.events)), ("head", v.head.json), ("users", users.json), ("sessions", sessions.json),
-                ("images", images.json), ("registrations", outcomes.json),
+                ("images", images.json), ("registrations", outcomes.json), ("digest", digest(loaded)),
             ])))
         } else {
             context.print("replayed \(v.events) events; head seq \(v.head.seq) hash \(v.head.hash)")
@@ -34,6 +34,19 @@ enum ReplayCommand {
             context.print("registrations: \(outcomes.text)")
         }
         return 0
+    }
+
+    /// SHA-256 of each view's canonical JSON (its `--json` rows, compact, in view order), so two
+    /// replays (from scratch, or from a checkpoint plus the tail) can be compared byte for byte.
+    static func digest(_ loaded: LoadedViews) -> JSONValue {
+        let v = loaded.views
+        let views: [(String, JSONValue)] = [
+            ("users", .array(v.users.rows.map(\.json))),
+            ("sessions", .array(v.sessions.rows.map { $0.json(at: loaded.asOfTime) })),
+            ("images", .array(v.images.rows.map(\.json))),
+            ("registrations", .array(v.registrations.rows.map(\.json))),
+        ]
+        return .object(JSONObject(views.map { ($0.0, .string(SHA256.hex(JSONWriter.bytes($0.1)))) }))
     }
 
     /// Counts per key, in the order of `keys`.

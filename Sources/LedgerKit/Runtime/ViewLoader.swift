@@ -32,17 +32,21 @@ public struct LoadedViews {
 
 /// Replays a log file into the views, verifying every line; damage throws `StoreError(.damaged)`.
 public enum ViewLoader {
-    /// Folds the log at `path` up to `asOf` (the whole log when nil).
-    public static func load(path: String, asOf: AsOf?, now: Timestamp) throws -> LoadedViews {
+    /// Folds the log at `path` up to `asOf` (the whole log when nil). `progress` is called every
+    /// 64 Ki events with the bytes read so far, the file's size and the events applied.
+    public static func load(path: String, asOf: AsOf?, now: Timestamp,
+                            progress: ((_ bytes: Int, _ total: Int, _ events: Int) -> Void)? = nil) throws -> LoadedViews {
         var loaded = LoadedViews(views: LedgerViews(), asOfTime: now)
         guard FileSystem.exists(path) else { throw SystemError("open", path: path, code: ENOENT) }
         let file = try FileDescriptor(path: path, flags: O_RDONLY)
+        let total = try file.size()
         var checker = ChainChecker()
         var damage: LogProblem?
         var lastIncludedAt: Timestamp?
         try LogScanner.scan(file, checker: &checker) { item in
             switch item {
-            case .event(let event, _, _):
+            case .event(let event, let offset, let length):
+                if let progress, event.seq & 0xFFFF == 0 { progress(offset + length, total, loaded.views.events) }
                 switch asOf {
                 case .seq(let seq) where event.seq > seq: return false
                 case .time(let time) where event.at > time: return false
