@@ -31,9 +31,9 @@ public struct ImageRow: Equatable, Sendable {
 /// The images view.
 public struct ImageView: Equatable, Sendable {
     /// Images by name.
-    public private(set) var byName: [String: ImageRow] = [:]
+    public internal(set) var byName: [String: ImageRow] = [:]
     /// Store order.
-    public private(set) var order: [String] = []
+    public internal(set) var order: [String] = []
 
     /// An empty view.
     public init() {}

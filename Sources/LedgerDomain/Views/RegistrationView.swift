@@ -3,9 +3,9 @@
 /// The registrations view: every registration's folded state, in start order.
 public struct RegistrationView: Equatable, Sendable {
     /// Registrations by id.
-    public private(set) var byID: [String: RegistrationState] = [:]
+    public internal(set) var byID: [String: RegistrationState] = [:]
     /// Start order.
-    public private(set) var order: [String] = []
+    public internal(set) var order: [String] = []
 
     /// An empty view.
     public init() {}

@@ -37,9 +37,9 @@ public struct SessionRow: Equatable, Sendable {
 /// The sessions view.
 public struct SessionView: Equatable, Sendable {
     /// Sessions by id.
-    public private(set) var byID: [String: SessionRow] = [:]
+    public internal(set) var byID: [String: SessionRow] = [:]
     /// Start order.
-    public private(set) var order: [String] = []
+    public internal(set) var order: [String] = []
 
     /// An empty view.
     public init() {}

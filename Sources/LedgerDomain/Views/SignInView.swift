@@ -26,11 +26,11 @@ public struct SignInView: Equatable, Sendable {
     }
 
     /// Rows by email.
-    public private(set) var byEmail: [String: Row] = [:]
+    public internal(set) var byEmail: [String: Row] = [:]
     /// First-failure order.
-    public private(set) var order: [String] = []
-    private var emailByUID: [String: String] = [:]
-    private let policy: SignInPolicy
+    public internal(set) var order: [String] = []
+    var emailByUID: [String: String] = [:]
+    let policy: SignInPolicy
 
     /// An empty view with `policy`.
     public init(policy: SignInPolicy = SignInPolicy()) { self.policy = policy }

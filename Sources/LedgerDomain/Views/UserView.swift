@@ -33,11 +33,11 @@ public struct UserRow: Equatable, Sendable {
 /// The users view: a fold over registration events.
 public struct UserView: Equatable, Sendable {
     /// Users by uid.
-    public private(set) var byUID: [String: UserRow] = [:]
+    public internal(set) var byUID: [String: UserRow] = [:]
     /// Creation order of uids.
-    public private(set) var order: [String] = []
+    public internal(set) var order: [String] = []
     /// Live (pending or active) accounts by email.
-    public private(set) var liveByEmail: [String: String] = [:]
+    public internal(set) var liveByEmail: [String: String] = [:]
 
     /// An empty view.
     public init() {}

@@ -41,9 +41,25 @@ public enum ViewLoader {
         let file = try FileDescriptor(path: path, flags: O_RDONLY)
         let total = try file.size()
         var checker = ChainChecker()
+        var start = 0
+        // A checkpoint serves reads of the head, or of a seq at or after it.
+        let usable: Bool
+        switch asOf {
+        case nil: usable = true
+        case .seq: usable = true
+        case .time: usable = false
+        }
+        var checkpoint = usable ? Checkpoint.load(forLog: path, file: file) : nil
+        if case .seq(let seq) = asOf, let found = checkpoint, found.views.head.seq > seq { checkpoint = nil }
+        if let checkpoint {
+            loaded.views = checkpoint.views
+            checker = ChainChecker(continuingAfter: checkpoint.views.head)
+            start = checkpoint.offset
+        }
         var damage: LogProblem?
         var lastIncludedAt: Timestamp?
-        try LogScanner.scan(file, checker: &checker) { item in
+        var lastLine: (start: Int, end: Int)?
+        try LogScanner.scan(file, from: start, checker: &checker) { item in
             switch item {
             case .event(let event, let offset, let length):
                 if let progress, event.seq & 0xFFFF == 0 { progress(offset + length, total, loaded.views.events) }
@@ -54,6 +70,7 @@ public enum ViewLoader {
                 }
                 loaded.views.apply(event)
                 lastIncludedAt = event.at
+                lastLine = (offset, offset + length)
                 return true
             case .problem(let problem, _, _):
                 damage = problem
@@ -63,6 +80,13 @@ public enum ViewLoader {
                 return false
             }
         }
+        // Save a new checkpoint when a whole-log read went far enough past the last one.
+        let interval = Checkpoint.interval
+        if asOf == nil, damage == nil, interval > 0, let lastLine,
+           loaded.views.events - (checkpoint?.views.events ?? 0) >= interval {
+            Checkpoint(views: loaded.views, lineStart: lastLine.start, offset: lastLine.end).save(forLog: path)
+        }
+        if lastIncludedAt == nil { lastIncludedAt = checkpoint?.headAt }
         if let damage { throw StoreError(.damaged, "the log is damaged at \(damage); run `ledger verify`", problem: damage) }
         switch asOf {
         case .time(let time): loaded.asOfTime = time

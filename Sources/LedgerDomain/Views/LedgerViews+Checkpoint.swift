@@ -1,0 +1,202 @@
+// MARK: - Checkpoint codec
+
+/// A checkpoint that does not decode (the shell then ignores it and replays from scratch).
+public struct CheckpointError: Error, Equatable, Sendable {
+    /// What was wrong.
+    public let message: String
+}
+
+extension LedgerViews {
+    /// Every view as one JSON object (times as epoch milliseconds), for checkpoints.
+    public var checkpointJSON: JSONValue {
+        let users = self.users.rows.map { row -> JSONValue in
+            obj([("uid", .string(row.uid)), ("email", .string(row.email)), ("userName", str(row.userName)),
+                 ("profileImageName", str(row.profileImageName)), ("createdAt", ms(row.createdAt)),
+                 ("status", .string(row.status.rawValue)), ("registration", .string(row.registration))])
+        }
+        let sessions = self.sessions.rows.map { row -> JSONValue in
+            obj([("sessionId", .string(row.sessionId)), ("uid", .string(row.uid)), ("startedAt", ms(row.startedAt)),
+                 ("expiresAt", ms(row.expiresAt)), ("endedAt", ms(row.endedAt)), ("tokenHash", .string(row.tokenHash))])
+        }
+        let images = self.images.rows.map { row -> JSONValue in
+            obj([("imageName", .string(row.imageName)), ("uid", .string(row.uid)), ("contentType", .string(row.contentType.rawValue)),
+                 ("bytes", .int(row.bytes)), ("sha256", .string(row.sha256)), ("storedAt", ms(row.storedAt)),
+                 ("status", .string(row.status.rawValue))])
+        }
+        let registrations = self.registrations.rows.map { s -> JSONValue in
+            obj([("registration", .string(s.registration)), ("startedAt", ms(s.startedAt)), ("lastAt", ms(s.lastAt)),
+                 ("email", str(s.email)), ("uid", str(s.uid)), ("accountLive", .bool(s.accountLive)),
+                 ("withImage", .bool(s.withImage)), ("imageName", str(s.imageName)), ("imageLive", .bool(s.imageLive)),
+                 ("profileWritten", .bool(s.profileWritten)), ("failure", s.failure.map { .object($0.data) } ?? .null),
+                 ("compensations", .array(s.compensations.map { .string($0.rawValue) })), ("version", .int(s.version))])
+        }
+        let signIns = self.signIns.rows.map { row -> JSONValue in
+            obj([("email", .string(row.email)), ("failures", .int(row.failures)),
+                 ("recentFailures", .array(row.recentFailures.map { .int(Int($0.millis)) }))])
+        }
+        let emails = self.signIns.emailByUID.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) }
+        return obj([("events", .int(events)), ("seq", .int(head.seq)), ("hash", .string(head.hash)),
+                    ("users", .array(users)), ("sessions", .array(sessions)), ("images", .array(images)),
+                    ("registrations", .array(registrations)), ("signIns", .array(signIns)),
+                    ("emailByUID", .object(JSONObject(emails)))])
+    }
+
+    /// Views from `checkpointJSON`; throws `CheckpointError` on any missing or ill-typed member.
+    public init(checkpoint json: JSONValue, policy: SignInPolicy = SignInPolicy()) throws(CheckpointError) {
+        self.init()
+        signIns = SignInView(policy: policy)
+        let root = try Read(json)
+        events = try root.int("events")
+        head = Head(seq: try root.int("seq"), hash: try root.string("hash"))
+        for r in try root.array("users") {
+            let row = UserRow(uid: try r.string("uid"), email: try r.string("email"), userName: try r.optString("userName"),
+                              profileImageName: try r.optString("profileImageName"), createdAt: try r.optTime("createdAt"),
+                              status: try r.enumeration("status"), registration: try r.string("registration"))
+            users.order.append(row.uid)
+            users.byUID[row.uid] = row
+            if row.status != .deleted { users.liveByEmail[row.email] = row.uid }
+        }
+        for r in try root.array("sessions") {
+            let row = SessionRow(sessionId: try r.string("sessionId"), uid: try r.string("uid"), startedAt: try r.time("startedAt"),
+                                 expiresAt: try r.time("expiresAt"), endedAt: try r.optTime("endedAt"), tokenHash: try r.string("tokenHash"))
+            sessions.order.append(row.sessionId)
+            sessions.byID[row.sessionId] = row
+        }
+        for r in try root.array("images") {
+            let row = ImageRow(imageName: try r.string("imageName"), uid: try r.string("uid"), contentType: try r.enumeration("contentType"),
+                               bytes: try r.int("bytes"), sha256: try r.string("sha256"), storedAt: try r.time("storedAt"),
+                               status: try r.enumeration("status"))
+            images.order.append(row.imageName)
+            images.byName[row.imageName] = row
+        }
+        for r in try root.array("registrations") {
+            var s = RegistrationState(registration: try r.string("registration"))
+            s.startedAt = try r.optTime("startedAt"); s.lastAt = try r.optTime("lastAt")
+            s.email = try r.optString("email"); s.uid = try r.optString("uid")
+            s.accountLive = try r.bool("accountLive"); s.withImage = try r.bool("withImage")
+            s.imageName = try r.optString("imageName"); s.imageLive = try r.bool("imageLive")
+            s.profileWritten = try r.bool("profileWritten"); s.version = try r.int("version")
+            if let failure = try r.optObject("failure") {
+                do { s.failure = try Failed(data: failure) } catch { throw CheckpointError(message: "registration failure: \(error)") }
+            }
+            s.compensations = try r.strings("compensations").map { text throws(CheckpointError) in
+                guard let type = EventType(rawValue: text) else { throw CheckpointError(message: "unknown compensation \(text)") }
+                return type
+            }
+            registrations.order.append(s.registration)
+            registrations.byID[s.registration] = s
+        }
+        for r in try root.array("signIns") {
+            var row = SignInView.Row(email: try r.string("email"))
+            row.failures = try r.int("failures")
+            row.recentFailures = try r.ints("recentFailures").map { Timestamp(millis: Int64($0)) }
+            signIns.order.append(row.email)
+            signIns.byEmail[row.email] = row
+        }
+        for (uid, email) in try root.object("emailByUID").members {
+            guard let email = email.stringValue else { throw CheckpointError(message: "emailByUID.\(uid) is not a string") }
+            signIns.emailByUID[uid] = email
+        }
+    }
+}
+
+// MARK: - Helpers
+
+private func obj(_ members: [(String, JSONValue)]) -> JSONValue { .object(JSONObject(members)) }
+private func str(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
+private func ms(_ time: Timestamp?) -> JSONValue { time.map { .int(Int($0.millis)) } ?? .null }
+
+/// Typed reads from a checkpoint object.
+private struct Read {
+    let object: JSONObject
+
+    init(_ value: JSONValue) throws(CheckpointError) {
+        guard let object = value.objectValue else { throw CheckpointError(message: "not an object") }
+        self.object = object
+    }
+
+    init(object: JSONObject) { self.object = object }
+
+    func value(_ key: String) throws(CheckpointError) -> JSONValue {
+        guard let value = object[key] else { throw CheckpointError(message: "missing \(key)") }
+        return value
+    }
+
+    func string(_ key: String) throws(CheckpointError) -> String {
+        guard let text = try value(key).stringValue else { throw CheckpointError(message: "\(key) is not a string") }
+        return text
+    }
+
+    func optString(_ key: String) throws(CheckpointError) -> String? {
+        let value = try value(key)
+        if value.isNull { return nil }
+        guard let text = value.stringValue else { throw CheckpointError(message: "\(key) is not a string") }
+        return text
+    }
+
+    func int(_ key: String) throws(CheckpointError) -> Int {
+        guard let number = try value(key).intValue else { throw CheckpointError(message: "\(key) is not an integer") }
+        return number
+    }
+
+    func bool(_ key: String) throws(CheckpointError) -> Bool {
+        guard case .bool(let flag) = try value(key) else { throw CheckpointError(message: "\(key) is not a boolean") }
+        return flag
+    }
+
+    func time(_ key: String) throws(CheckpointError) -> Timestamp { Timestamp(millis: Int64(try int(key))) }
+
+    func optTime(_ key: String) throws(CheckpointError) -> Timestamp? {
+        let value = try value(key)
+        if value.isNull { return nil }
+        guard let number = value.intValue else { throw CheckpointError(message: "\(key) is not a time") }
+        return Timestamp(millis: Int64(number))
+    }
+
+    func enumeration<T: RawRepresentable>(_ key: String) throws(CheckpointError) -> T where T.RawValue == String {
+        guard let value = T(rawValue: try string(key)) else { throw CheckpointError(message: "\(key) has an unknown value") }
+        return value
+    }
+
+    func object(_ key: String) throws(CheckpointError) -> JSONObject {
+        guard let object = try value(key).objectValue else { throw CheckpointError(message: "\(key) is not an object") }
+        return object
+    }
+
+    func optObject(_ key: String) throws(CheckpointError) -> JSONObject? {
+        let value = try value(key)
+        if value.isNull { return nil }
+        guard let object = value.objectValue else { throw CheckpointError(message: "\(key) is not an object") }
+        return object
+    }
+
+    func array(_ key: String) throws(CheckpointError) -> [Read] {
+        guard case .array(let items) = try value(key) else { throw CheckpointError(message: "\(key) is not an array") }
+        var out: [Read] = []
+        for item in items {
+            guard let object = item.objectValue else { throw CheckpointError(message: "\(key) holds a non-object") }
+            out.append(Read(object: object))
+        }
+        return out
+    }
+
+    func strings(_ key: String) throws(CheckpointError) -> [String] {
+        guard case .array(let items) = try value(key) else { throw CheckpointError(message: "\(key) is not an array") }
+        var out: [String] = []
+        for item in items {
+            guard let text = item.stringValue else { throw CheckpointError(message: "\(key) holds a non-string") }
+            out.append(text)
+        }
+        return out
+    }
+
+    func ints(_ key: String) throws(CheckpointError) -> [Int] {
+        guard case .array(let items) = try value(key) else { throw CheckpointError(message: "\(key) is not an array") }
+        var out: [Int] = []
+        for item in items {
+            guard let number = item.intValue else { throw CheckpointError(message: "\(key) holds a non-integer") }
+            out.append(number)
+        }
+        return out
+    }
+}
