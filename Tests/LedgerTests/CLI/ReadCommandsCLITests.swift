@@ -155,7 +155,8 @@ struct ExpectedDemo {
             for row in audit["signInFailures"] as? [[String: Any]] ?? [] { #expect(keys(row) == ["email", "failures", "locked"]) }
 
             let replay = try #require(try dir.json(["replay"]) as? [String: Any])
-            #expect(keys(replay) == ["events", "head", "users", "sessions", "images", "registrations"])
+            #expect(keys(replay) == ["events", "head", "users", "sessions", "images", "registrations", "digest"])
+            #expect(keys(replay["digest"]) == ["users", "sessions", "images", "registrations"])
             #expect(keys(replay["head"]) == ["seq", "hash"])
             #expect(keys(replay["users"]) == ["active", "pending", "deleted"])
             #expect(keys(replay["sessions"]) == ["active", "ended", "expired"])
