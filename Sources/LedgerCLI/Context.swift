@@ -21,6 +21,8 @@ public struct Context {
     public var stdoutIsTerminal: Bool
     /// True when standard error is a terminal (progress lines go there only then).
     public var stderrIsTerminal = false
+    /// The width of the terminal on standard output (`ioctl(TIOCGWINSZ)`), nil when unknown.
+    public var terminalColumns: Int? = nil
     /// The clock.
     public var clock: any Clock
     /// The randomness.
@@ -47,9 +49,18 @@ public struct Context {
             stdinIsTerminal: isatty(0) == 1,
             stdoutIsTerminal: isatty(1) == 1,
             stderrIsTerminal: isatty(2) == 1,
+            terminalColumns: TerminalWidth.query(fd: 1),
             clock: SystemClock(),
             random: SecureRandom()
         )
+    }
+
+    /// The colors of human output: on only when standard output is a terminal and `NO_COLOR` is unset or empty.
+    var style: Style { Style.forOutput(isTerminal: stdoutIsTerminal, environment: environment) }
+
+    /// The width table rows are fitted to: the terminal's (else `$COLUMNS`) when standard output is one, else nil.
+    var outputWidth: Int? {
+        TerminalWidth.resolve(isTerminal: stdoutIsTerminal, terminalColumns: terminalColumns, environment: environment)
     }
 
     /// Prints a line to standard output.

@@ -27,6 +27,7 @@ public enum LedgerCLI {
         Command(spec: AuditCommand.spec, run: AuditCommand.run),
         Command(spec: VerifyCommand.spec, run: VerifyCommand.run),
         Command(spec: EventsCommand.spec, run: EventsCommand.run),
+        Command(spec: CompletionsCommand.spec, run: CompletionsCommand.run),
     ]
 
     /// The command definitions.
@@ -83,7 +84,7 @@ public enum LedgerCLI {
     /// The top-level help.
     static var overview: String {
         var lines = ["ledger — an event-sourced account ledger with a hash-chained log", "",
-                     "Usage: ledger COMMAND [ARGS] [--data DIR] [--help]", "", "Commands:"]
+                     "Usage: ledger COMMAND [ARGS] [--data DIR] [--help]", "       ledger --help | --version | help COMMAND", "", "Commands:"]
         lines += specs.map { "  " + pad($0.name, 12) + $0.summary }
         lines += ["", "Run `ledger help COMMAND` or `ledger COMMAND --help` for a command's options.",
                   "Exit status: 0 ok, 1 refused/failed/damaged, 2 usage error, 3 environment or I/O error."]
@@ -91,7 +92,11 @@ public enum LedgerCLI {
     }
 
     private static func unknownCommand(_ word: String) -> CLIError {
-        let hint = Suggestions.closest(to: word, among: specs.map(\.name)).map { " (did you mean `\($0)`?)" } ?? ""
+        if word.hasPrefix("-") {
+            let hint = Suggestions.closest(to: word, among: ["--help", "--version"]).map { " (did you mean \($0)?)" } ?? ""
+            return .usage("unknown option \(word)\(hint); options go after the command: run `ledger --help` for the list")
+        }
+        let hint = Suggestions.closest(to: word, among: specs.map(\.name) + ["help"]).map { " (did you mean `\($0)`?)" } ?? ""
         return .usage("unknown command \"\(word)\"\(hint); run `ledger --help` for the list")
     }
 

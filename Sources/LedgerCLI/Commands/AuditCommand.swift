@@ -32,18 +32,22 @@ enum AuditCommand {
                                                                           ("message", .string($0.message))])) })),
             ])))
         } else {
-            context.print("Failed registrations")
-            printTable(context, headers: ["REGISTRATION", "STARTED", "EMAIL", "OUTCOME", "STEP", "REASON"],
-                       rows: failed.map { [$0.registration, $0.startedAt?.rfc3339 ?? "-", $0.email ?? "-", $0.outcome.rawValue,
-                                           $0.failure?.step.rawValue ?? "-", $0.failure?.reason ?? "-"] }, noun: "registration")
+            let style = context.style
+            context.print(style.bold("Failed registrations"))
+            var failures = Table(headers: ["REGISTRATION", "STARTED", "EMAIL", "OUTCOME", "STEP", "REASON"],
+                                 rows: failed.map { [$0.registration, $0.startedAt?.rfc3339 ?? "-", $0.email ?? "-", $0.outcome.rawValue,
+                                                     $0.failure?.step.rawValue ?? "-", $0.failure?.reason ?? "-"] })
+            failures.tone = { column, _ in column == 3 ? .red : nil }
+            context.printTable(failures, noun: "registration")
             context.print("")
-            context.print("Sign-in failures")
-            printTable(context, headers: ["EMAIL", "FAILURES", "LOCKED"],
-                       rows: signIns.map { [$0.email, String($0.failures), views.signIns.lockedUntil($0.email, at: loaded.asOfTime) != nil ? "yes" : "no"] },
-                       noun: "email")
+            context.print(style.bold("Sign-in failures"))
+            var signInTable = Table(headers: ["EMAIL", "FAILURES", "LOCKED"],
+                                    rows: signIns.map { [$0.email, String($0.failures), views.signIns.lockedUntil($0.email, at: loaded.asOfTime) != nil ? "yes" : "no"] })
+            signInTable.tone = { column, text in column == 2 && text == "yes" ? .red : nil }
+            context.printTable(signInTable, noun: "email")
             context.print("")
-            context.print(anomalies.isEmpty ? "No anomalies." : "ANOMALIES")
-            for anomaly in anomalies { context.print("  \(anomaly.kind) \(anomaly.key)=\(anomaly.value): \(anomaly.message)") }
+            context.print(anomalies.isEmpty ? style.green("No anomalies.") : style.red("ANOMALIES"))
+            for anomaly in anomalies { context.print(style.red("  \(anomaly.kind) \(anomaly.key)=\(anomaly.value): \(anomaly.message)")) }
         }
         return anomalies.isEmpty ? 0 : CLIError.Status.failure.rawValue
     }

@@ -1,10 +1,9 @@
-import Glibc
 import LedgerDomain
 import LedgerKit
 
 // MARK: - EventsCommand
 
-/// `ledger events [FILE] [--type T] [--stream S] [--from SEQ] [--limit N] [--json]`: lists events.
+/// `ledger events [FILE] [--type T] [--stream S] [--from SEQ] [--limit N] [--json] [--follow]`: lists events.
 enum EventsCommand {
     /// The definition.
     static let spec = CommandSpec(
@@ -12,65 +11,62 @@ enum EventsCommand {
         summary: "list the events of a log, verified as they are read",
         positionals: [PositionalSpec(name: "FILE", optional: true, help: "the log (default: DIR/events.jsonl)")],
         options: [
-            .option("type", "T", "only events of this type (e.g. AccountCreated)"),
+            .option("type", "T", "only events of this type (e.g. AccountCreated)", choices: EventType.allCases.map(\.rawValue)),
             .option("stream", "S", "only events of this stream (e.g. registration-<uuid>)"),
             .option("from", "SEQ", "start at this seq"),
             .option("limit", "N", "print at most N events"),
             .flag("json", "print the matching lines exactly as stored, one JSON object per line"),
+            .flag("follow", "then keep printing new events as they are appended, until interrupted"),
         ],
-        details: "Stops with exit 1 at the first damaged line (after printing the events before it);\na torn last line is skipped with a warning."
+        details: """
+        Stops with exit 1 at the first damaged line (after printing the events before it);
+        a torn last line is skipped with a warning.
+        With --follow: checks the log for new lines every 200 ms, waits for a torn last line to be
+        completed, waits for a missing log to appear, and exits 0 on Ctrl-C (SIGINT) or SIGTERM.
+        """
     )
+
+    /// Which events to print.
+    struct Selection {
+        /// Only this type.
+        let type: String?
+        /// Only this stream.
+        let stream: String?
+        /// Only from this seq on.
+        let from: Int
+        /// At most this many.
+        let limit: Int
+
+        /// True when `event` is to be printed.
+        func matches(_ event: RecordedEvent) -> Bool {
+            event.seq >= from && (type == nil || event.envelope.type == type) && (stream == nil || event.stream == stream)
+        }
+    }
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
         let path = invocation.positionals.first ?? context.store(invocation).logPath
-        let type = invocation.value("type")
-        if let type, EventType(rawValue: type) == nil {
-            let hint = Suggestions.closest(to: type, among: EventType.allCases.map(\.rawValue)).map { " (did you mean \($0)?)" } ?? ""
-            throw CLIError.usage("unknown event type \"\(type)\" for --type\(hint)")
+        let selection = Selection(type: invocation.value("type"), stream: invocation.value("stream"),
+                                  from: try invocation.positiveInt("from") ?? 1, limit: try invocation.positiveInt("limit") ?? .max)
+        let following = invocation.flag("follow")
+        var listing = EventListing(json: invocation.flag("json"), following: following, context: context)
+        let tail = LogTail(path: path)
+        if following { return try follow(tail, selection, &listing, context) }
+        let outcome = try tail.read { event, line in
+            guard selection.matches(event) else { return true }
+            listing.add(event, line: line)
+            return listing.count < selection.limit
         }
-        let stream = invocation.value("stream")
-        let from = try invocation.positiveInt("from") ?? 1
-        let limit = try invocation.positiveInt("limit") ?? .max
-        let json = invocation.flag("json")
-        let file: FileDescriptor
-        do {
-            file = try FileDescriptor(path: path, flags: O_RDONLY)
-        } catch let error as SystemError where error.isNotFound {
-            throw CLIError.environment("no log at \(path)")
-        }
-        var table = Table(headers: ["SEQ", "AT", "TYPE", "STREAM"])
-        var printed = 0
-        var stop: LogProblem?
-        var torn: LogProblem?
-        var checker = ChainChecker()
-        try LogScanner.scanLines(file, checker: &checker) { item, line in
-            switch item {
-            case .event(let event, _, _):
-                guard event.seq >= from, type == nil || event.envelope.type == type, stream == nil || event.stream == stream else { return true }
-                if json {
-                    context.print(String(decoding: line, as: UTF8.self))
-                } else {
-                    table.rows.append([String(event.seq), event.at.rfc3339, event.envelope.type, event.stream])
-                }
-                printed += 1
-                return printed < limit
-            case .problem(let problem, _, _):
-                stop = problem
-                return false
-            case .tornTail(let problem, _, _):
-                torn = problem
-                return false
-            }
-        }
-        if !json {
-            table.render().forEach(context.print)
-            context.print("\(printed) event\(printed == 1 ? "" : "s")")
-        }
-        if let torn { context.complain("warning: \(torn) — skipped; `ledger recover` or the next write repairs it") }
-        if let stop {
-            context.complain("\(stop) — stopped there; run `ledger verify` for the full report")
+        if outcome == .missing { throw CLIError.noLog(at: path) }
+        listing.finish()
+        switch outcome {
+        case .caughtUp(let torn?):
+            context.complain("warning: \(torn) — skipped; `ledger recover` or the next write repairs it")
+        case .damaged(let problem):
+            context.complain("\(problem) — stopped there; run `ledger verify` for the full report")
             return CLIError.Status.failure.rawValue
+        default:
+            break
         }
         return 0
     }

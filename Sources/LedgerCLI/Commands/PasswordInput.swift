@@ -8,7 +8,7 @@ enum PasswordInput {
     /// The password for `invocation`.
     static func read(_ invocation: Invocation, _ context: Context) throws -> String {
         if invocation.flag("password-stdin") {
-            guard let line = context.readLine() else { throw CLIError.usage("--password-stdin: standard input is empty") }
+            guard let line = context.readLine() else { throw CLIError.usage("--password-stdin: standard input is empty; write the password as its first line") }
             return line.hasSuffix("\r") ? String(line.dropLast()) : line
         }
         guard context.stdinIsTerminal else {

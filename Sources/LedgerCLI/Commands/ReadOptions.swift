@@ -40,7 +40,7 @@ enum ReadOptions {
             if let torn = loaded.tornTail { context.complain("warning: \(torn) — skipped; `ledger recover` repairs it") }
             return loaded
         } catch let error as SystemError where error.isNotFound {
-            throw CLIError.environment("no log at \(path)")
+            throw CLIError.noLog(at: path)
         }
     }
 }
@@ -83,10 +83,4 @@ extension RegistrationState {
                             ("reason", failure.map { .string($0.reason) } ?? .null),
                             ("compensations", .array(compensations.map { .string($0.rawValue) }))]))
     }
-}
-
-/// Prints `rows` as a table with a count line.
-func printTable(_ context: Context, headers: [String], rows: [[String]], noun: String) {
-    Table(headers: headers, rows: rows).render().forEach(context.print)
-    context.print("\(rows.count) \(noun)\(rows.count == 1 ? "" : "s")")
 }

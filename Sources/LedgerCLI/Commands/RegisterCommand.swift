@@ -71,7 +71,7 @@ enum RegisterCommand {
                     ("token", result.token.map(JSONValue.string) ?? .null),
                 ])))
             } else {
-                context.print("registered uid \(result.uid ?? "-") (registration \(result.registration))\(result.replayed ? " — earlier attempt with this key" : "")")
+                context.print(context.style.green("registered") + " uid \(result.uid ?? "-") (registration \(result.registration))\(result.replayed ? " — earlier attempt with this key" : "")")
                 if let session = result.sessionId, let token = result.token {
                     context.print("session \(session)")
                     context.print("token \(token)   (shown once: keep it secret)")
@@ -90,7 +90,7 @@ enum RegisterCommand {
                 ])))
             } else {
                 let failure = result.failure
-                context.print("registration \(result.registration) failed at step \(failure?.step.rawValue ?? "-"): \(failure?.reason ?? "-") — \(failure?.message ?? "")")
+                context.print(context.style.red("registration \(result.registration) failed") + " at step \(failure?.step.rawValue ?? "-"): \(failure?.reason ?? "-") — \(failure?.message ?? "")")
                 context.print("outcome: \(outcome)\(outcome == "compensation-pending" ? " (run `ledger recover`)" : "")")
             }
         }
@@ -120,10 +120,18 @@ enum Services {
     }
 
     static func hasher(_ context: Context) throws -> PasswordHasher {
-        do { return try PasswordHasher.fromEnvironment(context.environment) } catch { throw CLIError.usage("\(error)") }
+        do {
+            return try PasswordHasher.fromEnvironment(context.environment)
+        } catch {
+            throw CLIError.usage("\(error); fix or unset LEDGER_HASH_COST")
+        }
     }
 
     static func failpoints(_ context: Context) throws -> Failpoints {
-        do { return try Failpoints(context.environment["LEDGER_FAILPOINTS"]) } catch { throw CLIError.usage("\(error)") }
+        do {
+            return try Failpoints(context.environment["LEDGER_FAILPOINTS"])
+        } catch {
+            throw CLIError.usage("\(error); fix or unset LEDGER_FAILPOINTS")
+        }
     }
 }

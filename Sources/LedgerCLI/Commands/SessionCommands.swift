@@ -15,7 +15,7 @@ enum LoginCommand {
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        guard let email = invocation.value("email") else { throw CLIError.usage("`ledger login` needs --email") }
+        guard let email = invocation.value("email") else { throw CLIError.usage("`ledger login` needs --email E (see `ledger login --help`)") }
         let password = try PasswordInput.read(invocation, context)
         let started: SessionService.Started
         do {
@@ -52,12 +52,8 @@ enum LogoutCommand {
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        guard let session = invocation.value("session") else { throw CLIError.usage("`ledger logout` needs --session") }
-        do {
-            _ = try Services.sessions(invocation, context).logout(sessionId: session)
-        } catch let error as AuthError {
-            throw CLIError.failure(error.message)
-        }
+        guard let session = invocation.value("session") else { throw CLIError.usage("`ledger logout` needs --session ID (list them with `ledger sessions --active`)") }
+        _ = try Services.sessions(invocation, context).logout(sessionId: session)
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([("status", .string("signed-out")), ("sessionId", .string(session))])))
         } else {

@@ -17,9 +17,9 @@ enum SessionsCommand {
         if invocation.flag("json") {
             context.printJSON(.array(rows.map { $0.json(at: asOf) }))
         } else {
-            printTable(context, headers: ["SESSION", "UID", "STARTED", "EXPIRES", "STATUS"],
-                       rows: rows.map { [$0.sessionId, $0.uid, $0.startedAt.rfc3339, $0.expiresAt.rfc3339, $0.status(at: asOf).rawValue] },
-                       noun: "session")
+            context.printTable(Table(headers: ["SESSION", "UID", "STARTED", "EXPIRES", "STATUS"],
+                                     rows: rows.map { [$0.sessionId, $0.uid, $0.startedAt.rfc3339, $0.expiresAt.rfc3339, $0.status(at: asOf).rawValue] }),
+                               noun: "session")
         }
         return 0
     }
@@ -38,9 +38,9 @@ enum ImagesCommand {
         if invocation.flag("json") {
             context.printJSON(.array(rows.map(\.json)))
         } else {
-            printTable(context, headers: ["IMAGE", "UID", "TYPE", "BYTES", "STATUS"],
-                       rows: rows.map { [$0.imageName, $0.uid, $0.contentType.rawValue, String($0.bytes), $0.status.rawValue] },
-                       noun: "image")
+            context.printTable(Table(headers: ["IMAGE", "UID", "TYPE", "BYTES", "STATUS"],
+                                     rows: rows.map { [$0.imageName, $0.uid, $0.contentType.rawValue, String($0.bytes), $0.status.rawValue] }),
+                               noun: "image")
         }
         return 0
     }

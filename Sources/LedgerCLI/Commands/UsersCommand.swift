@@ -19,9 +19,9 @@ enum UsersCommand {
         if invocation.flag("json") {
             context.printJSON(.array(rows.map(\.json)))
         } else {
-            printTable(context, headers: ["UID", "EMAIL", "USERNAME", "STATUS", "CREATED"],
-                       rows: rows.map { [$0.uid, $0.email, $0.userName ?? "-", $0.status.rawValue, $0.createdAt?.rfc3339 ?? "-"] },
-                       noun: "user")
+            context.printTable(Table(headers: ["UID", "EMAIL", "USERNAME", "STATUS", "CREATED"],
+                                     rows: rows.map { [$0.uid, $0.email, $0.userName ?? "-", $0.status.rawValue, $0.createdAt?.rfc3339 ?? "-"] }),
+                               noun: "user")
         }
         return 0
     }
@@ -32,7 +32,7 @@ enum UsersCommand {
         let users = try ReadOptions.load(invocation, context).views.users
         let matches = users.rows.filter { $0.uid == key || $0.email == key.lowercasedASCII }
         guard let row = matches.first(where: { $0.status != .deleted }) ?? matches.last else {
-            throw CLIError.failure("no user with uid or email \"\(key)\"")
+            throw CLIError.failure("no user with uid or email \"\(key)\"; list them with `ledger users`")
         }
         if invocation.flag("json") {
             context.printJSON(row.json)

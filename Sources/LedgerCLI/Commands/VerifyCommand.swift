@@ -21,7 +21,7 @@ enum VerifyCommand {
         do {
             report = try LogVerifier.verify(path: path)
         } catch let error as SystemError where error.isNotFound {
-            throw CLIError.environment("no log at \(path)")
+            throw CLIError.noLog(at: path)
         }
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([
@@ -29,11 +29,11 @@ enum VerifyCommand {
                 ("problems", .array(report.problems.map(\.json))),
             ])))
         } else if report.ok {
-            context.print("ok: \(report.events) events, head seq \(report.head.seq) hash \(report.head.hash)")
+            context.print(context.style.green("ok:") + " \(report.events) events, head seq \(report.head.seq) hash \(report.head.hash)")
         } else {
             for problem in report.problems { context.print("line \(problem.line): \(problem.kind.rawValue): \(problem.message)") }
             let first = report.problems[0]
-            context.print("NOT INTACT: first problem on line \(first.line) (\(first.kind.rawValue)); intact through seq \(report.head.seq) hash \(report.head.hash)")
+            context.print(context.style.red("NOT INTACT:") + " first problem on line \(first.line) (\(first.kind.rawValue)); intact through seq \(report.head.seq) hash \(report.head.hash)")
         }
         return report.ok ? 0 : CLIError.Status.failure.rawValue
     }

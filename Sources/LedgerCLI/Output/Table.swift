@@ -1,6 +1,7 @@
 // MARK: - Table
 
-/// A plain text table: a header row, aligned columns, values cut with an ellipsis past `maxWidth`.
+/// A plain text table: a header row and aligned columns. Values are cut with an ellipsis past
+/// `maxWidth`, and, given a terminal width, the widest columns are shrunk first until a row fits.
 struct Table {
     /// Column titles.
     let headers: [String]
@@ -8,15 +9,85 @@ struct Table {
     var rows: [[String]] = []
     /// The widest a column may be.
     var maxWidth = 64
+    /// The narrowest each column may be, by index (so rows printed later can line up with these).
+    var minimumWidths: [Int] = []
+    /// The tone of a body cell, from its column and text (nil: plain).
+    var tone: (_ column: Int, _ text: String) -> Style.Tone? = { _, _ in nil }
 
-    /// The rendered lines.
-    func render() -> [String] {
-        let cut = { (text: String) -> String in text.count > maxWidth ? String(text.prefix(maxWidth - 1)) + "…" : text }
-        let cells = ([headers] + rows).map { $0.map(cut) }
-        var widths = headers.map { _ in 0 }
-        for row in cells { for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], cell.count) } }
-        return cells.map { row in
-            row.enumerated().map { i, cell in i == row.count - 1 ? cell : pad(cell, widths[i] + 1) }.joined()
+    /// A column narrower than this (or than its own content) is never made by fitting.
+    static let narrowest = 4
+
+    /// The column widths: each column's widest cell (within `maxWidth`, at least its minimum), then,
+    /// when a row would be wider than `width`, the widest columns shrunk one column at a time.
+    func layout(fittingIn width: Int?) -> Layout {
+        var widths = headers.indices.map { i in min(maxWidth, i < minimumWidths.count ? minimumWidths[i] : 0) }
+        for row in [headers] + rows {
+            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], min(maxWidth, cell.count)) }
         }
+        guard let width, !widths.isEmpty else { return Layout(widths: widths) }
+        let floors = widths.map { min($0, Self.narrowest) }
+        var total = widths.reduce(widths.count - 1, +)
+        while total > width {
+            // The widest column that can still give; on a tie, the rightmost.
+            var widest: Int?
+            for i in widths.indices where widths[i] > floors[i] && widths[i] >= widest.map({ widths[$0] }) ?? 0 { widest = i }
+            guard let widest else { break }
+            widths[widest] -= 1
+            total -= 1
+        }
+        return Layout(widths: widths)
+    }
+
+    /// The rendered lines: the header (bold) and the rows, fitted to `width` when given.
+    func render(width: Int? = nil, style: Style = .plain) -> [String] {
+        let layout = layout(fittingIn: width)
+        return [layout.header(headers, style: style)] + rows.map { layout.row($0, style: style, tone: tone) }
+    }
+
+    /// `3 events`, `1 event`.
+    static func count(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+}
+
+// MARK: - Layout
+
+/// The column widths of a table; renders any row to them, cutting long cells with `…`.
+struct Layout {
+    /// Width of each column (a space separates columns; the last is not padded).
+    let widths: [Int]
+
+    /// The header line, bold.
+    func header(_ cells: [String], style: Style) -> String {
+        line(cells, style: style) { _, _ in .bold }
+    }
+
+    /// A body line, each cell in the tone `tone` gives it.
+    func row(_ cells: [String], style: Style, tone: (Int, String) -> Style.Tone?) -> String {
+        line(cells, style: style, tone: tone)
+    }
+
+    private func line(_ cells: [String], style: Style, tone: (Int, String) -> Style.Tone?) -> String {
+        var text = ""
+        for (i, cell) in cells.enumerated() {
+            let width = i < widths.count ? widths[i] : cell.count
+            let cut = Self.cut(cell, to: width)
+            text += style.apply(tone(i, cell), cut)
+            if i < cells.count - 1 { text += String(repeating: " ", count: width - cut.count + 1) }
+        }
+        return text
+    }
+
+    /// `text` if it fits in `width` characters, else its start and `…`.
+    static func cut(_ text: String, to width: Int) -> String {
+        text.count > width ? String(text.prefix(max(0, width - 1))) + "…" : text
+    }
+}
+
+// MARK: - Printing
+
+extension Context {
+    /// Prints `table` fitted to the terminal (in color when on), then its count line (dim).
+    func printTable(_ table: Table, noun: String) {
+        table.render(width: outputWidth, style: style).forEach(print)
+        print(style.dim(Table.count(table.rows.count, noun)))
     }
 }

@@ -43,7 +43,7 @@ public enum ArgumentParser {
             if token == "--" { optionsEnded = true; continue }
             if token == "-h" { options["help"] = ""; continue }
             guard token.hasPrefix("--") else {
-                throw CLIError.usage("unknown option \(token) for `ledger \(spec.name)`")
+                throw CLIError.usage("unknown option \(token) for `ledger \(spec.name)`; see `ledger \(spec.name) --help`")
             }
             var name = String(token.dropFirst(2))
             var inlineValue: String?
@@ -52,30 +52,39 @@ public enum ArgumentParser {
                 name = String(name[..<equals])
             }
             guard let option = known.first(where: { $0.name == name }) else {
-                let hint = Suggestions.closest(to: name, among: known.map(\.name)).map { " (did you mean --\($0)?)" } ?? ""
+                let hint = Suggestions.closest(to: name, among: known.map(\.name)).map { " (did you mean --\($0)?)" }
+                    ?? "; see `ledger \(spec.name) --help`"
                 throw CLIError.usage("unknown option --\(name) for `ledger \(spec.name)`\(hint)")
             }
             if option.value == nil {
-                guard inlineValue == nil else { throw CLIError.usage("--\(name) takes no value") }
+                guard inlineValue == nil else { throw CLIError.usage("--\(name) takes no value; write --\(name) alone") }
                 options[name] = ""
             } else if let inlineValue {
-                options[name] = inlineValue
+                options[name] = try checked(inlineValue, option.choices, "--\(name)")
             } else {
-                guard index < arguments.count else { throw CLIError.usage("--\(name) needs a value (\(option.value!))") }
-                options[name] = arguments[index]
+                guard index < arguments.count else { throw CLIError.usage("--\(name) needs a value: --\(name) \(option.value!)") }
+                options[name] = try checked(arguments[index], option.choices, "--\(name)")
                 index += 1
             }
         }
         if options["help"] == nil {
             let required = spec.positionals.filter { !$0.optional }.count
             if positionals.count < required {
-                throw CLIError.usage("`ledger \(spec.name)` needs \(spec.positionals[positionals.count].name)")
+                throw CLIError.usage("`ledger \(spec.name)` needs \(spec.positionals[positionals.count].name) (usage: \(spec.usage))")
             }
             if positionals.count > spec.positionals.count {
-                throw CLIError.usage("unexpected argument \"\(positionals[spec.positionals.count])\" for `ledger \(spec.name)`")
+                throw CLIError.usage("unexpected argument \"\(positionals[spec.positionals.count])\" for `ledger \(spec.name)` (usage: \(spec.usage))")
             }
+            for (value, positional) in zip(positionals, spec.positionals) { _ = try checked(value, positional.choices, positional.name) }
         }
         return Invocation(spec: spec, options: options, positionals: positionals)
+    }
+
+    /// `value`, when `choices` is empty or holds it; else a usage error naming `what`, the nearest choice and the list.
+    static func checked(_ value: String, _ choices: [String], _ what: String) throws(CLIError) -> String {
+        guard !choices.isEmpty, !choices.contains(value) else { return value }
+        let hint = Suggestions.closest(to: value, among: choices).map { " (did you mean \($0)?)" } ?? ""
+        throw CLIError.usage("unknown value \"\(value)\" for \(what)\(hint); expected one of: \(choices.joined(separator: ", "))")
     }
 }
 

@@ -1,3 +1,4 @@
+import Glibc
 import LedgerKit
 
 // MARK: - CLIError
@@ -26,27 +27,63 @@ public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
     /// An environment or I/O error (exit 3).
     public static func environment(_ message: String) -> CLIError { CLIError(status: .environment, message: message) }
 
+    /// The log at `path` does not exist (exit 3), saying where a log can come from.
+    public static func noLog(at path: String) -> CLIError {
+        .environment("no log at \(path) (pass the log as FILE or its folder as --data DIR; `ledger register` starts a new one)")
+    }
+
     /// The message.
     public var description: String { message }
 
     // MARK: - Mapping other rooms' errors (the one place that does)
 
-    /// Maps any error to the CLI's message and exit status.
+    /// Maps any error to the CLI's message and exit status, adding what to do where the message lacks it.
     public static func from(_ error: any Error) -> CLIError {
         switch error {
         case let error as CLIError:
             return error
         case let error as StoreError:
             switch error.code {
-            case .wrongExpectedVersion, .conditionFailed, .damaged, .invalidBatch: return .failure(error.message)
-            case .io, .notDurable: return .environment(error.message)
+            case .damaged:
+                return .failure(advise(error.message, "run `ledger verify` for the full report"))
+            case .wrongExpectedVersion:
+                return .failure(advise(error.message, "another process wrote to it at the same time; run the command again"))
+            case .conditionFailed:
+                let advice = error.reason == "in-progress" ? "wait for it to finish, or run `ledger recover` if it died" : nil
+                return .failure(advise(error.message, advice))
+            case .invalidBatch:
+                return .failure(advise(error.message, "this is a bug in ledger; please report it"))
+            case .io:
+                return .environment(advise(error.message, "check that the data directory (--data DIR) is writable and the disk has space"))
+            case .notDurable:
+                return .environment(advise(error.message, "run `ledger recover`"))
             }
         case let error as SystemError:
-            return .environment(error.description)
+            return .environment(advise(error.description, advice(for: error.code)))
         case let error as AuthError:
-            return error.code == .invalidCost ? .usage(error.message) : .failure(error.message)
+            switch error.code {
+            case .invalidCost: return .usage(error.message)
+            case .noSession: return .failure(advise(error.message, "list sessions with `ledger sessions --active`"))
+            default: return .failure(error.message)
+            }
         default:
             return .environment("\(error)")
         }
+    }
+
+    /// What to do about a failed system call with `errno` `code`.
+    static func advice(for code: Int32) -> String {
+        switch code {
+        case ENOENT, ENOTDIR: return "check the path, or pass --data DIR"
+        case EACCES, EPERM, EROFS: return "check the permissions of the data directory, or pass --data DIR"
+        case ENOSPC, EDQUOT: return "free some disk space and run the command again"
+        default: return "check the disk and run the command again"
+        }
+    }
+
+    /// `message; advice`, unless the message already says what to run (or there is no advice).
+    static func advise(_ message: String, _ advice: String?) -> String {
+        guard let advice, !message.contains("`ledger "), !message.contains("LEDGER_") else { return message }
+        return "\(message); \(advice)"
     }
 }

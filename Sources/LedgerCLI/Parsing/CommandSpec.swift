@@ -8,12 +8,14 @@ public struct OptionSpec: Sendable {
     public let value: String?
     /// One line of help.
     public let help: String
+    /// The values it accepts, when they are a fixed list (the parser checks them; completions offer them).
+    public var choices: [String] = []
 
     /// A flag.
     public static func flag(_ name: String, _ help: String) -> OptionSpec { OptionSpec(name: name, value: nil, help: help) }
-    /// An option with a value.
-    public static func option(_ name: String, _ value: String, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, value: value, help: help)
+    /// An option with a value, optionally one of `choices`.
+    public static func option(_ name: String, _ value: String, _ help: String, choices: [String] = []) -> OptionSpec {
+        OptionSpec(name: name, value: value, help: help, choices: choices)
     }
 }
 
@@ -27,6 +29,8 @@ public struct PositionalSpec: Sendable {
     public let optional: Bool
     /// One line of help.
     public let help: String
+    /// The values it accepts, when they are a fixed list (the parser checks them; completions offer them).
+    public var choices: [String] = []
 }
 
 // MARK: - CommandSpec
