@@ -25,6 +25,7 @@ public enum LedgerCLI {
         Command(spec: SessionsCommand.spec, run: SessionsCommand.run),
         Command(spec: ImagesCommand.spec, run: ImagesCommand.run),
         Command(spec: AuditCommand.spec, run: AuditCommand.run),
+        Command(spec: ReportCommand.spec, run: ReportCommand.run),
         Command(spec: VerifyCommand.spec, run: VerifyCommand.run),
         Command(spec: EventsCommand.spec, run: EventsCommand.run),
         Command(spec: CompletionsCommand.spec, run: CompletionsCommand.run),

@@ -1,0 +1,54 @@
+import LedgerDomain
+import LedgerKit
+
+// MARK: - ReportCommand
+
+/// `ledger report --html FILE`: the audit report as one self-contained HTML page (funnel, failures,
+/// compensations, timeline, failed registrations, anomalies, digest). Exit 0 when written, even
+/// with anomalies (they are highlighted in it).
+enum ReportCommand {
+    /// The definition.
+    static let spec = CommandSpec(
+        name: "report", summary: "write the audit report: one self-contained HTML page with the funnel and charts",
+        options: ReadOptions.specs.filter { $0.name != "json" } + [
+            .option("since", "TIME", "only registrations started at or after this RFC 3339 time"),
+            .option("html", "FILE", "the HTML file to write (required; replaced atomically)"),
+            .flag("show-emails", "show emails in full (default: masked, a***@example.com)"),
+        ],
+        details: "Funnel: attempts → account created → image stored or skipped → profile written → signed in.\n"
+            + "Exit 0 when the report is written (anomalies and a failed verify are shown in it), 2 usage, 3 I/O.")
+
+    /// Runs it.
+    static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
+        guard let output = invocation.value("html"), !output.isEmpty else {
+            throw CLIError.usage("`ledger report` needs --html FILE (usage: \(spec.usage))")
+        }
+        var since: Timestamp?
+        if let text = invocation.value("since") {
+            guard let parsed = Timestamp(rfc3339: text) else { throw CLIError.usage("--since needs an RFC 3339 time, not \"\(text)\"") }
+            since = parsed
+        }
+        let directory = ReadOptions.directory(invocation, context)
+        let blobs = FileBlobStore(directory: directory)
+        let snapshot = Auditor.snapshot(blobs: blobs, directory: directory)
+        let loaded = try ReadOptions.load(invocation, context)
+        let path = ReadOptions.logPath(invocation, context)
+        let verified: VerifyReport
+        do {
+            verified = try LogVerifier.verify(path: path)
+        } catch let error as SystemError where error.isNotFound {
+            throw CLIError.noLog(at: path)
+        }
+        let problem = verified.problems.first.map { "line \($0.line): \($0.kind.rawValue): \($0.message)" }
+        let anomalies = Auditor.anomalies(loaded.views, blobs: blobs, directory: directory, snapshot: snapshot).map {
+            ReportModel.Anomaly(kind: $0.kind, key: $0.key, value: $0.value, message: $0.message)
+        }
+        let model = ReportModel(views: loaded.views, asOf: loaded.asOfTime, since: since, anomalies: anomalies,
+                                verifyOK: verified.ok, verifyProblem: problem, generatedAt: context.clock.now())
+        let html = HTMLReport.render(model, options: HTMLReport.Options(showEmails: invocation.flag("show-emails"),
+                                                                        source: path.split(separator: "/").last.map(String.init) ?? path))
+        try FileSystem.writeAtomically(Array(html.utf8), to: output, mode: 0o644)
+        context.print("wrote \(output)")
+        return 0
+    }
+}

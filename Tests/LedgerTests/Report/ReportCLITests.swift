@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+/// `ledger report` through the built binary: the page it writes, its options and exit statuses.
+struct ReportCLITests {
+    /// The head of the demo log (Events/samples/EXPECTED.md).
+    static let demoHash = "0693b741e7091e98d9e5b1e8088b921882cd3f11669109466a0087b18199289e"
+
+    /// The sections every report has.
+    static let sections = ["digest", "funnel", "failures", "compensations", "timeline", "failed-registrations", "anomalies"]
+
+    @Test func theDemoReportIsSelfContainedAndComplete() throws {
+        try withTempDirectory { dir in
+            let out = dir + "/report.html"
+            let result = try ledger("report", "--log", Paths.demoLog, "--html", out)
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stdout == "wrote \(out)\n")
+            #expect(result.stderr.isEmpty)
+            let html = try readText(out)
+            for key in Self.sections { #expect(html.contains("data-section=\"\(key)\""), "\(key)") }
+            #expect(html.contains("data-head-seq=\"18\""))
+            #expect(html.contains(Self.demoHash))
+            #expect(html.contains("data-verify=\"passed\""))
+            #expect(html.contains("No anomalies."))
+            // Nothing runs and nothing is fetched: no script, no remote (or any) src/href, no url().
+            for forbidden in ["<script", "http://", "https://", "src=", "href=", "url(", "@import", "<link", "<iframe"] {
+                #expect(!html.contains(forbidden), "\(forbidden)")
+            }
+            #expect(html.components(separatedBy: "<svg").count - 1 >= 3)
+            #expect(html.components(separatedBy: "data-registration=").count - 1 == 3)
+            #expect(!html.contains("carol@example.com") && html.contains("c***@example.com"))
+            let shown = try ledger("report", "--log", Paths.demoLog, "--html", out, "--show-emails")
+            #expect(shown.status == 0, "\(shown)")
+            #expect(try readText(out).contains("carol@example.com"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["report.html"], "no temporary file is left")
+        }
+    }
+
+    @Test func sinceAndAsOfNarrowTheReport() throws {
+        try withTempDirectory { dir in
+            let out = dir + "/report.html"
+            let since = try ledger("report", "--log", Paths.demoLog, "--html", out, "--since", "2026-11-29T09:30:00Z")
+            #expect(since.status == 0, "\(since)")
+            var html = try readText(out)
+            #expect(html.contains("<tr data-step=\"attempts\"><td>Attempts</td><td class=\"num\">2</td>"), "carol and the duplicate email")
+            #expect(html.components(separatedBy: "data-registration=").count - 1 == 2)
+            let asOf = try ledger("report", "--log", Paths.demoLog, "--html", out, "--as-of", "7")
+            #expect(asOf.status == 0, "\(asOf)")
+            html = try readText(out)
+            #expect(html.contains("data-head-seq=\"7\""))
+            #expect(html.contains("No failed registration."))
+        }
+    }
+
+    @Test func usageAndIOErrors() throws {
+        try withTempDirectory { dir in
+            let noHTML = try ledger("report", "--log", Paths.demoLog)
+            #expect(noHTML.status == 2, "\(noHTML)")
+            #expect(noHTML.stderr.contains("--html FILE"))
+            let badSince = try ledger("report", "--log", Paths.demoLog, "--html", dir + "/r.html", "--since", "yesterday")
+            #expect(badSince.status == 2, "\(badSince)")
+            #expect(badSince.stderr.contains("--since"))
+            let noLog = try ledger("report", "--log", dir + "/missing.jsonl", "--html", dir + "/r.html")
+            #expect(noLog.status == 3, "\(noLog)")
+            let unwritable = try ledger("report", "--log", Paths.demoLog, "--html", dir + "/no/such/folder/r.html")
+            #expect(unwritable.status == 3, "\(unwritable)")
+            #expect(unwritable.stderr.hasPrefix("ledger: "))
+            let damaged = try ledger("report", "--log", Paths.editedSample, "--html", dir + "/r.html")
+            #expect(damaged.status == 1, "\(damaged)")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/r.html"))
+        }
+    }
+
+    @Test func aTornTailIsReportedAsAFailedVerify() throws {
+        try withTempDirectory { dir in
+            let out = dir + "/report.html"
+            let result = try ledger("report", "--log", Paths.tornSample, "--html", out)
+            #expect(result.status == 0, "\(result)")
+            let html = try readText(out)
+            #expect(html.contains("data-verify=\"failed\""))
+            #expect(html.contains("torn-tail"))
+            #expect(html.contains("data-head-seq=\"17\""))
+        }
+    }
+
+    @Test func theTourRegisterFailOneAuditReport() throws {
+        try withLedgerDir { dir in
+            let image = Paths.repo("Events/samples/demo/profile_image/05c4796f-c6d0-5b0f-80c6-01aa5f708738")
+            #expect(try dir.register(email: "alice@example.com", username: "Alice", image: image).status == 0)
+            let bob = try dir.register(email: "bob@example.com", username: "Bob", env: ["LEDGER_FAILPOINTS": "ProfileWritten=error"])
+            #expect(bob.status == 1, "\(bob)")
+            #expect(try dir.run(["audit"]).status == 0)
+            let out = dir.path + "/report.html"
+            let result = try dir.run(["report", "--html", out])
+            #expect(result.status == 0, "\(result)")
+            let html = try readText(out)
+            #expect(html.contains("<tr data-step=\"attempts\"><td>Attempts</td><td class=\"num\">2</td>"))
+            #expect(html.contains("<tr data-step=\"signed-in\"><td>Signed in</td><td class=\"num\">1</td>"))
+            #expect(html.contains("profile · io-error"))
+            #expect(html.contains("b***@example.com"))
+            #expect(html.contains("No anomalies."))
+        }
+    }
+}
