@@ -61,6 +61,7 @@ extension LedgerViews {
                                  expiresAt: try r.time("expiresAt"), endedAt: try r.optTime("endedAt"), tokenHash: try r.string("tokenHash"))
             sessions.order.append(row.sessionId)
             sessions.byID[row.sessionId] = row
+            sessions.sessionsByUID[row.uid, default: []].append(row.sessionId)
         }
         for r in try root.array("images") {
             let row = ImageRow(imageName: try r.string("imageName"), uid: try r.string("uid"), contentType: try r.enumeration("contentType"),

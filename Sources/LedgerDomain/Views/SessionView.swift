@@ -40,6 +40,8 @@ public struct SessionView: Equatable, Sendable {
     public internal(set) var byID: [String: SessionRow] = [:]
     /// Start order.
     public internal(set) var order: [String] = []
+    /// Session ids per user, so deleting an account touches only its sessions.
+    var sessionsByUID: [String: [String]] = [:]
 
     /// An empty view.
     public init() {}
@@ -48,13 +50,17 @@ public struct SessionView: Equatable, Sendable {
     public mutating func apply(_ event: RecordedEvent) {
         switch event.event {
         case .sessionStarted(let e):
-            if byID[e.sessionId] == nil { order.append(e.sessionId) }
+            if byID[e.sessionId] == nil {
+                order.append(e.sessionId)
+                sessionsByUID[e.uid, default: []].append(e.sessionId)
+            }
             byID[e.sessionId] = SessionRow(sessionId: e.sessionId, uid: e.uid, startedAt: event.at, expiresAt: e.expiresAt,
                                            endedAt: nil, tokenHash: e.tokenHash)
         case .sessionEnded(let e):
             if byID[e.sessionId]?.endedAt == nil { byID[e.sessionId]?.endedAt = event.at }
         case .accountDeleted(let e):
-            for id in order where byID[id]?.uid == e.uid && byID[id]?.endedAt == nil { byID[id]?.endedAt = event.at }
+            // Only this user's sessions: a scan of every session here would make replay quadratic.
+            for id in sessionsByUID[e.uid] ?? [] where byID[id]?.endedAt == nil { byID[id]?.endedAt = event.at }
         default:
             break
         }
