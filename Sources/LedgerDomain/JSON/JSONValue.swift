@@ -28,7 +28,21 @@ public struct JSONObject: Equatable, Sendable {
     /// An object from ordered members; later duplicates replace earlier ones.
     public init(_ members: [(String, JSONValue)] = []) {
         self.members = []
-        for (key, value) in members { self[key] = value }
+        self.members.reserveCapacity(members.count)
+        if members.count < 16 {
+            for (key, value) in members { self[key] = value }
+            return
+        }
+        // Wide objects (checkpoints): index positions so building stays linear.
+        var position: [String: Int] = [:]
+        for (key, value) in members {
+            if let index = position[key] {
+                self.members[index].value = value
+            } else {
+                position[key] = self.members.count
+                self.members.append((key, value))
+            }
+        }
     }
 
     /// An object from members whose keys are already known to be unique (the reader checks them),
