@@ -4,10 +4,13 @@ import LedgerKit
 
 // MARK: - RunCommand
 
-/// `ledger-bench run`: generates (or reuses) a log of N events, warms the page cache, then times the
-/// built `ledger` binary R times, interleaved: `replay --json`, `verify --json`, and `register`
+/// `ledger-bench run`: generates (or reuses) a log of N events, warms the page cache, times a first
+/// `replay --json` (which saves `LOG.checkpoint`), then times the built `ledger` binary R times,
+/// interleaved: `replay --json` in full (`LEDGER_CHECKPOINT_EVERY=0`: every line read and verified)
+/// and with the checkpoint present, `verify --json`, and `register`
 /// (`LEDGER_HASH_COST=1`, `--password-stdin`) on an empty data folder and on one holding the log;
-/// then R rounds of K durable single-event appends through `FileEventStore` in this process.
+/// then R rounds of K durable single-event appends through `FileEventStore` and of K / 5 whole
+/// registrations through `RegistrationCoordinator`, in this process.
 /// Prints a markdown table of medians and the command lines.
 enum RunCommand {
     /// The password every timed registration uses (cost 1, so hashing stays a few milliseconds).
@@ -54,19 +57,26 @@ enum RunCommand {
         try Files.warm(log)
         try Files.warm(FileSystem.join(bigData, "events.jsonl"))
 
-        var replay = Samples(), verify = Samples(), registerEmpty = Samples(), registerBig = Samples()
+        var replay = Samples(), replayFirst = Samples(), replayCheckpoint = Samples(), verify = Samples()
+        var registerEmpty = Samples(), registerBig = Samples()
+        if FileSystem.exists(log + ".checkpoint") { try FileSystem.remove(log + ".checkpoint") }
+        try record(&replayFirst, try check(Subprocess.run(ledger, ["replay", log, "--json"], scratch: scratch), "replay"))
         for round in 1...runs {
-            try record(&replay, try check(Subprocess.run(ledger, ["replay", log, "--json"], scratch: scratch), "replay"))
+            try record(&replay, try check(Subprocess.run(ledger, ["replay", log, "--json"], environment: ["LEDGER_CHECKPOINT_EVERY": "0"],
+                                                         scratch: scratch), "replay"))
+            try record(&replayCheckpoint, try check(Subprocess.run(ledger, ["replay", log, "--json"], scratch: scratch), "replay"))
             try record(&verify, try check(Subprocess.run(ledger, ["verify", log, "--json"], scratch: scratch), "verify"))
             let emptyData = FileSystem.join(scratch, "empty-\(round)")
             try record(&registerEmpty, try register(ledger, data: emptyData, email: "bench.empty.\(round)@example.com", scratch: scratch))
             try Files.removeTree(emptyData, scratch: scratch)
             try record(&registerBig, try register(ledger, data: bigData, email: "bench.big.\(round)@example.com", scratch: scratch))
-            print("round \(round)/\(runs): replay \(Format.seconds(replay.seconds.last!)), verify \(Format.seconds(verify.seconds.last!)), register empty \(Format.seconds(registerEmpty.seconds.last!)), register on the log \(Format.seconds(registerBig.seconds.last!))")
+            print("round \(round)/\(runs): replay \(Format.seconds(replay.seconds.last!)), from the checkpoint \(Format.seconds(replayCheckpoint.seconds.last!)), verify \(Format.seconds(verify.seconds.last!)), register empty \(Format.seconds(registerEmpty.seconds.last!)), register on the log \(Format.seconds(registerBig.seconds.last!))")
         }
-        var appendSeconds: [Double] = []
+        var appendSeconds: [Double] = [], registrationSeconds: [Double] = []
+        let registrations = max(1, appends / 5)
         for round in 1...runs {
             appendSeconds.append(try AppendBenchmark.measure(count: appends, directory: FileSystem.join(scratch, "append-\(round)")))
+            registrationSeconds.append(try RegistrationBenchmark.measure(count: registrations, directory: FileSystem.join(scratch, "registrations-\(round)")))
         }
 
         let size = try FileDescriptor(path: log, flags: O_RDONLY).size()
@@ -75,7 +85,9 @@ enum RunCommand {
             table.add([name, Format.seconds(samples.median), rate, Format.mebibytes(kibibytes: samples.maxRSSKiB.max() ?? 0), command])
         }
         let eventsPerSecond = { (samples: Samples) in "\(Format.grouped(Double(lines) / samples.median)) events/s" }
-        row("replay", replay, rate: eventsPerSecond(replay), "ledger replay LOG --json")
+        row("replay, full", replay, rate: eventsPerSecond(replay), "LEDGER_CHECKPOINT_EVERY=0 ledger replay LOG --json")
+        row("replay, checkpoint present", replayCheckpoint, rate: eventsPerSecond(replayCheckpoint), "ledger replay LOG --json")
+        row("replay, first (1 run)", replayFirst, rate: eventsPerSecond(replayFirst), "ledger replay LOG --json (no checkpoint yet; saves one)")
         row("verify", verify, rate: eventsPerSecond(verify), "ledger verify LOG --json")
         row("register, empty data folder", registerEmpty, rate: "–", "LEDGER_HASH_COST=1 ledger register --data EMPTY --email E --username U --password-stdin --json")
         row("register, data folder with LOG", registerBig, rate: "\(Format.fixed(registerBig.median / registerEmpty.median, 1))× empty", "same, --data BIG (BIG/events.jsonl = LOG)")
@@ -83,6 +95,10 @@ enum RunCommand {
         table.add(["durable append", "\(Format.fixed(appendMedian / Double(appends) * 1000, 3)) ms/append",
                    "\(Format.fixed(Double(appends) / appendMedian, 1)) appends/s", "–",
                    "\(appends) × FileEventStore.append([AccountCreated]) in-process, one fsync each"])
+        let registrationMedian = Stopwatch.median(registrationSeconds)
+        table.add(["durable registration", "\(Format.fixed(registrationMedian / Double(registrations) * 1000, 3)) ms/registration",
+                   "\(Format.fixed(Double(registrations) / registrationMedian, 1)) registrations/s", "–",
+                   "\(registrations) × RegistrationCoordinator.register (no image, yescrypt cost 1) in-process"])
         print("")
         print("LOG = \(log): \(lines) events, \(size) bytes; \(runs) runs each, interleaved; medians; ledger = \(ledger)")
         table.render().forEach { print($0) }

@@ -8,7 +8,7 @@ struct ChildResult {
     var status: Int32
     /// Wall time from spawn to reaping, seconds.
     var seconds: Double
-    /// Peak resident set size (`ru_maxrss`), KiB.
+    /// Peak resident set size, KiB: the child's own, read by `/usr/bin/time` (see `Subprocess.run`).
     var maxRSSKiB: Int
     /// Standard output (kept up to `Subprocess.outputLimit` bytes).
     var stdout: String
@@ -18,17 +18,28 @@ struct ChildResult {
 
 // MARK: - Subprocess
 
-/// Spawns a program with `posix_spawn`, times it to the microsecond and reads its peak RSS from
-/// `wait4`. Output goes to files (no pipe can fill up), read back after it ends.
+/// Spawns a program with `posix_spawn`, times it to the microsecond and reads its peak RSS.
+/// Output goes to files (no pipe can fill up), read back after it ends.
+///
+/// Peak RSS: Linux keeps a process's `maxrss` across `execve`, and a spawned child starts from its
+/// parent's memory, so `wait4`'s `ru_maxrss` is never below this tool's own RSS (about 20 MiB).
+/// The child is therefore run under `/usr/bin/time -f %M` (GNU time, itself tiny) when it exists,
+/// which reports the grandchild's own peak; without it the `wait4` figure (an upper bound) is kept.
 enum Subprocess {
     /// The most output kept in a result.
     static let outputLimit = 1 << 20
+    /// GNU time, when installed (`apt-get install time`).
+    static let gnuTime = "/usr/bin/time"
 
     /// Runs `path` with `arguments`; `stdin` is written to its standard input, `environment` adds to ours.
     static func run(_ path: String, _ arguments: [String], stdin: String = "", environment: [String: String] = [:],
                     scratch: String) throws -> ChildResult {
         let inPath = scratch + "/child.stdin", outPath = scratch + "/child.stdout", errPath = scratch + "/child.stderr"
+        let rssPath = scratch + "/child.rss"
         try write(stdin, to: inPath)
+        let timed = access(Self.gnuTime, X_OK) == 0
+        let program = timed ? Self.gnuTime : path
+        let argumentList = timed ? ["-f", "%M", "-o", rssPath, path] + arguments : arguments
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -38,13 +49,13 @@ enum Subprocess {
 
         var merged = currentEnvironment()
         for (key, value) in environment { merged[key] = value }
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let argv = ([program] + argumentList).map { strdup($0) } + [nil]
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
 
         var pid: pid_t = 0
         let began = Stopwatch.now()
-        let spawned = posix_spawn(&pid, path, &actions, nil, argv, envp)
+        let spawned = posix_spawn(&pid, program, &actions, nil, argv, envp)
         guard spawned == 0 else { throw BenchError.failed("cannot run \(path): \(String(cString: strerror(spawned)))") }
         var status: Int32 = 0
         var usage = rusage()
@@ -53,8 +64,10 @@ enum Subprocess {
         }
         let seconds = Stopwatch.now() - began
         let exited = (status & 0x7F) == 0
+        // GNU time writes "Command exited with non-zero status N" before the figure when the child failed.
+        let reported = timed ? read(rssPath).split(separator: "\n").last.flatMap { Int($0) } : nil
         return ChildResult(status: exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F), seconds: seconds,
-                           maxRSSKiB: Int(usage.ru_maxrss), stdout: read(outPath), stderr: read(errPath))
+                           maxRSSKiB: reported ?? Int(usage.ru_maxrss), stdout: read(outPath), stderr: read(errPath))
     }
 
     /// `KEY=VALUE` pairs of this process.

@@ -2,6 +2,7 @@
 //   ledger-bench generate --events N --out FILE [--seed S]
 //   ledger-bench run [--events N] [--runs R] [--ledger PATH] [--work DIR] [--log FILE] [--appends K] [--seed S]
 //   ledger-bench append --count K --dir DIR [--runs R]
+//   ledger-bench registrations --count K --dir DIR [--runs R]
 // See Docs/Performance.md and Tests/Bench/compare.sh.
 import Glibc
 
@@ -9,6 +10,7 @@ let usage = """
     usage: ledger-bench generate --events N --out FILE [--seed S]
            ledger-bench run [--events N] [--runs R] [--ledger PATH] [--work DIR] [--log FILE] [--appends K] [--seed S]
            ledger-bench append --count K --dir DIR [--runs R]
+           ledger-bench registrations --count K --dir DIR [--runs R]
     """
 
 /// Writes `text` to standard error.
@@ -24,6 +26,7 @@ do {
     case "generate": status = try GenerateCommand.run(arguments.dropFirst(2))
     case "run": status = try RunCommand.run(arguments.dropFirst(2))
     case "append": status = try AppendBenchmark.run(arguments.dropFirst(2))
+    case "registrations": status = try RegistrationBenchmark.run(arguments.dropFirst(2))
     case "help", "--help", "-h":
         print(usage)
         status = 0

@@ -1,0 +1,306 @@
+#!/usr/bin/env bash
+# Side-by-side performance comparison for Docs/Performance.md (issue 5).
+#
+#   bash Tests/Bench/compare.sh [EVENTS] [RUNS]        (default: 1000000 5)
+#
+# Builds ledger and ledger-bench in release mode, generates one realistic log of EVENTS events
+# (ledger-bench generate, seed 1), checks it (ledger verify, Events/tools/verify_log.py), times a
+# first `ledger replay` (which saves LOG.checkpoint), warms the page cache, then runs every
+# contender RUNS times, interleaved (one of each per round), checks that every replay and the
+# orjson contender printed the same views byte for byte, and prints markdown tables of medians,
+# peak RSS (/usr/bin/time -v) and the issue-5 targets, met or missed. `ledger replay` is timed twice per
+# round: full (LEDGER_CHECKPOINT_EVERY=0: every line read and verified, like the contenders) and
+# with the checkpoint present (only the tail after it is read).
+#
+# Environment: LEDGER_BENCH_WORK (work folder, default /tmp/ledger-bench: the log, data folders,
+# databases), APPENDS (durable commits per round, default 1000), REGISTRATIONS (in-process
+# registrations per round, default 200), CAP_SECONDS (a contender whose run took longer is not
+# repeated, default 240: keeps a pathological case from taking hours), KEEP_CHECKPOINT=1 (reuse
+# LOG.checkpoint of an earlier run instead of timing a first replay that saves it). Needs jq, openssl, strace, /usr/bin/time (installed with
+# apt-get when missing) and python3 with orjson (installed with pip when missing).
+set -euo pipefail
+
+EVENTS=${1:-1000000}
+RUNS=${2:-5}
+APPENDS=${APPENDS:-1000}
+REGISTRATIONS=${REGISTRATIONS:-200}
+CAP_SECONDS=${CAP_SECONDS:-240}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+WORK=${LEDGER_BENCH_WORK:-/tmp/ledger-bench}
+SCR="$WORK/compare-$$"
+LOG="$WORK/events-$EVENTS-seed1.jsonl"
+SAMPLES="$SCR/samples.txt"
+PASSWORD="correct horse battery staple"
+IMAGE="$ROOT/Events/samples/demo/profile_image/05c4796f-c6d0-5b0f-80c6-01aa5f708738"
+
+say() { printf '%s\n' "$*" >&2; }
+die() { say "compare.sh: $*"; exit 1; }
+
+# --- tools -------------------------------------------------------------------------------------
+apt_updated=0
+need() {  # need COMMAND-PATH DEBIAN-PACKAGE
+    command -v "$1" >/dev/null 2>&1 && return
+    say "installing $2 (apt-get)"
+    [ $apt_updated = 1 ] || { apt-get update -qq >/dev/null; apt_updated=1; }
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+}
+need jq jq
+need openssl openssl
+need strace strace
+need /usr/bin/time time
+python3 -c 'import orjson' 2>/dev/null || { say "installing orjson (pip)"; python3 -m pip install --quiet orjson; }
+
+# --- build -------------------------------------------------------------------------------------
+cd "$ROOT"
+say "building ledger and ledger-bench (release)"
+swift build -c release --product ledger >&2
+swift build -c release --product ledger-bench >&2
+BIN=$(swift build -c release --show-bin-path)
+LEDGER="$BIN/ledger"
+BENCH="$BIN/ledger-bench"
+
+mkdir -p "$WORK" "$SCR"
+trap 'rm -rf "$SCR"' EXIT
+: > "$SAMPLES"
+
+# --- the machine -------------------------------------------------------------------------------
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+mem=$(awk '/^MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
+disk=$(df -PT "$WORK" | awk 'NR == 2 {print $1 " (" $2 ")"}')
+dev=$(basename "$(df -P "$WORK" | awk 'NR == 2 {print $1}')")
+rotational=$(cat "/sys/block/$dev/queue/rotational" 2>/dev/null || echo "?")
+
+# --- the log -----------------------------------------------------------------------------------
+say "generating $EVENTS events into $LOG"
+gen_started=$(date +%s%N)
+"$BENCH" generate --events "$EVENTS" --out "$LOG" --seed 1 > "$SCR/generate.txt"
+gen_seconds=$(awk -v ns=$(( $(date +%s%N) - gen_started )) 'BEGIN {printf "%.1f", ns / 1e9}')
+cat "$SCR/generate.txt" >&2
+bytes=$(stat -c %s "$LOG")
+
+say "checking the log"
+"$LEDGER" verify "$LOG" --json > "$SCR/verify.json" || die "ledger verify failed: $(cat "$SCR/verify.json")"
+python3 Events/tools/verify_log.py "$LOG" > "$SCR/verify_log.txt" || die "verify_log.py: $(cat "$SCR/verify_log.txt")"
+
+# --- timing helpers ----------------------------------------------------------------------------
+now_ns() { date +%s%N; }
+
+# measure NAME COMMAND...: one timed run; appends "NAME NANOSECONDS PEAK_RSS_KIB" to the samples.
+measure() {
+    local name=$1; shift
+    local t0 t1 rss
+    t0=$(now_ns)
+    /usr/bin/time -v -o "$SCR/time.txt" "$@" > "$SCR/out.txt" 2> "$SCR/err.txt" || die "$name failed: $(cat "$SCR/err.txt")"
+    t1=$(now_ns)
+    rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$SCR/time.txt")
+    echo "$name $(( t1 - t0 )) $rss" >> "$SAMPLES"
+}
+
+# contender NAME COMMAND...: `measure`, unless an earlier run of NAME took over CAP_SECONDS
+# (then it is not repeated, and the table says how many runs it had).
+declare -A capped=()
+contender() {
+    local name=$1
+    [ -z "${capped[$name]:-}" ] || return 0
+    measure "$@"
+    [ -e "$SCR/answer-$name.txt" ] || cp "$SCR/out.txt" "$SCR/answer-$name.txt"
+    local ns
+    ns=$(tail -n 1 "$SAMPLES" | cut -d' ' -f2)
+    if [ "$ns" -gt $(( CAP_SECONDS * 1000000000 )) ]; then
+        capped[$name]=1
+        say "  $name took $(( ns / 1000000000 )) s (over CAP_SECONDS=$CAP_SECONDS): not repeated"
+    fi
+}
+
+# register NAME DATA-DIR EMAIL [--image FILE]: one timed `ledger register` (cost-1 yescrypt).
+register() {
+    local name=$1 data=$2 email=$3; shift 3
+    local t0 t1
+    t0=$(now_ns)
+    printf '%s\n' "$PASSWORD" | LEDGER_HASH_COST=1 "$LEDGER" register --data "$data" --email "$email" \
+        --username "Bench Marker" --password-stdin --json "$@" > "$SCR/out.txt" 2> "$SCR/err.txt" \
+        || die "register into $data failed: $(cat "$SCR/out.txt" "$SCR/err.txt")"
+    t1=$(now_ns)
+    grep -q '"registered"' "$SCR/out.txt" || die "register into $data: $(cat "$SCR/out.txt")"
+    echo "$name $(( t1 - t0 )) 0" >> "$SAMPLES"
+}
+
+# --- replay, side by side ----------------------------------------------------------------------
+# The first replay with default settings verifies every line and saves LOG.checkpoint. With
+# KEEP_CHECKPOINT=1 an existing LOG.checkpoint (the log is regenerated byte for byte, so one from
+# an earlier run of the same EVENTS still matches) is kept and this step is skipped.
+if [ "${KEEP_CHECKPOINT:-0}" = 1 ] && [ -s "$LOG.checkpoint" ]; then
+    say "keeping $LOG.checkpoint (KEEP_CHECKPOINT=1): the first replay is not timed"
+else
+    say "first replay (no checkpoint yet: it verifies every line and saves LOG.checkpoint)"
+    rm -f "$LOG.checkpoint"
+    contender ledger-replay-first "$LEDGER" replay "$LOG" --json
+    [ -s "$LOG.checkpoint" ] || say "  note: no $LOG.checkpoint was written"
+fi
+
+say "warming the page cache"
+cat "$LOG" > /dev/null
+cat "$LOG" > /dev/null
+for round in $(seq 1 "$RUNS"); do
+    say "round $round/$RUNS: replay (full, then from the checkpoint), verify, openssl, jq, orjson"
+    contender ledger-replay env LEDGER_CHECKPOINT_EVERY=0 "$LEDGER" replay "$LOG" --json
+    contender ledger-replay-checkpoint "$LEDGER" replay "$LOG" --json
+    contender ledger-verify "$LEDGER" verify "$LOG" --json
+    contender openssl openssl dgst -sha256 "$LOG"
+    contender jq jq -n 'reduce inputs as $e ({}; .[$e.type] += 1)' "$LOG"
+    contender orjson python3 Tests/Bench/replay_orjson.py "$LOG"
+done
+
+# Every replay printed the same views, byte for byte (digests included), as the orjson contender.
+for name in ledger-replay-first ledger-replay-checkpoint orjson; do
+    [ -e "$SCR/answer-$name.txt" ] || continue
+    cmp -s "$SCR/answer-ledger-replay.txt" "$SCR/answer-$name.txt" || die "$name printed other views than the full replay:
+$(cat "$SCR/answer-ledger-replay.txt" "$SCR/answer-$name.txt")"
+done
+cp "$SCR/answer-ledger-replay.txt" "$SCR/ledger.json"
+cp "$SCR/answer-jq.txt" "$SCR/jq.json"
+
+# --- durable commits ---------------------------------------------------------------------------
+for round in $(seq 1 "$RUNS"); do
+    say "round $round/$RUNS: $APPENDS ledger appends, $APPENDS SQLite commits, $REGISTRATIONS registrations"
+    "$BENCH" append --count "$APPENDS" --dir "$SCR/append" > "$SCR/out.txt"
+    echo "ledger-append $(awk '/^median/ {print $2}' "$SCR/out.txt") 0" >> "$SAMPLES"
+    python3 Tests/Bench/sqlite_wal_commits.py "$APPENDS" "$SCR/sqlite" > "$SCR/out.txt"
+    echo "sqlite $(awk '{print $(NF-1)}' "$SCR/out.txt") 0" >> "$SAMPLES"
+    "$BENCH" registrations --count "$REGISTRATIONS" --dir "$SCR/registrations-$round" > "$SCR/out.txt"
+    echo "ledger-registrations $(awk '/^median/ {print $2}' "$SCR/out.txt") 0" >> "$SAMPLES"
+    rm -rf "$SCR/registrations-$round"
+done
+
+# --- register on an empty data folder vs one holding the log -----------------------------------
+say "copying the log into a data folder (fsynced, untimed)"
+mkdir -p "$SCR/big"
+cp "$LOG" "$SCR/big/events.jsonl"
+sync "$SCR/big/events.jsonl"
+cat "$SCR/big/events.jsonl" > /dev/null
+for round in $(seq 1 "$RUNS"); do
+    say "round $round/$RUNS: register on an empty data folder, then on the log"
+    register register-empty "$SCR/empty-$round" "bench.empty.$round@example.com"
+    rm -rf "$SCR/empty-$round"
+    register register-big "$SCR/big" "bench.big.$round@example.com"
+done
+
+# --- fsyncs per registration (the second registration into a folder: the log already exists) ---
+count_fsyncs() {  # count_fsyncs DATA-DIR EMAIL [--image FILE]
+    local data=$1 email=$2; shift 2
+    printf '%s\n' "$PASSWORD" | LEDGER_HASH_COST=1 strace -f -qq -e trace=fsync,fdatasync,sync_file_range,syncfs \
+        -o "$SCR/strace.txt" "$LEDGER" register --data "$data" --email "$email" --username "Bench Marker" \
+        --password-stdin --json "$@" > /dev/null
+    grep -cE '^[0-9]+ +(fsync|fdatasync|sync_file_range|syncfs)\(' "$SCR/strace.txt" || true
+}
+printf '%s\n' "$PASSWORD" | LEDGER_HASH_COST=1 "$LEDGER" register --data "$SCR/fs" --email first@example.com \
+    --username First --password-stdin > /dev/null
+fsyncs_plain=$(count_fsyncs "$SCR/fs" plain@example.com)
+fsyncs_image=$(count_fsyncs "$SCR/fs" image@example.com --image "$IMAGE")
+
+ended=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# --- report ------------------------------------------------------------------------------------
+export EVENTS RUNS APPENDS REGISTRATIONS CAP_SECONDS LOG bytes gen_seconds started ended load_before load_after cpu mem disk \
+    rotational fsyncs_plain fsyncs_image SAMPLES
+export nproc_count=$(nproc) kernel=$(uname -r) swift_version=$(swift --version 2>/dev/null | head -1) \
+    jq_version=$(jq --version) openssl_version=$(openssl version | cut -d' ' -f1-2) \
+    python_version=$(python3 --version | cut -d' ' -f2) orjson_version=$(python3 -c 'import orjson; print(orjson.__version__)') \
+    sqlite_version=$(python3 -c 'import sqlite3; print(sqlite3.sqlite_version)') \
+    generated="$(cat "$SCR/generate.txt")" views="$(cat "$SCR/ledger.json")" jq_answer="$(cat "$SCR/jq.json")"
+python3 - <<'PY' | tee "$WORK/compare-$EVENTS.md"
+import json, os, statistics
+
+E = os.environ
+samples = {}
+for line in open(E["SAMPLES"]):
+    name, value, rss = line.split()
+    samples.setdefault(name, []).append((float(value), int(rss)))
+
+def med(name, scale=1e9):
+    return statistics.median(v for v, _ in samples[name]) / scale
+
+def rss(name):
+    return max(r for _, r in samples[name]) / 1024
+
+events, runs = int(E["EVENTS"]), int(E["RUNS"])
+mib = int(E["bytes"]) / 2**20
+fmt = lambda x, d=2: f"{x:,.{d}f}"
+print(f"## Run of {E['started']} to {E['ended']}")
+print()
+print(f"- machine: {E['nproc_count']} cores, {E['cpu']}, {E['mem']}; kernel {E['kernel']}; disk {E['disk']}, rotational={E['rotational']}")
+print(f"- load average (1, 5, 15 min) before: {E['load_before']}; after: {E['load_after']}")
+print(f"- tools: {E['swift_version']}; {E['jq_version']}; {E['openssl_version']}; Python {E['python_version']}, orjson {E['orjson_version']}, SQLite {E['sqlite_version']}")
+print(f"- log: {E['LOG']}: {events:,} events, {int(E['bytes']):,} bytes ({mib:,.0f} MiB), generated in {E['gen_seconds']} s")
+for line in E["generated"].splitlines():
+    print(f"  - {line}")
+print(f"- `ledger replay --json` (= replay_orjson.py output, byte for byte): `{E['views']}`")
+print(f"- jq answer: `{json.dumps(json.loads(E['jq_answer']), separators=(',', ':'))}`")
+print(f"- {runs} runs of each, interleaved, warm page cache; medians; peak RSS = max over the runs (/usr/bin/time -v); "
+      f"a contender whose run took over {E['CAP_SECONDS']} s was not repeated (see the runs column)")
+print()
+print("### Replay and verify of one log, side by side")
+print()
+print("| contender | command | runs | median | events/s | MiB/s | time ÷ full ledger replay | peak RSS |")
+print("|---|---|---:|---:|---:|---:|---:|---:|")
+base = med("ledger-replay")
+rows = [
+    ("ledger replay, full (every line verified)", "ledger-replay", "LEDGER_CHECKPOINT_EVERY=0 ledger replay LOG --json"),
+    ("ledger replay, checkpoint present", "ledger-replay-checkpoint", "ledger replay LOG --json"),
+    ("ledger replay, first (saves the checkpoint)", "ledger-replay-first", "ledger replay LOG --json, no LOG.checkpoint yet"),
+    ("ledger verify", "ledger-verify", "ledger verify LOG --json"),
+    ("openssl", "openssl", "openssl dgst -sha256 LOG"),
+    ("jq", "jq", "jq -n 'reduce inputs as $e ({}; .[$e.type] += 1)' LOG"),
+    ("Python + orjson", "orjson", "python3 Tests/Bench/replay_orjson.py LOG"),
+]
+for label, key, command in rows:
+    if key not in samples:
+        print(f"| {label} | `{command}` | 0 | not timed in this run (KEEP_CHECKPOINT=1 kept an earlier checkpoint) | | | | |")
+        continue
+    t = med(key)
+    print(f"| {label} | `{command}` | {len(samples[key])} | {fmt(t, 3)} s | {events / t:,.0f} | {mib / t:,.0f} | {t / base:.2f} | {rss(key):,.1f} MiB |")
+print()
+print("### Durable commits and registration")
+print()
+appends, registrations = int(E["APPENDS"]), int(E["REGISTRATIONS"])
+la, sq, lr = med("ledger-append", 1), med("sqlite", 1), med("ledger-registrations", 1)
+re_, rb = med("register-empty"), med("register-big")
+print("| measure | median | rate |")
+print("|---|---:|---:|")
+print(f"| ledger: {appends} single-event appends, FileEventStore in-process, fsync each (`ledger-bench append`) | {1000 / la:.3f} ms/commit | {la:,.0f} commits/s |")
+print(f"| SQLite WAL, synchronous=FULL: {appends} transactions of one row (`sqlite_wal_commits.py`) | {1000 / sq:.3f} ms/commit | {sq:,.0f} commits/s |")
+print(f"| ledger: {registrations} whole registrations in-process, no image, yescrypt cost 1 (`ledger-bench registrations`) | {1000 / lr:.3f} ms/registration | {lr:,.0f} registrations/s |")
+print(f"| `LEDGER_HASH_COST=1 ledger register --password-stdin`, empty data folder | {fmt(re_, 3)} s | |")
+print(f"| the same, data folder holding LOG ({events:,} events) | {fmt(rb, 3)} s | {rb / re_:,.1f}× the empty case |")
+print(f"| fsync calls in one `ledger register` (strace; log exists): no image / with image | {E['fsyncs_plain']} / {E['fsyncs_image']} | |")
+print()
+print("### Targets")
+print()
+def verdict(ok):
+    return "**met**" if ok else "**missed**"
+jq_x, orjson_x, openssl_x = med("jq") / base, med("orjson") / base, base / med("openssl")
+peak = rss("ledger-replay")
+print("| target | measured | verdict |")
+print("|---|---|---|")
+cp = med("ledger-replay-checkpoint")
+cp_jq, cp_orjson, cp_openssl = med("jq") / cp, med("orjson") / cp, cp / med("openssl")
+cp_peak = rss("ledger-replay-checkpoint")
+print(f"| `ledger replay --json` ≥ 10× faster than jq | full: {jq_x:.2f}× | {verdict(jq_x >= 10)} |")
+print(f"| | checkpoint present: {cp_jq:.2f}× | {verdict(cp_jq >= 10)} |")
+print(f"| `ledger replay --json` ≥ 3× faster than Python + orjson building the same views | full: {orjson_x:.2f}× | {verdict(orjson_x >= 3)} |")
+print(f"| | checkpoint present: {cp_orjson:.2f}× | {verdict(cp_orjson >= 3)} |")
+print(f"| `ledger replay --json` within 4× of `openssl dgst -sha256` | full: {openssl_x:.2f}× openssl's time | {verdict(openssl_x <= 4)} |")
+print(f"| | checkpoint present: {cp_openssl:.2f}× openssl's time | {verdict(cp_openssl <= 4)} |")
+print(f"| peak RSS of `ledger replay` < 200 MiB | full: {peak:,.1f} MiB | {verdict(peak < 200)} |")
+print(f"| | checkpoint present: {cp_peak:,.1f} MiB | {verdict(cp_peak < 200)} |")
+print(f"| `ledger register` on the {events:,}-event log ≤ 1.5× on an empty log | {rb / re_:,.1f}× ({fmt(rb, 3)} s vs {fmt(re_, 3)} s) | {verdict(rb / re_ <= 1.5)} |")
+fp, fi = int(E["fsyncs_plain"]), int(E["fsyncs_image"])
+print(f"| one fsync per registration | {fp} without an image, {fi} with one | {verdict(fp <= 1 and fi <= 1)} |")
+print(f"| durable commits/s ≥ SQLite WAL FULL, one row per transaction | single-event appends {la:,.0f}/s = {la / sq:.2f}× SQLite's {sq:,.0f}/s | {verdict(la >= sq)} |")
+print(f"| … counted as whole registrations (each several appends today) | {lr:,.0f} registrations/s = {lr / sq:.2f}× SQLite's commits/s | {verdict(lr >= sq)} |")
+PY
+cp "$SAMPLES" "$WORK/compare-$EVENTS.samples.txt"
+say "report saved to $WORK/compare-$EVENTS.md (raw samples: compare-$EVENTS.samples.txt, nanoseconds or rates)"
