@@ -83,4 +83,7 @@ public struct UUIDBits: Hashable, Sendable {
     public let high: UInt64
     /// The last 64 bits.
     public let low: UInt64
+
+    /// The bits from their two halves.
+    public init(high: UInt64, low: UInt64) { self.high = high; self.low = low }
 }

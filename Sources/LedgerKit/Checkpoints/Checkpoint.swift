@@ -35,19 +35,8 @@ public struct Checkpoint {
               root["format"]?.intValue == format, let lineStart = root["lineStart"]?.intValue,
               let offset = root["offset"]?.intValue, let viewsJSON = root["views"],
               let views = try? LedgerViews(checkpoint: viewsJSON),
-              offset > lineStart, lineStart >= 0, let size = try? file.size(), offset <= size
+              let headAt = CoveredLine.time(in: file, lineStart: lineStart, offset: offset, head: views.head)
         else { return nil }
-        var line = [UInt8](repeating: 0, count: offset - lineStart)
-        let read = line.withUnsafeMutableBytes { raw in (try? file.read(into: raw.baseAddress!, count: raw.count, at: lineStart)) ?? 0 }
-        guard read == line.count, line.last == 0x0A else { return nil }
-        let headAt = line.withUnsafeBufferPointer { buffer -> Timestamp? in
-            let body = UnsafeBufferPointer(rebasing: buffer[0..<(buffer.count - 1)])
-            guard let (envelope, bodyLength) = try? LineCodec.decode(body, lineNumber: views.head.seq) else { return nil }
-            let hash = SHA256.hex(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: body[0..<bodyLength])))
-            let matches = envelope.seq == views.head.seq && envelope.hash == views.head.hash && hash == envelope.hash
-            return matches ? envelope.at : nil
-        }
-        guard let headAt else { return nil }
         return Checkpoint(views: views, lineStart: lineStart, offset: offset, headAt: headAt)
     }
 

@@ -29,7 +29,19 @@ public final class EmailIndex: AppendCondition {
 
     /// Refuses an `AccountCreated` for a live email with reason `email-already-in-use`.
     public func check(_ events: [LedgerEvent], stream: String) throws {
-        for case .accountCreated(let e) in events where liveUIDByEmail[e.email] != nil {
+        try refuse(events) { liveUIDByEmail[$0] != nil }
+    }
+
+    /// A store with an index of live emails answers directly.
+    public var answersFromStoreLookups: Bool { true }
+
+    /// Like `check(_:stream:)`, asking the store's index.
+    public func check(_ events: [LedgerEvent], stream: String, lookups: any StoreLookups) throws {
+        try refuse(events) { lookups.isLive(email: $0) }
+    }
+
+    private func refuse(_ events: [LedgerEvent], isLive: (String) -> Bool) throws {
+        for case .accountCreated(let e) in events where isLive(e.email) {
             throw StoreError(.conditionFailed, "the email \(e.email) is already in use", reason: "email-already-in-use")
         }
     }

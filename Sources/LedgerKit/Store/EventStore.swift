@@ -42,6 +42,28 @@ public protocol AppendCondition: AnyObject {
     func observe(_ event: RecordedEvent)
     /// Throws `StoreError(.conditionFailed, …, reason:)` when `events` must not be appended.
     func check(_ events: [LedgerEvent], stream: String) throws
+    /// True when `check(_:stream:lookups:)` can decide from a store's own index instead of folding
+    /// every event (then the store neither feeds nor notifies it).
+    var answersFromStoreLookups: Bool { get }
+    /// Like `check(_:stream:)`, answered from `lookups`, which reflect every event up to the head.
+    func check(_ events: [LedgerEvent], stream: String, lookups: any StoreLookups) throws
+}
+
+extension AppendCondition {
+    /// By default a condition folds events itself.
+    public var answersFromStoreLookups: Bool { false }
+    /// By default the lookups are not used.
+    public func check(_ events: [LedgerEvent], stream: String, lookups: any StoreLookups) throws {
+        try check(events, stream: stream)
+    }
+}
+
+// MARK: - StoreLookups
+
+/// Questions a store can answer from an index of its own, current up to the head under the append lock.
+public protocol StoreLookups: AnyObject {
+    /// True when a live account (created and not deleted) holds `email`.
+    func isLive(email: String) -> Bool
 }
 
 // MARK: - EventStore

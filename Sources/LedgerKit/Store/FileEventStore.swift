@@ -16,6 +16,8 @@ public final class FileEventStore: EventStore {
     public let lockPath: String
     /// `DIR/events.jsonl.broken`: torn tails moved aside by repairs.
     public let brokenPath: String
+    /// `DIR/events.jsonl.index`: stream versions and live emails for writers (see `StoreIndexFile`).
+    public let indexPath: String
     /// Receives one-line notices (torn-tail repairs) meant for standard error.
     public var notice: (String) -> Void = { _ in }
 
@@ -23,6 +25,10 @@ public final class FileEventStore: EventStore {
     private let random: any RandomSource
     private var index = LogIndex()
     private var poisoned: StoreError?
+    /// Set when the index file failed this process once; it then keeps its index in memory.
+    private var indexFileDisabled = !StoreIndexFile.enabled
+    /// The log's (device, inode), for the index file's header.
+    private var logIdentity: (dev: UInt64, ino: UInt64) = (0, 0)
 
     /// A store over `directory` (created on the first write).
     public init(directory: String, clock: any Clock = SystemClock(), random: any RandomSource = SecureRandom()) {
@@ -30,6 +36,7 @@ public final class FileEventStore: EventStore {
         self.logPath = FileSystem.join(directory, "events.jsonl")
         self.lockPath = FileSystem.join(directory, "events.lock")
         self.brokenPath = logPath + ".broken"
+        self.indexPath = logPath + ".index"
         self.clock = clock
         self.random = random
     }
@@ -63,12 +70,32 @@ public final class FileEventStore: EventStore {
             let isNew = !FileSystem.exists(logPath)
             let log = try FileDescriptor(path: logPath, flags: O_RDWR | O_CREAT)
             if isNew { try FileSystem.syncDirectory(directory) }
+            syncIndexFile(log)
             try catchUp(log, repairing: true)
-            if let condition { try feed(condition, from: log) }
-            let version = index.streamVersions[stream, default: 0]
+            if index.lostTable {
+                indexFileDisabled = true
+                index = LogIndex()
+                try catchUp(log, repairing: true)
+            }
+            index.table?.setCoverage(index.coverage, logDevice: logIdentity.dev, inode: logIdentity.ino)
+            let lookups: (any StoreLookups)? = index.table
+            let served = lookups != nil && condition?.answersFromStoreLookups == true
+            if let condition, !served { try feed(condition, from: log) }
+            let version = index.version(of: stream)
             guard expected.accepts(version) else { throw StoreError.wrongVersion(stream: stream, expected: expected, actual: version) }
-            try condition?.check(events, stream: stream)
-            return try write(events, to: stream, log: log, condition: condition)
+            if let condition, let lookups, served {
+                try condition.check(events, stream: stream, lookups: lookups)
+            } else {
+                try condition?.check(events, stream: stream)
+            }
+            let recorded = try write(events, to: stream, log: log, condition: served ? nil : condition)
+            if index.lostTable {
+                indexFileDisabled = true
+                index = LogIndex()  // the next append reads the whole log once, without the index file
+            } else {
+                index.table?.setCoverage(index.coverage, logDevice: logIdentity.dev, inode: logIdentity.ino)
+            }
+            return recorded
         } catch let error as SystemError {
             throw StoreError.io(error)
         } catch let error as StoreError {
@@ -81,7 +108,7 @@ public final class FileEventStore: EventStore {
     private func write(_ events: [LedgerEvent], to stream: String, log: FileDescriptor,
                        condition: (any AppendCondition)?) throws -> [RecordedEvent] {
         var buffer: [UInt8] = []
-        var pending: [(envelope: Envelope, offset: Int)] = []
+        var pending: [(envelope: Envelope, offset: Int, length: Int)] = []
         var head = index.checker.head
         var at = max(clock.now(), index.lastAt)
         let start = index.verifiedSize
@@ -100,9 +127,10 @@ public final class FileEventStore: EventStore {
             let body = LineCodec.body(seq: head.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
                                       stream: stream, data: event.data, prev: head.hash)
             let hash = SHA256.hex(body)
+            let line = LineCodec.line(body: body, hash: hash)
             pending.append((Envelope(seq: head.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
-                                     stream: stream, data: event.data, prev: head.hash, hash: hash), start + buffer.count))
-            buffer.append(contentsOf: LineCodec.line(body: body, hash: hash))
+                                     stream: stream, data: event.data, prev: head.hash, hash: hash), start + buffer.count, line.count))
+            buffer.append(contentsOf: line)
             head = Head(seq: head.seq + 1, hash: hash)
             at = max(at, clock.now())
         }
@@ -125,17 +153,16 @@ public final class FileEventStore: EventStore {
             throw poison(error, "the last append may or may not be on disk")
         }
         var recorded: [RecordedEvent] = []
-        for (envelope, offset) in pending {
+        for (envelope, offset, length) in pending {
             do {
                 let event = try index.checker.check(envelope, bodyHash: envelope.hash)
-                index.record(event, offset: offset)
+                index.record(event, offset: offset, length: length)
                 condition?.observe(event)
                 recorded.append(event)
             } catch {
                 preconditionFailure("an event this store just wrote does not verify: \(error)")
             }
         }
-        index.verifiedSize = start + buffer.count
         return recorded
     }
 
@@ -149,6 +176,7 @@ public final class FileEventStore: EventStore {
             defer { lock.unlock() }
             let log = try FileDescriptor(path: logPath, flags: O_RDWR)
             let before = try log.size()
+            syncIndexFile(log)
             try catchUp(log, repairing: true)
             return try log.size() != before
         } catch {
@@ -158,12 +186,44 @@ public final class FileEventStore: EventStore {
 
     // MARK: - Catching up
 
+    /// Under the exclusive lock: maps the shared index file and lines this process's index up with
+    /// it — adopting what it covers when its last covered line is still in the log, else starting a
+    /// fresh one that `catchUp` fills from the whole log. Without a usable file, the index stays in memory.
+    private func syncIndexFile(_ log: FileDescriptor) {
+        guard !indexFileDisabled else { return }
+        var info = stat()
+        guard fstat(log.fd, &info) == 0 else { return }
+        logIdentity = (UInt64(info.st_dev), UInt64(info.st_ino))
+        var table = index.table
+        if table?.isCurrent != true { table = StoreIndexFile.open(path: indexPath) }
+        guard let table else {
+            indexFileDisabled = true
+            if index.table != nil { index = LogIndex() }
+            return
+        }
+        if let coverage = table.coverage(logDevice: logIdentity.dev, inode: logIdentity.ino) {
+            if index.table === table && coverage == index.coverage { return }
+            if CoveredLine.time(in: log, lineStart: coverage.lineStart, offset: coverage.offset, head: coverage.head) != nil {
+                index = LogIndex(table: table, coverage: coverage)
+                return
+            }
+        }
+        guard let fresh = StoreIndexFile.open(path: indexPath, fresh: true) else {
+            indexFileDisabled = true
+            if index.table != nil { index = LogIndex() }
+            return
+        }
+        index = LogIndex(table: fresh)
+    }
+
     /// Verifies what was appended since the last look. A torn tail is repaired when `repairing`
     /// (the caller holds the exclusive lock) and skipped otherwise; any other damage throws.
     private func catchUp(_ log: FileDescriptor, repairing: Bool) throws {
         do {
             let size = try log.size()
-            if size < index.verifiedSize { index = LogIndex() }  // the file was cut: start over
+            if size < index.verifiedSize {  // the file was cut: start over
+                index = LogIndex(table: index.table == nil ? nil : StoreIndexFile.open(path: indexPath, fresh: true))
+            }
             guard size > index.verifiedSize else { return }
             var damage: LogProblem?
             var torn: (problem: LogProblem, offset: Int, length: Int)?
@@ -171,8 +231,7 @@ public final class FileEventStore: EventStore {
             try LogScanner.scan(log, from: index.verifiedSize, checker: &checker) { item in
                 switch item {
                 case .event(let event, let offset, let length):
-                    index.record(event, offset: offset)
-                    index.verifiedSize = offset + length
+                    index.record(event, offset: offset, length: length)
                     return true
                 case .problem(let problem, _, _):
                     damage = problem
@@ -291,8 +350,29 @@ public final class FileEventStore: EventStore {
 
     /// The last verified line's `seq` and `hash`.
     public func head() throws -> Head {
-        try withReadLock { (log) throws in try catchUp(log, repairing: false) }
-        return index.checker.head
+        var head = index.checker.head
+        try withReadLock { (log) throws in
+            let size = try log.size()
+            guard index.table != nil || size < index.verifiedSize else {
+                try catchUp(log, repairing: false)
+                head = index.checker.head
+                return
+            }
+            // Under the shared lock the index file is not ours to change: follow the tail on a copy.
+            let from = index.table != nil && size >= index.verifiedSize ? index.verifiedSize : 0
+            var checker = from == 0 ? ChainChecker() : index.checker
+            var damage: LogProblem?
+            try LogScanner.scan(log, from: from, checker: &checker) { item in
+                switch item {
+                case .event: return true
+                case .problem(let problem, _, _): damage = problem; return false
+                case .tornTail: return false
+                }
+            }
+            if let damage { throw StoreError(.damaged, "the log is damaged at \(damage)", problem: damage) }
+            head = checker.head
+        }
+        return head
     }
 
     /// Runs `body` on the open log under a shared lock; an absent log reads as empty.

@@ -2,20 +2,58 @@ import LedgerDomain
 
 // MARK: - LogIndex
 
-/// What a file store knows about the verified prefix of its log.
+/// What a file store knows about the verified prefix of its log. Stream versions live in the
+/// shared `StoreIndexFile` when there is one (it covers the whole log), else in memory (then the
+/// process has read the whole log once).
 struct LogIndex {
     /// Bytes of the log that verified (always a line boundary).
     var verifiedSize = 0
+    /// Where the last verified line starts.
+    var lineStart = 0
     /// Chain state after the verified prefix.
     var checker = ChainChecker()
-    /// Events per stream.
+    /// Events per stream, when there is no index file.
     var streamVersions: [String: Int] = [:]
     /// The latest `at`, so appended times never go backwards.
     var lastAt = Timestamp(millis: 0)
+    /// The shared index file, when in use.
+    var table: StoreIndexFile?
+    /// Set when the index file could not take an event (it could not grow): the caller must rebuild
+    /// this index from the whole log without it.
+    var lostTable = false
 
-    /// Records one verified event.
-    mutating func record(_ event: RecordedEvent, offset: Int) {
-        streamVersions[event.stream, default: 0] += 1
+    /// An index at the start of the log, over `table` (emptied) when given.
+    init(table: StoreIndexFile? = nil) { self.table = table }
+
+    /// An index continuing after what `table` covers.
+    init(table: StoreIndexFile, coverage: StoreIndexFile.Coverage) {
+        self.table = table
+        verifiedSize = coverage.offset
+        lineStart = coverage.lineStart
+        checker = ChainChecker(continuingAfter: coverage.head)
+        lastAt = coverage.lastAt
+    }
+
+    /// Records one verified event whose line spans `[offset, offset + length)`.
+    mutating func record(_ event: RecordedEvent, offset: Int, length: Int) {
+        if let table, !lostTable {
+            if !table.apply(event) { lostTable = true }
+        } else {
+            streamVersions[event.stream, default: 0] += 1
+        }
         lastAt = max(lastAt, event.at)
+        lineStart = offset
+        verifiedSize = offset + length
+    }
+
+    /// The number of events in `stream`.
+    func version(of stream: String) -> Int {
+        if let table { return table.version(of: stream) }
+        return streamVersions[stream, default: 0]
+    }
+
+    /// What the index file should record as covered now.
+    var coverage: StoreIndexFile.Coverage {
+        StoreIndexFile.Coverage(lineStart: lineStart, offset: verifiedSize, head: checker.head, lastAt: lastAt)
     }
 }

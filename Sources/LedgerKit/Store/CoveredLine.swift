@@ -1,0 +1,24 @@
+import LedgerDomain
+
+// MARK: - CoveredLine
+
+/// Re-reads the line a saved state (a checkpoint, the store index) says it ends at, to trust that
+/// state only while the log still holds that exact line: same bytes, same `seq`, same `hash`. The
+/// hash chain makes every line before it the same as when the state was saved.
+enum CoveredLine {
+    /// The line's time when `file` holds, at `[lineStart, offset)`, a verified line with `head`'s seq
+    /// and hash, ending in a newline; nil otherwise.
+    static func time(in file: FileDescriptor, lineStart: Int, offset: Int, head: Head) -> Timestamp? {
+        guard offset > lineStart, lineStart >= 0, let size = try? file.size(), offset <= size else { return nil }
+        var line = [UInt8](repeating: 0, count: offset - lineStart)
+        let read = line.withUnsafeMutableBytes { raw in (try? file.read(into: raw.baseAddress!, count: raw.count, at: lineStart)) ?? 0 }
+        guard read == line.count, line.last == 0x0A else { return nil }
+        return line.withUnsafeBufferPointer { buffer -> Timestamp? in
+            let body = UnsafeBufferPointer(rebasing: buffer[0..<(buffer.count - 1)])
+            guard let (envelope, bodyLength) = try? LineCodec.decode(body, lineNumber: head.seq) else { return nil }
+            let hash = SHA256.hex(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: body[0..<bodyLength])))
+            let matches = envelope.seq == head.seq && envelope.hash == head.hash && hash == envelope.hash
+            return matches ? envelope.at : nil
+        }
+    }
+}
