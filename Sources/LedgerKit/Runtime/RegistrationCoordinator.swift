@@ -36,6 +36,9 @@ public final class RegistrationCoordinator {
     let hasher: PasswordHasher
     let failpoints: Failpoints
     let emailIndex = EmailIndex()
+    /// Events decided but not appended yet: the steps that touch nothing outside the log are appended
+    /// together, in one durable write, before the next outside effect (a blob) or at the end.
+    private var staged = StagedEvents()
     /// Called before a failpoint kills the process (flush output).
     public var beforeCrash: () -> Void = {}
 
@@ -104,9 +107,26 @@ public final class RegistrationCoordinator {
     // MARK: - The loop
 
     /// Performs actions until the saga finishes or a compensation step fails (compensation-pending).
+    /// Events of steps with no outside effect are staged and appended together before the next blob
+    /// operation and at the end: a registration without an image is one durable write.
     func drive(_ state: inout RegistrationState, plan: Plan?) throws {
+        staged = StagedEvents()
+        defer { staged = StagedEvents() }  // a throw leaves nothing staged: it was never acknowledged
+        // Every way out of the steps appends what they staged; a refused append stages a failure to go on from.
+        repeat { try steps(&state, plan: plan) } while try !flush(&state, email: plan?.valid.email)
+    }
+
+    /// The saga loop: performs actions until the saga finishes or a compensation step fails.
+    private func steps(_ state: inout RegistrationState, plan: Plan?) throws {
         while true {
             let action = RegistrationSaga.nextAction(state, withImage: plan.map { $0.imageName != nil } ?? state.withImage)
+            switch action {
+            case .storeImage, .undoImage, .finish:
+                // Outside effects and the end need what was decided so far on disk first.
+                if try !flush(&state, email: plan?.valid.email) { continue }
+            default:
+                break
+            }
             switch action {
             case .createAccount:
                 guard let plan else { return }
@@ -114,7 +134,7 @@ public final class RegistrationCoordinator {
                                              withImage: plan.imageName != nil)
                 try step(.account, email: plan.valid.email, &state) { (state: inout RegistrationState) throws in
                     try failpoints.beforeAppending(.accountCreated)
-                    try append(.accountCreated(created), to: &state, condition: emailIndex)
+                    try append(.accountCreated(created), to: &state, condition: emailIndex, stage: true)
                 }
             case .storeImage:
                 guard let plan, let imageName = plan.imageName, let image = plan.valid.image else { return }
@@ -138,7 +158,7 @@ public final class RegistrationCoordinator {
                     try failpoints.beforeAppending(.profileWritten)
                     let profile = ProfileWritten(uid: plan.uid, email: plan.valid.email, userName: plan.valid.userName,
                                                  profileImageName: plan.imageName, createdAt: clock.now())
-                    try append(.profileWritten(profile), to: &state)
+                    try append(.profileWritten(profile), to: &state, stage: true)
                 }
             case .undoImage(let uid, let imageName):
                 do {
@@ -153,7 +173,7 @@ public final class RegistrationCoordinator {
             case .undoAccount(let uid):
                 do {
                     try failpoints.beforeAppending(.accountDeleted)
-                    try append(.accountDeleted(AccountDeleted(uid: uid)), to: &state)
+                    try append(.accountDeleted(AccountDeleted(uid: uid)), to: &state, stage: true)
                 } catch let error as StoreError where error.code == .notDurable {
                     throw error
                 } catch {
@@ -173,19 +193,58 @@ public final class RegistrationCoordinator {
         } catch let error as StoreError where error.code == .notDurable || error.code == .damaged {
             throw error
         } catch let error as StoreError where error.reason == "email-already-in-use" {
-            try append(RegistrationSaga.failure(at: step, reason: "email-already-in-use", message: error.message, state: state, email: email), to: &state)
+            try append(RegistrationSaga.failure(at: step, reason: "email-already-in-use", message: error.message, state: state, email: email),
+                       to: &state, stage: true)
         } catch {
-            try append(RegistrationSaga.failure(at: step, reason: "io-error", message: "\(error)", state: state, email: email), to: &state)
+            try append(RegistrationSaga.failure(at: step, reason: "io-error", message: "\(error)", state: state, email: email), to: &state, stage: true)
         }
     }
 
-    /// Appends one event to the registration's stream at its known version, folds it, honours `crash`.
-    func append(_ event: LedgerEvent, to state: inout RegistrationState, condition: (any AppendCondition)? = nil) throws {
+    /// Adds one event to the registration: staged (folded provisionally, appended at the next flush)
+    /// when `stage`, else appended at once together with whatever is staged.
+    func append(_ event: LedgerEvent, to state: inout RegistrationState, condition: (any AppendCondition)? = nil,
+                stage: Bool = false) throws {
+        staged.add(event, condition: condition, before: state)
+        state.evolve(RecordedEvent(envelope: Envelope(seq: 0, id: "", at: clock.now(), type: event.type.rawValue, v: event.type.currentVersion,
+                                                      stream: "", data: event.data, prev: "", hash: ""), event: event))
+        if !stage { try flushOrThrow(&state) }
+    }
+
+    /// Appends the staged events in one durable write; true when they were. When the store refuses
+    /// them (the email is taken, an I/O error), none of them happened: the state goes back to before
+    /// them, the failure of their first step is staged instead, and this returns false (the saga goes on).
+    private func flush(_ state: inout RegistrationState, email: String?) throws -> Bool {
+        guard staged.before != nil else { return true }
+        let step = staged.firstStep
+        do {
+            try flushOrThrow(&state)
+            return true
+        } catch let error as StoreError where error.code != .notDurable && error.code != .damaged {
+            guard let step else { throw error }
+            let taken = error.reason == "email-already-in-use"
+            try append(RegistrationSaga.failure(at: step, reason: taken ? "email-already-in-use" : "io-error",
+                                                message: taken ? error.message : "\(error)", state: state, email: email), to: &state, stage: true)
+            return false
+        }
+    }
+
+    /// Appends the staged events; on any error the state goes back to before them and the error is thrown.
+    private func flushOrThrow(_ state: inout RegistrationState) throws {
+        guard let before = staged.before else { return }
+        let batch = staged
         let stream = StreamCategory.registration.stream(state.registration)
-        let expected: ExpectedVersion = state.version == 0 ? .noStream : .exactly(state.version)
-        let recorded = try store.append([event], to: stream, expected: expected, condition: condition)
-        recorded.forEach { state.evolve($0) }
-        failpoints.afterAppending(event.type, flush: beforeCrash)
+        let expected: ExpectedVersion = before.version == 0 ? .noStream : .exactly(before.version)
+        do {
+            let recorded = try store.append(batch.events, to: stream, expected: expected, condition: batch.condition)
+            staged = StagedEvents()
+            state = before
+            recorded.forEach { state.evolve($0) }
+        } catch {
+            staged = StagedEvents()  // none of them happened
+            state = before
+            throw error
+        }
+        batch.events.forEach { failpoints.afterAppending($0.type, flush: beforeCrash) }
     }
 
     // MARK: - Session and results

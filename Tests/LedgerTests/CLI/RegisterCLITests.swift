@@ -223,4 +223,31 @@ struct RefusalCase: CustomTestStringConvertible, Sendable {
             #expect(try parseObject(dup.stdout)["reason"] as? String == "email-already-in-use")
         }
     }
+
+    /// Issue 5's durability target: a registration without an image syncs the log once (its account
+    /// and profile are one write), and the session it opens once more — counted by failing each
+    /// fsync in turn (`LEDGER_IO_FAULTS`; a failed fsync of the log ends with 3) on a folder that
+    /// already holds a log.
+    @Test func aRegistrationWithoutAnImageSyncsTheLogOnce() throws {
+        try withLedgerDir { dir in
+            let setup = try dir.register(email: uniqueEmail(), env: noIOFaults)
+            #expect(setup.status == 0)
+            let before: Int = try dir.events().count
+            let first = try dir.register(email: uniqueEmail(), env: ioFaults("fsync=1"))
+            #expect(first.status == 3, "\(first)")
+            let afterFirst: Int = try dir.events().count
+            #expect(afterFirst == before + 2)  // AccountCreated and ProfileWritten: one write, one fsync
+            _ = try dir.run(["recover"], env: noIOFaults)
+            let middle: Int = try dir.events().count
+            let second = try dir.register(email: uniqueEmail(), env: ioFaults("fsync=2"))
+            #expect(second.status == 3, "\(second)")
+            let afterSecond: Int = try dir.events().count
+            #expect(afterSecond == middle + 3)  // the 2nd fsync was the session's
+            let third = try dir.register(email: uniqueEmail(), env: ioFaults("fsync=3"))
+            #expect(third.status == 0, "\(third)")  // there is no 3rd fsync
+            let reply: [String: Any] = try parseObject(third.stdout)
+            let session: String? = reply["sessionId"] as? String
+            #expect(session != nil)
+        }
+    }
 }

@@ -47,6 +47,54 @@ import Testing
         }
     }
 
+    // MARK: - Durable writes per registration
+
+    /// Steps that touch nothing outside the log are one append: a registration without an image is
+    /// one durable write (plus the session's own).
+    @Test func aRegistrationWithoutAnImageIsOneWrite() throws {
+        try withTempDirectory { dir in
+            let store = InMemoryEventStore(), blobs = MemoryBlobStore()
+            let result = try coordinator(store, blobs, dir).register(input(image: false), idempotencyKey: nil)
+            #expect(result.outcome == .completed)
+            #expect(store.batches == [["AccountCreated", "ProfileWritten"], ["SessionStarted"]])
+            _ = checkViews(store)
+        }
+    }
+
+    /// An outside effect (the blob) needs the account on disk before it, and its own event after it.
+    @Test func aRegistrationWithAnImageWritesAroundTheBlob() throws {
+        try withTempDirectory { dir in
+            let store = InMemoryEventStore(), blobs = MemoryBlobStore()
+            _ = try coordinator(store, blobs, dir).register(input(), idempotencyKey: nil)
+            #expect(store.batches == [["AccountCreated"], ["ImageStored"], ["ProfileWritten"], ["SessionStarted"]])
+        }
+    }
+
+    /// A failing pure step: the account, the failure and its compensation land together, or not at all.
+    @Test func aFailedProfileWithoutAnImageIsOneWriteToo() throws {
+        try withTempDirectory { dir in
+            let store = InMemoryEventStore(), blobs = MemoryBlobStore()
+            let result = try coordinator(store, blobs, dir, failpoints: "ProfileWritten=error").register(input(image: false), idempotencyKey: nil)
+            #expect(result.outcome == .compensated)
+            #expect(result.failure?.step == .profile)
+            #expect(store.batches == [["AccountCreated", "Failed", "AccountDeleted"]])
+            _ = checkViews(store)
+        }
+    }
+
+    /// A taken email refuses the whole staged batch: only the `Failed` of the account step is written.
+    @Test func aTakenEmailRefusesTheStagedBatch() throws {
+        try withTempDirectory { dir in
+            let store = InMemoryEventStore(), blobs = MemoryBlobStore()
+            _ = try coordinator(store, blobs, dir, seed: 1).register(input(image: false), idempotencyKey: nil)
+            let second = try coordinator(store, blobs, dir, seed: 2).register(input(image: false), idempotencyKey: nil)
+            #expect(second.outcome == .rejected)
+            #expect(second.failure?.step == .account && second.failure?.reason == "email-already-in-use")
+            #expect(store.batches.last == ["Failed"])
+            #expect(checkViews(store).users.rows.count == 1)
+        }
+    }
+
     @Test func failedBlobWriteCompensatesTheAccount() throws {
         try withTempDirectory { dir in
             let store = InMemoryEventStore(), blobs = MemoryBlobStore()

@@ -12,6 +12,8 @@ final class InMemoryEventStore: EventStore {
     private(set) var events: [RecordedEvent] = []
     /// The log as a file store would hold it: one line per event.
     private(set) var log: [UInt8] = []
+    /// The event types of each successful append, in order (one durable write each in a real store).
+    private(set) var batches: [[String]] = []
 
     private let clock: any Clock
     private let random: any RandomSource
@@ -73,6 +75,7 @@ final class InMemoryEventStore: EventStore {
         }
         checker = next
         log += bytes
+        batches.append(batch.map(\.type.rawValue))
         for event in recorded {
             events.append(event)
             streamVersions[stream, default: 0] += 1
