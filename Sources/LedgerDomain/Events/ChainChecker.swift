@@ -15,9 +15,41 @@ public struct ChainChecker: Sendable {
     /// A checker that continues after `head` (ids before it are not known, so duplicates against them go unseen).
     public init(continuingAfter head: Head) { self.head = head; self.lines = head.seq }
 
+    /// What a line's envelope gives on its own, without any other line: the typed event, or the
+    /// first problem of its type, version, stream and data. Pure, so lines can be prepared in parallel.
+    public enum Prepared: Sendable {
+        /// The typed event.
+        case event(LedgerEvent)
+        /// The first problem found (the line number is filled in by `check`).
+        case problem(ProblemKind, String)
+    }
+
+    /// The checks of a line that need no other line.
+    public static func prepare(_ envelope: Envelope) -> Prepared {
+        guard let type = EventType(rawValue: envelope.type) else {
+            return .problem(.unknownType, "type \"\(envelope.type)\" is not in the catalogue")
+        }
+        guard envelope.v == type.currentVersion else {
+            return .problem(.invalidData, "\(type.rawValue) v\(envelope.v) is unknown; this build reads v\(type.currentVersion)")
+        }
+        guard StreamName.parse(envelope.stream)?.category == type.category else {
+            return .problem(.invalidData, "\(type.rawValue) belongs in a \(type.category.rawValue)- stream, not \(envelope.stream)")
+        }
+        do {
+            return .event(try LedgerEvent.decode(type: type, data: envelope.data))
+        } catch {
+            return .problem(.invalidData, "\(type.rawValue): \(error)")
+        }
+    }
+
     /// Checks the next line, given its envelope and the SHA-256 hex of its body; returns the typed event.
     /// State advances even when a problem is thrown, so checking can go on with the following lines.
     public mutating func check(_ envelope: Envelope, bodyHash: String) throws(LogProblem) -> RecordedEvent {
+        try check(envelope, bodyHash: bodyHash, prepared: Self.prepare(envelope))
+    }
+
+    /// Like `check(_:bodyHash:)`, with the line's `prepare` result computed beforehand.
+    public mutating func check(_ envelope: Envelope, bodyHash: String, prepared: Prepared) throws(LogProblem) -> RecordedEvent {
         lines += 1
         let line = lines
         let expected = head
@@ -35,19 +67,9 @@ public struct ChainChecker: Sendable {
             throw LogProblem(line: line, kind: .brokenChain, message: "prev \(envelope.prev.prefix(12))… is not the previous line's hash \(expected.hash.prefix(12))…")
         }
         guard isNewID else { throw LogProblem(line: line, kind: .invalidData, message: "id \(envelope.id) was already used") }
-        guard let type = EventType(rawValue: envelope.type) else {
-            throw LogProblem(line: line, kind: .unknownType, message: "type \"\(envelope.type)\" is not in the catalogue")
-        }
-        guard envelope.v == type.currentVersion else {
-            throw LogProblem(line: line, kind: .invalidData, message: "\(type.rawValue) v\(envelope.v) is unknown; this build reads v\(type.currentVersion)")
-        }
-        guard StreamName.parse(envelope.stream)?.category == type.category else {
-            throw LogProblem(line: line, kind: .invalidData, message: "\(type.rawValue) belongs in a \(type.category.rawValue)- stream, not \(envelope.stream)")
-        }
-        do {
-            return RecordedEvent(envelope: envelope, event: try LedgerEvent.decode(type: type, data: envelope.data))
-        } catch {
-            throw LogProblem(line: line, kind: .invalidData, message: "\(type.rawValue): \(error)")
+        switch prepared {
+        case .event(let event): return RecordedEvent(envelope: envelope, event: event)
+        case .problem(let kind, let message): throw LogProblem(line: line, kind: kind, message: message)
         }
     }
 
