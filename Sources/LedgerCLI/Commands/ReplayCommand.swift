@@ -36,17 +36,9 @@ enum ReplayCommand {
         return 0
     }
 
-    /// SHA-256 of each view's canonical JSON (its `--json` rows, compact, in view order), so two
-    /// replays (from scratch, or from a checkpoint plus the tail) can be compared byte for byte.
+    /// SHA-256 of each view's canonical JSON (see `ViewDigest`).
     static func digest(_ loaded: LoadedViews) -> JSONValue {
-        let v = loaded.views
-        let views: [(String, JSONValue)] = [
-            ("users", .array(v.users.rows.map(\.json))),
-            ("sessions", .array(v.sessions.rows.map { $0.json(at: loaded.asOfTime) })),
-            ("images", .array(v.images.rows.map(\.json))),
-            ("registrations", .array(v.registrations.rows.map(\.json))),
-        ]
-        return .object(JSONObject(views.map { ($0.0, .string(SHA256.hex(JSONWriter.bytes($0.1)))) }))
+        .object(JSONObject(ViewDigest.digests(loaded).map { ($0.0, .string($0.1)) }))
     }
 
     /// Counts per key, in the order of `keys`.
