@@ -46,6 +46,17 @@ public enum JSONWriter {
     /// Appends `string` as a quoted, escaped JSON string.
     public static func writeString(_ string: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Fast path: nothing to escape (ids, hashes, emails, codes) is copied in one go.
+        var text = string
+        let plain = text.withUTF8 { utf8 -> Bool in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            out.append(contentsOf: utf8)
+            return true
+        }
+        if plain {
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
