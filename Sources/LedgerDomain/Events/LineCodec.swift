@@ -45,6 +45,13 @@ public enum LineCodec {
     /// Decodes a line (without its newline) into an envelope, checking JSON and envelope shape only.
     /// Returns the envelope and the length of the hashed body. `lineNumber` is used in problems.
     public static func decode(_ line: UnsafeBufferPointer<UInt8>, lineNumber: Int) throws(LogProblem) -> (Envelope, bodyLength: Int) {
+        if let canonical = decodeCanonical(line) { return canonical }
+        return try decodeGeneric(line, lineNumber: lineNumber)
+    }
+
+    /// `decode` through a generic JSON tree of the whole line: any valid JSON spelling of a line, and
+    /// the one-line problem for anything else. (Public so tests can compare it with the fast path.)
+    public static func decodeGeneric(_ line: UnsafeBufferPointer<UInt8>, lineNumber: Int) throws(LogProblem) -> (Envelope, bodyLength: Int) {
         func invalid(_ message: String) -> LogProblem { LogProblem(line: lineNumber, kind: .invalidJSON, message: message) }
         let root: JSONValue
         do {

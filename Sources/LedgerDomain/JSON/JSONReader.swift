@@ -34,6 +34,17 @@ public struct JSONReader {
         return value
     }
 
+    /// Parses the one JSON value that starts exactly at `offset` of `bytes`, with the reader's rules
+    /// and counting nesting as if it sat `depth` levels deep (so a value inside a document gets the
+    /// same verdict as when the whole document is parsed). Returns it and the offset just after it.
+    public static func parseValue(in bytes: UnsafeBufferPointer<UInt8>, at offset: Int, depth: Int) throws(JSONError) -> (JSONValue, end: Int) {
+        var reader = JSONReader(bytes)
+        reader.index = offset
+        reader.depth = depth
+        let value = try reader.parseValue()
+        return (value, reader.index)
+    }
+
     /// Parses exactly one JSON value from an array of bytes.
     public static func parse(_ bytes: [UInt8]) throws(JSONError) -> JSONValue {
         do {
