@@ -45,7 +45,7 @@ enum EventsCommand {
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        let path = invocation.positionals.first ?? context.store(invocation).logPath
+        let path = try invocation.positionals.first ?? context.defaultLogPath(invocation)
         let selection = Selection(type: invocation.value("type"), stream: invocation.value("stream"),
                                   from: try invocation.positiveInt("from") ?? 1, limit: try invocation.positiveInt("limit") ?? .max)
         let following = invocation.flag("follow")

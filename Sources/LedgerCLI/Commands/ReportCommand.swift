@@ -28,11 +28,11 @@ enum ReportCommand {
             guard let parsed = Timestamp(rfc3339: text) else { throw CLIError.usage("--since needs an RFC 3339 time, not \"\(text)\"") }
             since = parsed
         }
-        let directory = ReadOptions.directory(invocation, context)
-        let blobs = FileBlobStore(directory: directory)
-        let snapshot = Auditor.snapshot(blobs: blobs, directory: directory)
+        let blobs = FileBlobStore(directory: try ReadOptions.directory(invocation, context))
+        let locks = try ReadOptions.locks(invocation, context)
+        let snapshot = Auditor.snapshot(blobs: blobs, locks: locks)
         let loaded = try ReadOptions.load(invocation, context)
-        let path = ReadOptions.logPath(invocation, context)
+        let path = try ReadOptions.logPath(invocation, context)
         let verified: VerifyReport
         do {
             verified = try LogVerifier.verify(path: path)
@@ -40,7 +40,7 @@ enum ReportCommand {
             throw CLIError.noLog(at: path)
         }
         let problem = verified.problems.first.map { "line \($0.line): \($0.kind.rawValue): \($0.message)" }
-        let anomalies = Auditor.anomalies(loaded.views, blobs: blobs, directory: directory, snapshot: snapshot).map {
+        let anomalies = Auditor.anomalies(loaded.views, blobs: blobs, locks: locks, snapshot: snapshot).map {
             ReportModel.Anomaly(kind: $0.kind, key: $0.key, value: $0.value, message: $0.message)
         }
         let model = ReportModel(views: loaded.views, asOf: loaded.asOfTime, since: since, anomalies: anomalies,
