@@ -46,9 +46,15 @@ enum ReportCommand {
         let model = ReportModel(views: loaded.views, asOf: loaded.asOfTime, since: since, anomalies: anomalies,
                                 verifyOK: verified.ok, verifyProblem: problem, generatedAt: context.clock.now())
         let html = HTMLReport.render(model, options: HTMLReport.Options(showEmails: invocation.flag("show-emails"),
-                                                                        source: path.split(separator: "/").last.map(String.init) ?? path))
+                                                                        source: try reportSource(invocation, context, path: path)))
         try FileSystem.writeAtomically(Array(html.utf8), to: output, mode: 0o644)
         context.print("wrote \(output)")
         return 0
+    }
+
+    /// What the report names as its source: the log file's name, or the PostgreSQL store (password redacted).
+    static func reportSource(_ invocation: Invocation, _ context: Context, path: String) throws -> String {
+        if invocation.value("log") == nil, case .postgres(let url) = try context.storeLocation(invocation) { return url.redacted }
+        return path.split(separator: "/").last.map(String.init) ?? path
     }
 }

@@ -82,6 +82,23 @@ struct PostgresStoreFailureTests {
         }
     }
 
+    @Test func anAppendAfterTheServerDroppedAnIdleConnectionReconnects() throws {
+        let server = try PostgresServer.get()
+        try server.withDatabase { url in
+            let store = PostgresEventStore(url: url, clock: FixedClock(step: 1), random: SeededRandom(seed: 5))
+            try store.createSchema()
+            _ = try store.append([Fixtures.registration(1)], to: Fixtures.stream(.registration, 1), expected: .noStream)
+            let admin = try PostgresConnection(url)
+            let killed = try admin.execute("""
+                SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+                """)
+            #expect(killed.count == 1)
+            usleep(100_000)
+            let recorded = try store.append([Fixtures.event(.failed, 1)], to: Fixtures.stream(.registration, 1), expected: .exactly(1))
+            #expect(recorded.map(\.seq) == [2])
+        }
+    }
+
     @Test func passwordsAreRedactedInURLs() {
         #expect(PostgresURL("postgres://u:pw@h:5432/db")!.redacted == "postgres://u:***@h:5432/db")
         #expect(PostgresURL("postgresql://u@h/db?password=pw&sslmode=require")!.redacted == "postgresql://u@h/db?password=***&sslmode=require")

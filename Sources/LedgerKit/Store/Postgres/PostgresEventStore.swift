@@ -69,13 +69,8 @@ public final class PostgresEventStore: EventStore {
     public func append(_ events: [LedgerEvent], to stream: String, expected: ExpectedVersion,
                        condition: (any AppendCondition)?) throws -> [RecordedEvent] {
         let decoded = try Self.validate(events, stream: stream)
-        let connection = try connection()
+        let connection = try begin()
         var pending: [(envelope: Envelope, event: LedgerEvent)] = []
-        do {
-            try connection.execute("BEGIN")
-        } catch {
-            throw storeError(error, during: "the append")
-        }
         do {
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey])
             let (head, lastAt) = try Self.head(connection)
@@ -123,6 +118,27 @@ public final class PostgresEventStore: EventStore {
         let recorded = pending.map { RecordedEvent(envelope: $0.envelope, event: $0.event) }
         recorded.forEach { condition?.observe($0) }
         return recorded
+    }
+
+    /// An open connection inside a new transaction. A connection the server dropped while idle
+    /// (restart, idle timeout) is only found out by using it: `BEGIN` then fails before anything of
+    /// the batch was sent, so connecting again and retrying once is safe.
+    private func begin() throws -> PostgresConnection {
+        var connection = try connection()
+        do {
+            try connection.execute("BEGIN")
+        } catch let error as PostgresError where error.connectionLost {
+            open = nil
+            connection = try self.connection()
+            do {
+                try connection.execute("BEGIN")
+            } catch {
+                throw storeError(error, during: "the append")
+            }
+        } catch {
+            throw storeError(error, during: "the append")
+        }
+        return connection
     }
 
     /// The checks every backend makes before appending: a non-empty batch, a valid stream name of the
