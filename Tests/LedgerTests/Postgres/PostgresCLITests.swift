@@ -169,3 +169,23 @@ struct PostgresCLITests {
         }
     }
 }
+
+// MARK: - Tampering
+
+/// An edit made directly in the table is caught the same way an edit of the file is.
+struct PostgresTamperTests {
+    @Test func anEditedRowFailsVerifyAndStopsReads() throws {
+        try withPostgresLedger { pg in
+            #expect(try pg.run(["import", Paths.demoLog]).status == 0)
+            let admin = try PostgresConnection(pg.url)
+            let edited = try admin.execute("UPDATE ledger_events SET line = replace(line, 'Alice Liddell', 'Alice Lidell') WHERE line LIKE '%Alice Liddell%'")
+            #expect(edited.affectedRows >= 1)
+            let verify = try pg.run(["verify"])
+            #expect(verify.status == 1, "\(verify)")
+            #expect(verify.stdout.contains("bad-hash"))
+            let users = try pg.run(["users"])
+            #expect(users.status == 1, "\(users)")
+            #expect(users.stderrLines.count == 1)
+        }
+    }
+}
