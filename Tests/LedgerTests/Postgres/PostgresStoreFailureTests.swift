@@ -107,3 +107,38 @@ struct PostgresStoreFailureTests {
         #expect(PostgresURL("postgres://u:pw@h:1/a?x=1")!.withDatabase("b").text == "postgres://u:pw@h:1/b?x=1")
     }
 }
+
+// MARK: - Recovery across hosts
+
+/// `ledger recover` with a PostgreSQL store leaves a registration alone while another connection (a
+/// process on another host, in effect) holds its advisory lock, and finishes it once that is gone.
+struct PostgresRecoveryTests {
+    @Test func recoverSkipsARegistrationRunningElsewhereAndFinishesItWhenItsProcessIsGone() throws {
+        try withPostgresLedger { pg in
+            let store = PostgresEventStore(url: pg.url)
+            let registration = Fixtures.uuid(77)
+            _ = try store.append([Fixtures.registration(77)], to: Fixtures.stream(.registration, 77), expected: .noStream)
+            var running: PostgresRegistrationLocks? = PostgresRegistrationLocks(url: pg.url)
+            var held: (any HeldRegistrationLock)? = try running?.acquire(registration)
+            try #require(held != nil)
+            try held?.noteImage(Fixtures.uuid(78))
+            #expect(PostgresRegistrationLocks(url: pg.url).isHeld(registration))
+            let skipped = try parseJSON(try pg.run(["recover", "--json"]).stdout) as? [String: Any]
+            #expect(skipped?["skippedRunning"] as? [String] == [registration])
+            #expect(skipped?["interrupted"] as? [String] == [])
+            // The audit does not call it interrupted either, while it runs.
+            let audit = try pg.run(["audit", "--json"])
+            #expect(!audit.stdout.contains("\"interrupted\""), "\(audit)")
+            // The "other host" dies: its connection closes and the server drops the lock.
+            held = nil
+            running = nil  // the last reference to its connection: closed without releasing, as a crash would
+            usleep(200_000)
+            let recovered = try parseJSON(try pg.run(["recover", "--json"]).stdout) as? [String: Any]
+            #expect(recovered?["interrupted"] as? [String] == [registration])
+            #expect(recovered?["skippedRunning"] as? [String] == [])
+            let again = try parseJSON(try pg.run(["recover", "--json"]).stdout) as? [String: Any]
+            #expect(again?["interrupted"] as? [String] == [])
+            #expect(try pg.run(["audit"]).status == 0)
+        }
+    }
+}

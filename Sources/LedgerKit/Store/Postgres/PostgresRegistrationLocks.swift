@@ -25,9 +25,10 @@ public final class PostgresRegistrationLocks: RegistrationLocks {
         }
     }
 
-    /// The advisory lock key of a registration: the first 64 bits of its UUID.
+    /// The advisory lock key of a registration: the first 64 bits of SHA-256 of its id (so ids that
+    /// share a prefix, e.g. name-based UUIDs, still get distinct keys).
     static func key(_ registration: String) -> (signed: String, high: String, low: String) {
-        let hex = registration.filter { $0 != "-" }.prefix(16)
+        let hex = SHA256.hex(Array("ledger-registration:\(registration)".utf8)).prefix(16)
         let bits = UInt64(hex, radix: 16) ?? 0
         return (String(Int64(bitPattern: bits)), String(bits >> 32), String(bits & 0xFFFF_FFFF))
     }
