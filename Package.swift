@@ -20,10 +20,12 @@ let package = Package(
         .systemLibrary(name: "CLibcrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // libxcrypt: crypt(3) with yescrypt for password hashes.
         .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
+        // libpq: the PostgreSQL client library, for the shared multi-host event store.
+        .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // The pure core: events, JSON, views, deciders. No Foundation, no I/O.
         .target(name: "LedgerDomain", swiftSettings: strictSettings),
         // The shell: stores, hashing, passwords, images, the saga coordinator.
-        .target(name: "LedgerKit", dependencies: ["LedgerDomain", "CLibcrypto", "CCrypt"], swiftSettings: strictSettings),
+        .target(name: "LedgerKit", dependencies: ["LedgerDomain", "CLibcrypto", "CCrypt", "CLibpq"], swiftSettings: strictSettings),
         // The command-line interface as a library, so tests can drive it in-process.
         .target(name: "LedgerCLI", dependencies: ["LedgerKit", "LedgerDomain"], swiftSettings: strictSettings),
         .executableTarget(name: "ledger", dependencies: ["LedgerCLI"], swiftSettings: strictSettings),

@@ -27,6 +27,8 @@ public struct Context {
     public var clock: any Clock
     /// The randomness.
     public var random: any RandomSource
+    /// Temporary files of this run (a PostgreSQL log copied for the read commands), removed when the run ends.
+    public var scratch = ScratchSpace()
 
     /// The real process: stdio, `environ`, system clock and CSPRNG.
     public static func process() -> Context {
@@ -74,10 +76,56 @@ public struct Context {
         invocation.value("data") ?? environment["LEDGER_DATA"].flatMap { $0.isEmpty ? nil : $0 } ?? "ledger-data"
     }
 
+    /// Where the log is: `--store URL`, else `$LEDGER_STORE`, else the file under the data directory.
+    public func storeLocation(_ invocation: Invocation) throws -> StoreLocation {
+        let text = invocation.value("store") ?? environment["LEDGER_STORE"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let text else { return .file(directory: dataDirectory(invocation)) }
+        guard let url = PostgresURL(text) else {
+            let source = invocation.value("store") != nil ? "--store" : "LEDGER_STORE"
+            throw CLIError.usage("\(source) takes a postgres://USER@HOST:PORT/DATABASE URL; leave it out to use the file log under --data DIR")
+        }
+        return .postgres(url)
+    }
+
+    /// The store of `invocation`: PostgreSQL when `--store`/`LEDGER_STORE` names one, else the data directory's file.
+    public func store(_ invocation: Invocation) throws -> any EventStore {
+        switch try storeLocation(invocation) {
+        case .file: return fileStore(invocation)
+        case .postgres(let url): return PostgresEventStore(url: url, clock: clock, random: random)
+        }
+    }
+
+    /// The registration locks that go with the store: lock files, or PostgreSQL advisory locks.
+    public func registrationLocks(_ invocation: Invocation) throws -> any RegistrationLocks {
+        switch try storeLocation(invocation) {
+        case .file: return FileRegistrationLocks(directory: dataDirectory(invocation))
+        case .postgres(let url): return PostgresRegistrationLocks(url: url)
+        }
+    }
+
     /// The file store of the data directory, with repair notices going to standard error.
-    public func store(_ invocation: Invocation) -> FileEventStore {
+    public func fileStore(_ invocation: Invocation) -> FileEventStore {
         let store = FileEventStore(directory: dataDirectory(invocation), clock: clock, random: random)
         store.notice = { [err] message in err("ledger: \(message)\n") }
         return store
     }
+
+    /// The log file read commands read by default: the data directory's, or (with PostgreSQL) a
+    /// verbatim copy of the store's lines made once per run in the scratch space.
+    public func defaultLogPath(_ invocation: Invocation) throws -> String {
+        switch try storeLocation(invocation) {
+        case .file: return fileStore(invocation).logPath
+        case .postgres(let url): return try scratch.copy(of: PostgresEventStore(url: url, clock: clock, random: random))
+        }
+    }
+}
+
+// MARK: - StoreLocation
+
+/// Where the log lives.
+public enum StoreLocation: Equatable, Sendable {
+    /// `DIR/events.jsonl`.
+    case file(directory: String)
+    /// A PostgreSQL database.
+    case postgres(PostgresURL)
 }

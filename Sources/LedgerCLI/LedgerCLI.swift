@@ -28,6 +28,9 @@ public enum LedgerCLI {
         Command(spec: ReportCommand.spec, run: ReportCommand.run),
         Command(spec: VerifyCommand.spec, run: VerifyCommand.run),
         Command(spec: EventsCommand.spec, run: EventsCommand.run),
+        Command(spec: InitCommand.spec, run: InitCommand.run),
+        Command(spec: ExportCommand.spec, run: ExportCommand.run),
+        Command(spec: ImportCommand.spec, run: ImportCommand.run),
         Command(spec: CompletionsCommand.spec, run: CompletionsCommand.run),
     ]
 
@@ -85,7 +88,7 @@ public enum LedgerCLI {
     /// The top-level help.
     static var overview: String {
         var lines = ["ledger — an event-sourced account ledger with a hash-chained log", "",
-                     "Usage: ledger COMMAND [ARGS] [--data DIR] [--help]", "       ledger --help | --version | help COMMAND", "", "Commands:"]
+                     "Usage: ledger COMMAND [ARGS] [--data DIR] [--store URL] [--help]", "       ledger --help | --version | help COMMAND", "", "Commands:"]
         lines += specs.map { "  " + pad($0.name, 12) + $0.summary }
         lines += ["", "Run `ledger help COMMAND` or `ledger COMMAND --help` for a command's options.",
                   "Exit status: 0 ok, 1 refused/failed/damaged, 2 usage error, 3 environment or I/O error."]

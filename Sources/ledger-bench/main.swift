@@ -1,16 +1,16 @@
 // ledger-bench: generates realistic v1 logs and times replay, verify, append and register (issue 5).
 //   ledger-bench generate --events N --out FILE [--seed S]
 //   ledger-bench run [--events N] [--runs R] [--ledger PATH] [--work DIR] [--log FILE] [--appends K] [--seed S]
-//   ledger-bench append --count K --dir DIR [--runs R]
-//   ledger-bench registrations --count K --dir DIR [--runs R]
+//   ledger-bench append --count K --dir DIR [--runs R] [--store URL]
+//   ledger-bench registrations --count K --dir DIR [--runs R] [--store URL]
 // See Docs/Performance.md and Tests/Bench/compare.sh.
 import Glibc
 
 let usage = """
     usage: ledger-bench generate --events N --out FILE [--seed S]
            ledger-bench run [--events N] [--runs R] [--ledger PATH] [--work DIR] [--log FILE] [--appends K] [--seed S]
-           ledger-bench append --count K --dir DIR [--runs R]
-           ledger-bench registrations --count K --dir DIR [--runs R]
+           ledger-bench append --count K --dir DIR [--runs R] [--store URL]
+           ledger-bench registrations --count K --dir DIR [--runs R] [--store URL]
     """
 
 /// Writes `text` to standard error.

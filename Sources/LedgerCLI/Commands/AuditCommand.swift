@@ -13,14 +13,14 @@ enum AuditCommand {
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        let directory = ReadOptions.directory(invocation, context)
-        let blobs = FileBlobStore(directory: directory)
-        let snapshot = Auditor.snapshot(blobs: blobs, directory: directory)
+        let blobs = FileBlobStore(directory: try ReadOptions.directory(invocation, context))
+        let locks = try ReadOptions.locks(invocation, context)
+        let snapshot = Auditor.snapshot(blobs: blobs, locks: locks)
         let loaded = try ReadOptions.load(invocation, context)
         let views = loaded.views
         let failed = views.registrations.rows.filter { $0.outcome != .completed }
         let signIns = views.signIns.rows
-        let anomalies = Auditor.anomalies(views, blobs: blobs, directory: directory, snapshot: snapshot)
+        let anomalies = Auditor.anomalies(views, blobs: blobs, locks: locks, snapshot: snapshot)
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([
                 ("failedRegistrations", .array(failed.map(\.json))),

@@ -45,11 +45,15 @@ enum EventsCommand {
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        let path = invocation.positionals.first ?? context.store(invocation).logPath
         let selection = Selection(type: invocation.value("type"), stream: invocation.value("stream"),
                                   from: try invocation.positiveInt("from") ?? 1, limit: try invocation.positiveInt("limit") ?? .max)
         let following = invocation.flag("follow")
         var listing = EventListing(json: invocation.flag("json"), following: following, context: context)
+        if following, invocation.positionals.isEmpty, case .postgres(let url) = try context.storeLocation(invocation) {
+            let tail = PostgresLogTail(store: PostgresEventStore(url: url, clock: context.clock, random: context.random))
+            return try followPostgres(tail, selection, &listing, context)
+        }
+        let path = try invocation.positionals.first ?? context.defaultLogPath(invocation)
         let tail = LogTail(path: path)
         if following { return try follow(tail, selection, &listing, context) }
         let outcome = try tail.read { event, line in

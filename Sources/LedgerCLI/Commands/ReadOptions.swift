@@ -13,13 +13,20 @@ enum ReadOptions {
     ]
 
     /// The log path of `invocation`.
-    static func logPath(_ invocation: Invocation, _ context: Context) -> String {
-        invocation.value("log") ?? context.store(invocation).logPath
+    static func logPath(_ invocation: Invocation, _ context: Context) throws -> String {
+        try invocation.value("log") ?? context.defaultLogPath(invocation)
     }
 
-    /// The data directory that goes with the log: the log's folder.
-    static func directory(_ invocation: Invocation, _ context: Context) -> String {
-        FileSystem.directoryName(logPath(invocation, context))
+    /// The data directory that goes with the log: the log's folder (the data directory with PostgreSQL).
+    static func directory(_ invocation: Invocation, _ context: Context) throws -> String {
+        if invocation.value("log") == nil, case .postgres = try context.storeLocation(invocation) { return context.dataDirectory(invocation) }
+        return FileSystem.directoryName(try logPath(invocation, context))
+    }
+
+    /// The registration locks that go with the log (lock files beside it, or the PostgreSQL store's).
+    static func locks(_ invocation: Invocation, _ context: Context) throws -> any RegistrationLocks {
+        if invocation.value("log") == nil, case .postgres = try context.storeLocation(invocation) { return try context.registrationLocks(invocation) }
+        return FileRegistrationLocks(directory: try directory(invocation, context))
     }
 
     /// Loads the views for `invocation`, warning about a skipped torn tail.
@@ -29,7 +36,7 @@ enum ReadOptions {
             guard let parsed = AsOf(text) else { throw CLIError.usage("--as-of needs a seq or an RFC 3339 time, not \"\(text)\"") }
             asOf = parsed
         }
-        let path = logPath(invocation, context)
+        let path = try logPath(invocation, context)
         do {
             // A progress line on a terminal only: never in pipes, never with --json.
             let showProgress = context.stderrIsTerminal && !invocation.flag("json")

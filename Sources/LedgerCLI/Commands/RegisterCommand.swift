@@ -105,15 +105,16 @@ enum Services {
     static func coordinator(_ invocation: Invocation, _ context: Context) throws -> RegistrationCoordinator {
         let directory = context.dataDirectory(invocation)
         let coordinator = RegistrationCoordinator(
-            store: context.store(invocation), blobs: FileBlobStore(directory: directory), directory: directory,
-            clock: context.clock, random: context.random, hasher: try hasher(context), failpoints: try failpoints(context))
+            store: try context.store(invocation), blobs: FileBlobStore(directory: directory), directory: directory,
+            clock: context.clock, random: context.random, hasher: try hasher(context), failpoints: try failpoints(context),
+            locks: try context.registrationLocks(invocation))
         coordinator.beforeCrash = context.flush
         return coordinator
     }
 
     /// The session service of the data directory.
     static func sessions(_ invocation: Invocation, _ context: Context) throws -> SessionService {
-        let service = SessionService(store: context.store(invocation), clock: context.clock, random: context.random,
+        let service = SessionService(store: try context.store(invocation), clock: context.clock, random: context.random,
                                      hasher: try hasher(context), failpoints: try failpoints(context))
         service.beforeCrash = context.flush
         return service

@@ -28,11 +28,11 @@ enum ReportCommand {
             guard let parsed = Timestamp(rfc3339: text) else { throw CLIError.usage("--since needs an RFC 3339 time, not \"\(text)\"") }
             since = parsed
         }
-        let directory = ReadOptions.directory(invocation, context)
-        let blobs = FileBlobStore(directory: directory)
-        let snapshot = Auditor.snapshot(blobs: blobs, directory: directory)
+        let blobs = FileBlobStore(directory: try ReadOptions.directory(invocation, context))
+        let locks = try ReadOptions.locks(invocation, context)
+        let snapshot = Auditor.snapshot(blobs: blobs, locks: locks)
         let loaded = try ReadOptions.load(invocation, context)
-        let path = ReadOptions.logPath(invocation, context)
+        let path = try ReadOptions.logPath(invocation, context)
         let verified: VerifyReport
         do {
             verified = try LogVerifier.verify(path: path)
@@ -40,15 +40,21 @@ enum ReportCommand {
             throw CLIError.noLog(at: path)
         }
         let problem = verified.problems.first.map { "line \($0.line): \($0.kind.rawValue): \($0.message)" }
-        let anomalies = Auditor.anomalies(loaded.views, blobs: blobs, directory: directory, snapshot: snapshot).map {
+        let anomalies = Auditor.anomalies(loaded.views, blobs: blobs, locks: locks, snapshot: snapshot).map {
             ReportModel.Anomaly(kind: $0.kind, key: $0.key, value: $0.value, message: $0.message)
         }
         let model = ReportModel(views: loaded.views, asOf: loaded.asOfTime, since: since, anomalies: anomalies,
                                 verifyOK: verified.ok, verifyProblem: problem, generatedAt: context.clock.now())
         let html = HTMLReport.render(model, options: HTMLReport.Options(showEmails: invocation.flag("show-emails"),
-                                                                        source: path.split(separator: "/").last.map(String.init) ?? path))
+                                                                        source: try reportSource(invocation, context, path: path)))
         try FileSystem.writeAtomically(Array(html.utf8), to: output, mode: 0o644)
         context.print("wrote \(output)")
         return 0
+    }
+
+    /// What the report names as its source: the log file's name, or the PostgreSQL store (password redacted).
+    static func reportSource(_ invocation: Invocation, _ context: Context, path: String) throws -> String {
+        if invocation.value("log") == nil, case .postgres(let url) = try context.storeLocation(invocation) { return url.redacted }
+        return path.split(separator: "/").last.map(String.init) ?? path
     }
 }

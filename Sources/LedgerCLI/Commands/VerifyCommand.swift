@@ -16,7 +16,7 @@ enum VerifyCommand {
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        let path = invocation.positionals.first ?? context.store(invocation).logPath
+        let path = try invocation.positionals.first ?? context.defaultLogPath(invocation)
         let report: VerifyReport
         do {
             report = try LogVerifier.verify(path: path)

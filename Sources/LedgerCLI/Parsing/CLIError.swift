@@ -57,6 +57,8 @@ public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
                 return .environment(advise(error.message, "check that the data directory (--data DIR) is writable and the disk has space"))
             case .notDurable:
                 return .environment(advise(error.message, "run `ledger recover`"))
+            case .unavailable:
+                return .environment(advise(error.message, "check that the PostgreSQL server is running and that --store / LEDGER_STORE names it"))
             }
         case let error as SystemError:
             return .environment(advise(error.description, advice(for: error.code)))

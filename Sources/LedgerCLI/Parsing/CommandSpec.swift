@@ -56,6 +56,7 @@ public struct CommandSpec: Sendable {
     /// Options every command takes.
     public static let globalOptions: [OptionSpec] = [
         .option("data", "DIR", "data directory (default: $LEDGER_DATA, else ./ledger-data)"),
+        .option("store", "URL", "a PostgreSQL store, postgres://USER@HOST:PORT/DB (default: $LEDGER_STORE, else the file under DIR)"),
         .flag("help", "show this help"),
     ]
 

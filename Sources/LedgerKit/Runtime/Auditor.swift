@@ -28,17 +28,17 @@ public enum Auditor {
     }
 
     /// Captures the blob folder and the running registrations; call it before loading the views.
-    public static func snapshot(blobs: any BlobStore, directory: String) -> Snapshot {
+    public static func snapshot(blobs: any BlobStore, locks: any RegistrationLocks) -> Snapshot {
         let files = (try? blobs.names()) ?? []
-        return Snapshot(files: files, running: RegistrationLock.imagesOfRunningRegistrations(directory: directory))
+        return Snapshot(files: files, running: locks.imagesOfRunningRegistrations())
     }
 
-    /// The anomalies of `views`, with blobs in `blobs` and locks under `directory`.
-    public static func anomalies(_ views: LedgerViews, blobs: any BlobStore, directory: String, snapshot: Snapshot) -> [Anomaly] {
+    /// The anomalies of `views`, with blobs in `blobs` and the registration locks `locks`.
+    public static func anomalies(_ views: LedgerViews, blobs: any BlobStore, locks: any RegistrationLocks, snapshot: Snapshot) -> [Anomaly] {
         var out: [Anomaly] = []
         for state in views.registrations.rows {
             switch state.outcome {
-            case .inProgress where !RegistrationLock.isHeld(directory: directory, registration: state.registration):
+            case .inProgress where !locks.isHeld(state.registration):
                 out.append(Anomaly(kind: "interrupted", key: "registration", value: state.registration,
                                    message: "registration \(state.registration) has no terminal event and its process is gone; run `ledger recover`"))
             case .compensationPending:

@@ -36,11 +36,11 @@ extension RegistrationCoordinator {
         try store.read(from: 1) { views.apply($0); return true }
         for candidate in views.registrations.rows where candidate.outcome == .inProgress || candidate.outcome == .compensationPending {
             let registration = candidate.registration
-            guard let lock = try RegistrationLock.acquire(directory: directory, registration: registration) else {
+            guard let lock = try locks.acquire(registration) else {
                 report.skippedRunning.append(registration)
                 continue
             }
-            defer { lock.release(directory: directory, registration: registration) }
+            defer { lock.release() }
             var state = RegistrationState(registration: registration)
             try store.readStream(StreamCategory.registration.stream(registration)).forEach { state.evolve($0) }
             if state.outcome == .inProgress {
@@ -56,7 +56,7 @@ extension RegistrationCoordinator {
         // of running registrations, then the log. A file listed was noted in its lock before it was
         // written; if its process released the lock before we looked, its events are in the log we read after.
         let files = try blobs.names()
-        let running = RegistrationLock.imagesOfRunningRegistrations(directory: directory)
+        let running = locks.imagesOfRunningRegistrations()
         views = LedgerViews()
         try store.read(from: 1) { views.apply($0); return true }
         for name in files where views.images.byName[name]?.status != .stored && !running.contains(name) {
@@ -70,16 +70,12 @@ extension RegistrationCoordinator {
             }
             report.removedImages.append(name)
         }
-        // Lock files left by processes killed after their registration's last event (no process takes the
+        // Locks left by processes killed after their registration's last event (no process takes the
         // lock of a finished registration again: a repeat with its idempotency key answers from the log),
-        // or before its first. A live process holds its lock, so `acquire` fails and the file stays.
-        for name in (try? FileBlobStore.list(FileSystem.join(directory, "locks"))) ?? [] where name.hasSuffix(".lock") {
-            let registration = String(name.dropLast(5))
-            // Finished registrations, and ones whose process died before their first event.
+        // or before its first.
+        locks.removeStale { registration in
             let outcome = views.registrations.byID[registration]?.outcome
-            guard outcome != .inProgress && outcome != .compensationPending,
-                  let lock = try RegistrationLock.acquire(directory: directory, registration: registration) else { continue }
-            lock.release(directory: directory, registration: registration)
+            return outcome == .inProgress || outcome == .compensationPending
         }
         return report
     }

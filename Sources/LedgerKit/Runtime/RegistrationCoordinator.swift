@@ -35,6 +35,7 @@ public final class RegistrationCoordinator {
     let random: any RandomSource
     let hasher: PasswordHasher
     let failpoints: Failpoints
+    let locks: any RegistrationLocks
     let emailIndex = EmailIndex()
     /// Events decided but not appended yet: the steps that touch nothing outside the log are appended
     /// together, in one durable write, before the next outside effect (a blob) or at the end.
@@ -42,11 +43,12 @@ public final class RegistrationCoordinator {
     /// Called before a failpoint kills the process (flush output).
     public var beforeCrash: () -> Void = {}
 
-    /// A coordinator over the data directory's store and blob folder.
+    /// A coordinator over the data directory's store and blob folder; `locks` defaults to lock files under `directory`.
     public init(store: any EventStore, blobs: any BlobStore, directory: String, clock: any Clock, random: any RandomSource,
-                hasher: PasswordHasher, failpoints: Failpoints) {
+                hasher: PasswordHasher, failpoints: Failpoints, locks: (any RegistrationLocks)? = nil) {
         self.store = store; self.blobs = blobs; self.directory = directory; self.clock = clock
         self.random = random; self.hasher = hasher; self.failpoints = failpoints
+        self.locks = locks ?? FileRegistrationLocks(directory: directory)
     }
 
     /// The plan of one registration: what the steps write.
@@ -64,10 +66,10 @@ public final class RegistrationCoordinator {
         let registration = idempotencyKey.map(Self.registrationID(forKey:)) ?? newID()
         let stream = StreamCategory.registration.stream(registration)
         if idempotencyKey != nil, let earlier = try earlierResult(stream, registration) { return earlier }
-        guard let lock = try RegistrationLock.acquire(directory: directory, registration: registration) else {
+        guard let lock = try locks.acquire(registration) else {
             throw StoreError(.conditionFailed, "registration \(registration) is running in another process", reason: "in-progress")
         }
-        defer { lock.release(directory: directory, registration: registration) }
+        defer { lock.release() }
         if idempotencyKey != nil, let earlier = try earlierResult(stream, registration) { return earlier }
         var state = RegistrationState(registration: registration)
 

@@ -18,6 +18,8 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case notDurable = "not-durable"
         /// The batch was empty or malformed.
         case invalidBatch = "invalid-batch"
+        /// The store's server cannot be reached, its connection was lost, or it has no ledger schema.
+        case unavailable = "store-unavailable"
     }
 
     /// The stable code.

@@ -10,6 +10,8 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case file
     /// `InMemoryEventStore`, the test double.
     case memory
+    /// `PostgresEventStore`, each store in a fresh database of the test server (`PostgresServer`).
+    case postgres
 
     var testDescription: String { rawValue }
 
@@ -26,6 +28,22 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             }
         case .memory:
             try body { InMemoryEventStore(clock: FixedClock(step: 1), random: SeededRandom(seed: 7)) }
+        case .postgres:
+            let server = try PostgresServer.get()
+            var databases: [PostgresURL] = []
+            var made: [PostgresEventStore] = []
+            defer {
+                made.removeAll()  // close the connections before the databases are dropped
+                databases.forEach(server.dropDatabase)
+            }
+            try body {
+                let url = try server.createDatabase()
+                databases.append(url)
+                let store = PostgresEventStore(url: url, clock: FixedClock(step: 1), random: SeededRandom(seed: 7))
+                try store.createSchema()
+                made.append(store)
+                return store
+            }
         }
     }
 }

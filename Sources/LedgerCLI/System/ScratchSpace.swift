@@ -1,0 +1,45 @@
+import Glibc
+import LedgerKit
+
+// MARK: - ScratchSpace
+
+/// A temp folder for one run of the CLI, created on first use and removed with everything in it
+/// when the last copy of the context goes away. Holds the verbatim copy of a PostgreSQL log that
+/// the read commands verify and fold with the same code as a file log.
+public final class ScratchSpace {
+    private var folder: String?
+    private var copies: [String: String] = [:]
+
+    /// An empty scratch space (no folder yet).
+    public init() {}
+
+    deinit {
+        guard let folder else { return }
+        for path in copies.values { unlink(path); unlink(path + ".checkpoint") }
+        rmdir(folder)
+    }
+
+    /// The path of a file holding every line of `store`, in seq order, made once per run.
+    /// O(n) in the log's size, in time and temp space.
+    public func copy(of store: PostgresEventStore) throws -> String {
+        if let path = copies[store.url.text] { return path }
+        let folder = try self.folder ?? makeFolder()
+        let path = FileSystem.join(folder, "events-\(copies.count + 1).jsonl")
+        copies[store.url.text] = path
+        let file = try FileDescriptor(path: path, flags: O_WRONLY | O_CREAT | O_TRUNC)
+        var offset = 0
+        try store.exportLines { chunk in
+            try chunk.withUnsafeBytes { raw in try file.write(raw, at: offset) }
+            offset += chunk.count
+        }
+        return path
+    }
+
+    private func makeFolder() throws -> String {
+        var template = Array("/tmp/ledger-scratch-XXXXXX".utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { throw SystemError("mkdtemp", path: "/tmp") }
+        let made = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        folder = made
+        return made
+    }
+}

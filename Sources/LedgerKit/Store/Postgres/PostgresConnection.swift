@@ -1,0 +1,143 @@
+import CLibpq
+import Glibc
+
+// MARK: - PostgresConnection
+
+/// One libpq connection: parameterized statements (text parameters, `PQexecParams`), transactions,
+/// and LISTEN/NOTIFY. Not shared between threads; closed on deinit.
+public final class PostgresConnection {
+    /// The server, password redacted, for messages.
+    public let url: PostgresURL
+    private let connection: OpaquePointer
+
+    /// Connects to `url`; throws a one-line `PostgresError` naming the server and the problem.
+    public init(_ url: PostgresURL, connectTimeoutSeconds: Int = 10) throws {
+        self.url = url
+        var keywords = ["dbname", "fallback_application_name"]
+        var values = [url.text, "ledger"]
+        if !url.text.contains("connect_timeout") {
+            keywords.append("connect_timeout")
+            values.append(String(connectTimeoutSeconds))
+        }
+        let made = Self.withCStrings(keywords) { keys in
+            Self.withCStrings(values) { vals in PQconnectdbParams(keys, vals, 1) }
+        }
+        guard let made else { throw PostgresError("cannot connect to \(url.redacted): out of memory", connectionLost: true) }
+        guard PQstatus(made) == CONNECTION_OK else {
+            let reason = String(cString: PQerrorMessage(made))
+            PQfinish(made)
+            throw PostgresError("cannot connect to PostgreSQL at \(url.redacted): \(PostgresError.oneLine(reason))", connectionLost: true)
+        }
+        connection = made
+        // `CREATE TABLE IF NOT EXISTS` and friends send NOTICEs that libpq would print to standard error.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+    }
+
+    deinit { PQfinish(connection) }
+
+    /// True while the connection is usable.
+    public var isOpen: Bool { PQstatus(connection) == CONNECTION_OK }
+
+    /// The server process id of this connection (what `pg_terminate_backend` takes).
+    public var backendPID: Int32 { PQbackendPID(connection) }
+
+    // MARK: - Statements
+
+    /// Runs `sql` with `$1…$n` bound to `parameters` (text; nil is NULL). Throws `PostgresError` with
+    /// the server's message and SQLSTATE, or `connectionLost` when the connection is gone.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgresResult {
+        let result: OpaquePointer? = Self.withOptionalCStrings(parameters) { values in
+            PQexecParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+        }
+        guard let result else { throw lostOrFailed(String(cString: PQerrorMessage(connection))) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
+            return PostgresResult(result)
+        default:
+            let state = field(result, "C") ?? ""
+            let message = field(result, "M") ?? String(cString: PQresultErrorMessage(result))
+            let constraint = field(result, "n")
+            PQclear(result)
+            if isOpen == false || state.hasPrefix("08") || state == "57P01" || state == "57P02" || state == "57P03" {
+                throw PostgresError(sqlState: state, "the connection to PostgreSQL at \(url.redacted) was lost: \(message)", connectionLost: true)
+            }
+            throw PostgresError(sqlState: state, message, constraint: constraint)
+        }
+    }
+
+    private func lostOrFailed(_ message: String) -> PostgresError {
+        PostgresError("the connection to PostgreSQL at \(url.redacted) was lost: \(message)", connectionLost: !isOpen)
+    }
+
+    private func field(_ result: OpaquePointer, _ code: Character) -> String? {
+        PQresultErrorField(result, Int32(code.asciiValue!)).map { String(cString: $0) }
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `body` between `BEGIN` and `COMMIT`; any error rolls back (when the connection is still there) and is rethrown.
+    /// Success means `COMMIT` returned: with `synchronous_commit` on, the transaction is durable.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN")
+        let value: T
+        do {
+            value = try body()
+        } catch {
+            if isOpen { _ = try? execute("ROLLBACK") }
+            throw error
+        }
+        try execute("COMMIT")
+        return value
+    }
+
+    // MARK: - LISTEN/NOTIFY
+
+    /// `LISTEN channel` (an identifier of lowercase letters and `_`).
+    public func listen(_ channel: String) throws {
+        precondition(channel.allSatisfy { $0 == "_" || ("a"..."z").contains($0) }, "channel names are plain identifiers")
+        try execute("LISTEN \(channel)")
+    }
+
+    /// Waits up to `milliseconds` for a notification on a channel this connection listens to.
+    /// Returns the payloads that arrived (empty on timeout); throws when the connection is lost.
+    public func waitForNotifications(milliseconds: Int32) throws -> [String] {
+        var payloads = drainNotifications()
+        guard payloads.isEmpty else { return payloads }
+        var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+        guard descriptor.fd >= 0 else { throw lostOrFailed("no socket") }
+        let ready = poll(&descriptor, 1, milliseconds)
+        if ready > 0 {
+            guard PQconsumeInput(connection) == 1 else { throw lostOrFailed(String(cString: PQerrorMessage(connection))) }
+            payloads = drainNotifications()
+        }
+        return payloads
+    }
+
+    private func drainNotifications() -> [String] {
+        var payloads: [String] = []
+        while let notice = PQnotifies(connection) {
+            payloads.append(String(cString: notice.pointee.extra))
+            PQfreemem(notice)
+        }
+        return payloads
+    }
+
+    // MARK: - C strings
+
+    private static func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {
+        let copies: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        var pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } }
+        pointers.append(nil)
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+
+    private static func withOptionalCStrings<T>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> T) -> T {
+        guard !strings.isEmpty else { return body(nil) }
+        let copies: [UnsafeMutablePointer<CChar>?] = strings.map { $0.flatMap { strdup($0) } }
+        defer { copies.forEach { free($0) } }
+        let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } }
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}

@@ -1,0 +1,80 @@
+import Glibc
+import LedgerDomain
+
+// MARK: - ImportReport
+
+/// What `importLog` did.
+public struct ImportReport: Equatable, Sendable {
+    /// Lines in the file.
+    public var lines = 0
+    /// Lines inserted (those after the store's head).
+    public var inserted = 0
+    /// The store's head afterwards.
+    public var head = Head.empty
+}
+
+// MARK: - Import
+
+extension PostgresEventStore {
+    /// Loads the log file at `path`, preserving every `seq`, `id`, `at`, `prev` and `hash` (the
+    /// verbatim lines are stored). The whole file is verified first; a damaged or torn file is refused.
+    /// The store must be empty, or hold a prefix of the file (its head line is the file's line at the
+    /// same seq): then only the lines after the head are added. All or nothing, in one transaction.
+    public func importLog(path: String) throws -> ImportReport {
+        let verified = try LogVerifier.verify(path: path)
+        if let problem = verified.problems.first {
+            throw StoreError(.damaged, "\(path) does not verify (line \(problem.line): \(problem.kind.rawValue): \(problem.message)); nothing was imported",
+                             problem: problem)
+        }
+        let connection = try connection()
+        var report = ImportReport(lines: verified.events, inserted: 0, head: verified.head)
+        do {
+            try connection.transaction {
+                try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey])
+                let (head, _) = try Self.head(connection)
+                var positions: [String: Int] = [:]
+                if head.seq > 0 {
+                    guard head.seq <= verified.head.seq else {
+                        throw StoreError(.conditionFailed, "the store already holds \(head.seq) events, more than the \(verified.events) of \(path); nothing was imported",
+                                         reason: "store-not-empty")
+                    }
+                    let counts = try connection.execute("SELECT stream, max(stream_position) FROM ledger_events GROUP BY stream")
+                    for row in 0..<counts.count { positions[counts.string(row, 0) ?? ""] = counts.int(row, 1) ?? 0 }
+                }
+                let file = try FileDescriptor(path: path, flags: O_RDONLY)
+                var checker = ChainChecker()
+                var rows: [[String?]] = []
+                var failure: (any Error)?
+                try LogScanner.scanLines(file, checker: &checker) { item, line in
+                    guard case .event(let event, _, _) = item else { return false }
+                    if event.seq == head.seq && event.envelope.hash != head.hash {
+                        failure = StoreError(.conditionFailed, "the store's head (seq \(head.seq)) is not line \(head.seq) of \(path): the file does not continue this store; nothing was imported",
+                                             reason: "store-not-empty")
+                        return false
+                    }
+                    guard event.seq > head.seq else { return true }
+                    let position = positions[event.stream, default: 0] + 1
+                    positions[event.stream] = position
+                    rows.append(Self.row(event.envelope, streamPosition: position, line: String(decoding: line, as: UTF8.self)))
+                    if rows.count == 500 {
+                        do { try Self.insert(rows, connection) } catch { failure = error; return false }
+                        report.inserted += rows.count
+                        rows.removeAll(keepingCapacity: true)
+                    }
+                    return true
+                }
+                if let failure { throw failure }
+                try Self.insert(rows, connection)
+                report.inserted += rows.count
+                try connection.execute("SELECT pg_notify($1, $2)", [PostgresSchema.channel, String(verified.head.seq)])
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SystemError {
+            throw StoreError.io(error)
+        } catch {
+            throw storeError(error, during: "the import")
+        }
+        return report
+    }
+}

@@ -1,0 +1,337 @@
+import LedgerDomain
+
+// MARK: - PostgresEventStore
+
+/// The PostgreSQL backend: one `ledger_events` table shared by every ledger process on every host.
+/// An append is one transaction that takes `pg_advisory_xact_lock` (so appenders serialize on the
+/// head), reads the head, feeds the append condition what it has not seen, checks the expected
+/// version, inserts the lines (seq, prev and hash computed exactly as the file format does), sends
+/// `NOTIFY`, and commits. Success is reported only after `COMMIT` returned (`synchronous_commit` on).
+/// A lost connection before `COMMIT` rolls the whole batch back on the server.
+public final class PostgresEventStore: EventStore {
+    /// The server (its password is never printed: use `url.redacted`).
+    public let url: PostgresURL
+    /// Rows fetched per round trip by reads (keyset pages on `seq`).
+    public static let pageSize = 5000
+
+    let clock: any Clock
+    let random: any RandomSource
+    private var open: PostgresConnection?
+
+    /// A store over the database at `url` (connected on first use).
+    public init(url: PostgresURL, clock: any Clock = SystemClock(), random: any RandomSource = SecureRandom()) {
+        self.url = url
+        self.clock = clock
+        self.random = random
+    }
+
+    // MARK: - Connection
+
+    /// The open connection, connecting (again, after a loss) when needed.
+    func connection() throws -> PostgresConnection {
+        if let open, open.isOpen { return open }
+        open = nil
+        do {
+            let made = try PostgresConnection(url)
+            open = made
+            return made
+        } catch let error as PostgresError {
+            throw StoreError(.unavailable, error.message)
+        }
+    }
+
+    /// Maps a libpq failure to the store's errors; a lost connection also drops the connection.
+    func storeError(_ error: any Error, during what: String) -> any Error {
+        guard let error = error as? PostgresError else { return error }
+        if error.connectionLost {
+            open = nil
+            return StoreError(.unavailable, "\(error.message) (during \(what); nothing of it was stored)")
+        }
+        if error.sqlState == "42P01" {
+            return StoreError(.unavailable, "\(url.redacted) has no ledger tables; create them with `ledger init --store URL`")
+        }
+        return StoreError(.io, "PostgreSQL refused \(what): \(error.message)")
+    }
+
+    /// Creates the tables when missing (idempotent).
+    public func createSchema() throws {
+        let connection = try connection()
+        do {
+            for statement in PostgresSchema.statements { try connection.execute(statement) }
+        } catch {
+            throw storeError(error, during: "creating the schema")
+        }
+    }
+
+    // MARK: - Append
+
+    /// Appends `events` to `stream` in one transaction serialized on the head; see the type's summary.
+    public func append(_ events: [LedgerEvent], to stream: String, expected: ExpectedVersion,
+                       condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+        let decoded = try Self.validate(events, stream: stream)
+        let connection = try begin()
+        var pending: [(envelope: Envelope, event: LedgerEvent)] = []
+        do {
+            try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey])
+            let (head, lastAt) = try Self.head(connection)
+            if let condition, condition.position < head.seq {
+                try Self.forEachEvent(connection, from: condition.position + 1, through: head.seq) { condition.observe($0); return true }
+            }
+            let version = try connection.execute("SELECT coalesce(max(stream_position), 0) FROM ledger_events WHERE stream = $1", [stream]).int(0, 0) ?? 0
+            guard expected.accepts(version) else { throw StoreError.wrongVersion(stream: stream, expected: expected, actual: version) }
+            try condition?.check(events, stream: stream)
+            let ids = try freshIDs(events.count, connection)
+            var chain = head
+            var at = max(clock.now(), lastAt ?? Timestamp(millis: 0))
+            var rows: [[String?]] = []
+            for (index, event) in events.enumerated() {
+                let type = event.type
+                let body = LineCodec.body(seq: chain.seq + 1, id: ids[index], at: at, type: type.rawValue, v: type.currentVersion,
+                                          stream: stream, data: event.data, prev: chain.hash)
+                let hash = SHA256.hex(body)
+                let envelope = Envelope(seq: chain.seq + 1, id: ids[index], at: at, type: type.rawValue, v: type.currentVersion,
+                                        stream: stream, data: event.data, prev: chain.hash, hash: hash)
+                var line = LineCodec.line(body: body, hash: hash)
+                line.removeLast()  // the newline is the file's separator, not part of the stored line
+                rows.append(Self.row(envelope, streamPosition: version + index + 1, line: String(decoding: line, as: UTF8.self)))
+                pending.append((envelope, decoded[index]))
+                chain = Head(seq: chain.seq + 1, hash: hash)
+                at = max(at, clock.now())
+            }
+            try Self.insert(rows, connection)
+            try connection.execute("SELECT pg_notify($1, $2)", [PostgresSchema.channel, String(chain.seq)])
+        } catch {
+            if connection.isOpen { _ = try? connection.execute("ROLLBACK") }
+            if let error = error as? PostgresError, error.isUniqueViolation, error.constraint == "ledger_events_stream_position" {
+                throw StoreError(.wrongExpectedVersion, "wrong expected version \(expected) for stream \(stream): another append took that position")
+            }
+            throw storeError(error, during: "the append")
+        }
+        do {
+            try connection.execute("COMMIT")
+        } catch let error as PostgresError where error.connectionLost {
+            open = nil
+            throw StoreError(.notDurable, "\(error.message) during COMMIT: the batch may or may not be stored; run `ledger recover`")
+        } catch {
+            throw storeError(error, during: "the append's COMMIT")
+        }
+        let recorded = pending.map { RecordedEvent(envelope: $0.envelope, event: $0.event) }
+        recorded.forEach { condition?.observe($0) }
+        return recorded
+    }
+
+    /// An open connection inside a new transaction. A connection the server dropped while idle
+    /// (restart, idle timeout) is only found out by using it: `BEGIN` then fails before anything of
+    /// the batch was sent, so connecting again and retrying once is safe.
+    private func begin() throws -> PostgresConnection {
+        var connection = try connection()
+        do {
+            try connection.execute("BEGIN")
+        } catch let error as PostgresError where error.connectionLost {
+            open = nil
+            connection = try self.connection()
+            do {
+                try connection.execute("BEGIN")
+            } catch {
+                throw storeError(error, during: "the append")
+            }
+        } catch {
+            throw storeError(error, during: "the append")
+        }
+        return connection
+    }
+
+    /// The checks every backend makes before appending: a non-empty batch, a valid stream name of the
+    /// events' category, and data a reader would accept. Returns the decoded events.
+    static func validate(_ events: [LedgerEvent], stream: String) throws -> [LedgerEvent] {
+        guard !events.isEmpty else { throw StoreError(.invalidBatch, "an append needs at least one event") }
+        guard let category = StreamName.parse(stream)?.category else {
+            throw StoreError(.invalidBatch, "stream \(stream) is not <registration|session|signin>-<lowercase uuid>")
+        }
+        if let wrong = events.first(where: { $0.type.category != category }) {
+            throw StoreError(.invalidBatch, "\(wrong.type.rawValue) does not belong in stream \(stream)")
+        }
+        return try events.map { event in
+            do {
+                return try LedgerEvent.decode(type: event.type, data: event.data)
+            } catch {
+                throw StoreError(.invalidBatch, "\(event.type.rawValue) cannot be appended: \(error)")
+            }
+        }
+    }
+
+    /// `count` random ids, none already in the table or repeated in the batch (the unique constraint is the backstop).
+    private func freshIDs(_ count: Int, _ connection: PostgresConnection) throws -> [String] {
+        var ids: [String] = []
+        var tries = 0
+        while ids.count < count {
+            guard tries < count + 8 else { throw StoreError(.io, "the random source keeps repeating event ids; refusing to append") }
+            tries += 1
+            let id = Identifiers.uuid(fromRandom: random.bytes(16))
+            guard !ids.contains(id) else { continue }
+            let taken = try connection.execute("SELECT 1 FROM ledger_events WHERE id = $1::uuid", [id]).count > 0
+            if !taken { ids.append(id) }
+        }
+        return ids
+    }
+
+    // MARK: - Rows
+
+    /// The column values of one event, in `insert`'s column order.
+    static func row(_ envelope: Envelope, streamPosition: Int, line: String) -> [String?] {
+        [String(envelope.seq), envelope.id, envelope.at.rfc3339, envelope.type, String(envelope.v), envelope.stream,
+         String(streamPosition), String(decoding: JSONWriter.bytes(.object(envelope.data)), as: UTF8.self),
+         envelope.prev, envelope.hash, line]
+    }
+
+    /// Inserts `rows` with one multi-row `INSERT` per 500 rows.
+    static func insert(_ rows: [[String?]], _ connection: PostgresConnection) throws {
+        var start = 0
+        while start < rows.count {
+            let page = rows[start..<min(rows.count, start + 500)]
+            var values: [String] = []
+            var parameters: [String?] = []
+            for row in page {
+                let n = parameters.count
+                values.append("($\(n + 1)::bigint, $\(n + 2)::uuid, $\(n + 3)::timestamptz, $\(n + 4), $\(n + 5)::integer, $\(n + 6), "
+                              + "$\(n + 7)::integer, $\(n + 8)::jsonb, $\(n + 9), $\(n + 10), $\(n + 11))")
+                parameters += row
+            }
+            try connection.execute("INSERT INTO ledger_events (seq, id, at, type, v, stream, stream_position, data, prev, hash, line) VALUES "
+                                   + values.joined(separator: ", "), parameters)
+            start += page.count
+        }
+    }
+
+    // MARK: - Reads
+
+    /// Calls `body` with every event from `seq` on, verified (hash, chain, schema), until it returns false.
+    public func read(from seq: Int, _ body: (RecordedEvent) -> Bool) throws {
+        let connection = try connection()
+        do {
+            try Self.forEachEvent(connection, from: max(1, seq), through: nil, body)
+        } catch {
+            throw storeError(error, during: "a read")
+        }
+    }
+
+    /// Every event of `stream`, in order, each line's hash and schema verified.
+    public func readStream(_ stream: String) throws -> [RecordedEvent] {
+        let connection = try connection()
+        do {
+            let result = try connection.execute("SELECT line FROM ledger_events WHERE stream = $1 ORDER BY seq", [stream])
+            return try (0..<result.count).map { row in
+                try result.bytes(row, 0) { line in try Self.verifyAlone(line) }
+            }
+        } catch {
+            throw storeError(error, during: "a stream read")
+        }
+    }
+
+    /// The last `seq` and `hash` (seq 0 and the genesis hash when empty).
+    public func head() throws -> Head {
+        let connection = try connection()
+        do {
+            return try Self.head(connection).head
+        } catch {
+            throw storeError(error, during: "reading the head")
+        }
+    }
+
+    /// The head and the time of the last event.
+    static func head(_ connection: PostgresConnection) throws -> (head: Head, lastAt: Timestamp?) {
+        let result = try connection.execute("SELECT line FROM ledger_events ORDER BY seq DESC LIMIT 1")
+        guard result.count == 1 else { return (Head.empty, nil) }
+        let envelope = try result.bytes(0, 0) { line in try decodeEnvelope(line) }
+        return (Head(seq: envelope.seq, hash: envelope.hash), envelope.at)
+    }
+
+    /// Calls `body` with the verbatim line (no newline) of every event from `seq` on, in keyset pages.
+    public func forEachLine(from seq: Int = 1, _ body: (Int, UnsafeBufferPointer<UInt8>) throws -> Bool) throws {
+        let connection = try connection()
+        do {
+            try Self.forEachLine(connection, from: seq, through: nil, body)
+        } catch let error as PostgresError {
+            throw storeError(error, during: "reading the log")
+        }
+    }
+
+    static func forEachLine(_ connection: PostgresConnection, from seq: Int, through last: Int?,
+                            _ body: (Int, UnsafeBufferPointer<UInt8>) throws -> Bool) throws {
+        var next = seq
+        while true {
+            let result = try connection.execute(
+                "SELECT seq, line FROM ledger_events WHERE seq >= $1 AND seq <= $2 ORDER BY seq LIMIT \(pageSize)",
+                [String(next), String(last ?? Int.max)])
+            for row in 0..<result.count {
+                let rowSeq = result.int(row, 0) ?? 0
+                guard try result.bytes(row, 1, { line in try body(rowSeq, line) }) else { return }
+                next = rowSeq + 1
+            }
+            if result.count < pageSize { return }
+        }
+    }
+
+    /// Verifies every line from `seq` through `last` as a chain (the first one against its own `prev`)
+    /// and calls `body` with each event; damage throws `StoreError(.damaged)`.
+    static func forEachEvent(_ connection: PostgresConnection, from seq: Int, through last: Int?,
+                             _ body: (RecordedEvent) -> Bool) throws {
+        var checker: ChainChecker?
+        try forEachLine(connection, from: seq, through: last) { _, line in
+            if checker == nil {
+                let first = try decodeEnvelope(line)
+                checker = first.seq == 1 ? ChainChecker() : ChainChecker(continuingAfter: Head(seq: first.seq - 1, hash: first.prev))
+            }
+            switch LogScanner.decode(line, offset: 0, terminated: true, last: false, checker: &checker!) {
+            case .event(let event, _, _): return body(event)
+            case .problem(let problem, _, _), .tornTail(let problem, _, _):
+                throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem) — export it and run `ledger verify`", problem: problem)
+            }
+        }
+    }
+
+    /// Verifies one line on its own (hash, envelope, type and data) and returns its event.
+    static func verifyAlone(_ line: UnsafeBufferPointer<UInt8>) throws -> RecordedEvent {
+        let envelope = try decodeEnvelope(line)
+        var checker = ChainChecker(continuingAfter: Head(seq: envelope.seq - 1, hash: envelope.prev))
+        switch LogScanner.decode(line, offset: 0, terminated: true, last: false, checker: &checker) {
+        case .event(let event, _, _): return event
+        case .problem(let problem, _, _), .tornTail(let problem, _, _):
+            throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem)", problem: problem)
+        }
+    }
+
+    /// The envelope of a stored line (shape only).
+    static func decodeEnvelope(_ line: UnsafeBufferPointer<UInt8>) throws -> Envelope {
+        do throws(LogProblem) {
+            return try LineCodec.decode(line, lineNumber: 0).0
+        } catch {
+            throw StoreError(.damaged, "a stored line is not a ledger line: \(error)", problem: error)
+        }
+    }
+}
+
+// MARK: - Export
+
+extension PostgresEventStore {
+    /// Passes every line, each with its newline, in seq order and chunks of about 1 MiB, to `write`:
+    /// exactly the bytes of the equivalent `events.jsonl`. Returns the number of lines.
+    @discardableResult
+    public func exportLines(_ write: ([UInt8]) throws -> Void) throws -> Int {
+        var chunk: [UInt8] = []
+        chunk.reserveCapacity(1 << 20 + 4096)
+        var count = 0
+        try forEachLine { _, line in
+            chunk.append(contentsOf: line)
+            chunk.append(0x0A)
+            count += 1
+            if chunk.count >= 1 << 20 {
+                try write(chunk)
+                chunk.removeAll(keepingCapacity: true)
+            }
+            return true
+        }
+        if !chunk.isEmpty { try write(chunk) }
+        return count
+    }
+}

@@ -1,0 +1,44 @@
+// MARK: - PostgresSchema
+
+/// The tables of the PostgreSQL store. `ledger init --store URL` creates them; running it again changes nothing.
+///
+/// `ledger_events` is the whole envelope plus the verbatim line: `line` is the source of truth
+/// (jsonb normalises key order, whitespace and numbers, so `data` alone could not reproduce the
+/// hashed bytes); the other columns make the rules constraints: `seq` is the primary key, `id` is
+/// unique, `(stream, stream_position)` is unique, so a lost position, a duplicated id or two
+/// appends at one stream version are impossible, not merely unlikely.
+public enum PostgresSchema {
+    /// The events table.
+    public static let eventsTable = "ledger_events"
+    /// The channel `NOTIFY` is sent on in every append transaction (payload: the new head seq).
+    public static let channel = "ledger_events"
+    /// The `pg_advisory_xact_lock` key every append and import serializes on ('ledger' + 1).
+    public static let appendLockKey = "7306916373939896321"
+
+    /// The idempotent DDL, one statement per element.
+    public static let statements: [String] = [
+        """
+        CREATE TABLE IF NOT EXISTS ledger_events (
+            seq bigint PRIMARY KEY CHECK (seq >= 1),
+            id uuid NOT NULL UNIQUE,
+            at timestamptz NOT NULL,
+            type text NOT NULL,
+            v integer NOT NULL CHECK (v >= 1),
+            stream text NOT NULL,
+            stream_position integer NOT NULL CHECK (stream_position >= 1),
+            data jsonb NOT NULL,
+            prev char(64) NOT NULL,
+            hash char(64) NOT NULL,
+            line text NOT NULL,
+            CONSTRAINT ledger_events_stream_position UNIQUE (stream, stream_position)
+        )
+        """,
+        // Images noted by running registrations, so `recover` on any host leaves their blobs alone.
+        """
+        CREATE TABLE IF NOT EXISTS ledger_registration_notes (
+            registration uuid PRIMARY KEY,
+            image text NOT NULL
+        )
+        """,
+    ]
+}

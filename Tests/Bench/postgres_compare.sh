@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# PostgreSQL store vs file store, side by side (Docs/Performance.md, "The PostgreSQL store").
+# Usage: postgres_compare.sh URL [EVENTS=100000] [RUNS=5]
+#   URL: a postgres:// URL of a database this script may EMPTY (its ledger tables are dropped).
+# Needs a release build (swift build -c release) and psql. Prints the median of RUNS runs of each measure.
+set -euo pipefail
+URL=$1; EVENTS=${2:-100000}; RUNS=${3:-5}
+cd "$(dirname "$0")/../.."
+L=$PWD/.build/release/ledger; B=$PWD/.build/release/ledger-bench
+PSQL=$(command -v psql || ls -d /usr/lib/postgresql/*/bin/psql | sort -V | tail -1)
+W=${LEDGER_BENCH_WORK:-/tmp/ledger-pg-bench}; rm -rf "$W"; mkdir -p "$W"
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+seconds() { local s e; s=$(date +%s.%N); "$@" >/dev/null; e=$(date +%s.%N); echo "$e - $s" | bc; }
+empty() { "$PSQL" -q "$URL" -c "DROP TABLE IF EXISTS ledger_events, ledger_registration_notes" 2>/dev/null; "$L" init --store "$URL" >/dev/null; }
+
+echo "## single-event durable appends (1000 per run; median appends/s)"
+echo "file:       $($B append --count 1000 --dir "$W/append-file" --runs "$RUNS" | tail -1)"
+echo "postgresql: $($B append --count 1000 --dir "$W/append-pg" --runs "$RUNS" --store "$URL" | tail -1)"
+echo "## whole registrations, in-process (200 per run; median registrations/s)"
+echo "file:       $($B registrations --count 200 --dir "$W/reg-file" --runs "$RUNS" | tail -1)"
+echo "postgresql: $($B registrations --count 200 --dir "$W/reg-pg" --runs "$RUNS" --store "$URL" | tail -1)"
+
+echo "## a $EVENTS-event generated log (median seconds)"
+$B generate --events "$EVENTS" --out "$W/log.jsonl" --seed 1 >/dev/null
+empty
+echo "import into postgresql:        $(seconds "$L" import "$W/log.jsonl" --store "$URL")"
+"$L" export --store "$URL" > "$W/export.jsonl"
+cmp "$W/log.jsonl" "$W/export.jsonl" && echo "export is byte-identical to the imported file"
+export LEDGER_CHECKPOINT_EVERY=0
+# Interleaved (one of each per round), so a change of load on the machine hits both alike.
+for _ in $(seq 1 "$RUNS"); do
+  seconds "$L" replay "$W/log.jsonl" --json >> "$W/replay-file"
+  seconds "$L" replay --store "$URL" --json >> "$W/replay-pg"
+  seconds "$L" verify "$W/log.jsonl" --json >> "$W/verify-file"
+  seconds "$L" verify --store "$URL" --json >> "$W/verify-pg"
+  seconds "$L" export --store "$URL" >> "$W/export-pg"
+done
+echo "replay, file:                  $(median < "$W/replay-file")"
+echo "replay, postgresql:            $(median < "$W/replay-pg")"
+echo "verify, file:                  $(median < "$W/verify-file")"
+echo "verify, postgresql:            $(median < "$W/verify-pg")"
+echo "export, postgresql:            $(median < "$W/export-pg")"
+a=$("$L" replay "$W/log.jsonl" --json); b=$("$L" replay --store "$URL" --json)
+[ "$a" = "$b" ] && echo "both replays printed the same views (digests included)"
