@@ -37,11 +37,11 @@ public final class EmailIndex: AppendCondition {
 
     /// Like `check(_:stream:)`, asking the store's index.
     public func check(_ events: [LedgerEvent], stream: String, lookups: any StoreLookups) throws {
-        try refuse(events) { lookups.isLive(email: $0) }
+        try refuse(events) { try lookups.isLive(email: $0) }
     }
 
-    private func refuse(_ events: [LedgerEvent], isLive: (String) -> Bool) throws {
-        for case .accountCreated(let e) in events where isLive(e.email) {
+    private func refuse(_ events: [LedgerEvent], isLive: (String) throws -> Bool) throws {
+        for case .accountCreated(let e) in events where try isLive(e.email) {
             throw StoreError(.conditionFailed, "the email \(e.email) is already in use", reason: "email-already-in-use")
         }
     }

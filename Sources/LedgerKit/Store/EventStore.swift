@@ -63,7 +63,7 @@ extension AppendCondition {
 /// Questions a store can answer from an index of its own, current up to the head under the append lock.
 public protocol StoreLookups: AnyObject {
     /// True when a live account (created and not deleted) holds `email`.
-    func isLive(email: String) -> Bool
+    func isLive(email: String) throws -> Bool
 }
 
 // MARK: - EventStore

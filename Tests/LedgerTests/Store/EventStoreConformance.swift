@@ -28,6 +28,7 @@ enum EventStoreConformance {
         case wrongCategoryIsRefused
         case emptyBatchIsRefused
         case invalidDataIsRefused
+        case emailIndexRefusesOnlyLiveEmails
 
         var testDescription: String { rawValue }
 
@@ -49,6 +50,7 @@ enum EventStoreConformance {
             case .wrongCategoryIsRefused: try EventStoreConformance.wrongCategoryIsRefused(make)
             case .emptyBatchIsRefused: try EventStoreConformance.emptyBatchIsRefused(make)
             case .invalidDataIsRefused: try EventStoreConformance.invalidDataIsRefused(make)
+            case .emailIndexRefusesOnlyLiveEmails: try EventStoreConformance.emailIndexRefusesOnlyLiveEmails(make)
             }
         }
     }
@@ -337,6 +339,33 @@ enum EventStoreConformance {
 
     /// An event whose data the log would reject (not a lowercase UUID, uppercase email, bad kebab code) is
     /// refused with `invalidBatch` before anything is written, so the log can never hold a line it cannot read.
+    /// The email-uniqueness condition, however the backend answers it (folding events, its own index,
+    /// a query): a live email is refused, a deleted account's email is free again, for a fresh
+    /// condition as for one that has already seen appends.
+    static func emailIndexRefusesOnlyLiveEmails(_ make: EventStoreFactory) throws {
+        let store = try make()
+        let shared = EmailIndex()
+        func create(_ n: Int, email: String, _ condition: EmailIndex) throws -> Bool {
+            guard case .accountCreated(var created) = Fixtures.registration(n) else { return false }
+            created.email = email
+            do {
+                _ = try store.append([.accountCreated(created)], to: Fixtures.stream(.registration, n), expected: .noStream, condition: condition)
+                return true
+            } catch let error as StoreError where error.reason == "email-already-in-use" {
+                return false
+            }
+        }
+        #expect(try create(1, email: "zoe@example.com", shared))
+        #expect(try create(2, email: "max@example.com", EmailIndex()))
+        #expect(try !create(3, email: "zoe@example.com", EmailIndex()))
+        #expect(try !create(4, email: "zoe@example.com", shared))
+        _ = try store.append([Fixtures.event(.accountDeleted, 1)], to: Fixtures.stream(.registration, 1), expected: .exactly(1))
+        #expect(try create(5, email: "zoe@example.com", shared))
+        #expect(try !create(6, email: "zoe@example.com", EmailIndex()))
+        #expect(try !create(7, email: "max@example.com", shared))
+        #expect(try create(8, email: "ann@example.com", EmailIndex()))
+    }
+
     static func invalidDataIsRefused(_ make: EventStoreFactory) throws {
         let store = try make()
         _ = try store.append([Fixtures.signIn(1)], to: Fixtures.stream(.signin, 1), expected: .noStream)

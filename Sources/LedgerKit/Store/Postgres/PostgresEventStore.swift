@@ -74,12 +74,19 @@ public final class PostgresEventStore: EventStore {
         do {
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey])
             let (head, lastAt) = try Self.head(connection)
-            if let condition, condition.position < head.seq {
+            // A condition that can ask (email uniqueness) is answered by the server under the lock;
+            // any other is fed every event it has not seen.
+            let served = condition?.answersFromStoreLookups == true
+            if let condition, !served, condition.position < head.seq {
                 try Self.forEachEvent(connection, from: condition.position + 1, through: head.seq) { condition.observe($0); return true }
             }
             let version = try connection.execute("SELECT coalesce(max(stream_position), 0) FROM ledger_events WHERE stream = $1", [stream]).int(0, 0) ?? 0
             guard expected.accepts(version) else { throw StoreError.wrongVersion(stream: stream, expected: expected, actual: version) }
-            try condition?.check(events, stream: stream)
+            if let condition, served {
+                try condition.check(events, stream: stream, lookups: PostgresLookups(connection: connection))
+            } else {
+                try condition?.check(events, stream: stream)
+            }
             let ids = try freshIDs(events.count, connection)
             var chain = head
             var at = max(clock.now(), lastAt ?? Timestamp(millis: 0))
@@ -116,7 +123,7 @@ public final class PostgresEventStore: EventStore {
             throw storeError(error, during: "the append's COMMIT")
         }
         let recorded = pending.map { RecordedEvent(envelope: $0.envelope, event: $0.event) }
-        recorded.forEach { condition?.observe($0) }
+        if condition?.answersFromStoreLookups != true { recorded.forEach { condition?.observe($0) } }
         return recorded
     }
 

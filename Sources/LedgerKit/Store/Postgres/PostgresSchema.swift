@@ -33,6 +33,9 @@ public enum PostgresSchema {
             CONSTRAINT ledger_events_stream_position UNIQUE (stream, stream_position)
         )
         """,
+        // Email uniqueness is asked of the server (`PostgresLookups`): accounts by email, deletions by uid.
+        "CREATE INDEX IF NOT EXISTS ledger_events_account_email ON ledger_events ((data->>'email'), seq) WHERE type = 'AccountCreated'",
+        "CREATE INDEX IF NOT EXISTS ledger_events_account_deleted ON ledger_events ((data->>'uid'), seq) WHERE type = 'AccountDeleted'",
         // Images noted by running registrations, so `recover` on any host leaves their blobs alone.
         """
         CREATE TABLE IF NOT EXISTS ledger_registration_notes (
