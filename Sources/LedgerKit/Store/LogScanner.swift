@@ -29,54 +29,39 @@ public enum LogScanner {
     }
 
     /// Like `scan`, also passing each line's raw bytes (without the newline).
+    ///
+    /// Batches are pipelined: while the chain of one chunk is checked and its events handed to
+    /// `body` on this thread, a worker decodes and hashes the next chunk's lines (which need no other line).
     public static func scanLines(_ file: FileDescriptor, from offset: Int = 0, checker: inout ChainChecker,
                                  _ body: (ScanItem, UnsafeBufferPointer<UInt8>) -> Bool) throws {
-        var buffer = [UInt8](repeating: 0, count: chunkSize)
-        var base = offset  // file offset of buffer[0]
-        var start = 0, end = 0
-        var eof = false
+        var reader = ChunkReader(file, from: offset)
+        var current = try reader.next(firstLine: checker.lines + 1)
+        current.prepare(parts: workers)
+        let worker = DispatchGroup()
+        defer { worker.wait() }  // never leave a worker behind on an early stop or an error
         while true {
-            if !eof {
-                if start > 0 {
-                    buffer.withUnsafeMutableBytes { raw in
-                        _ = memmove(raw.baseAddress!, raw.baseAddress! + start, end - start)
-                    }
-                    base += start; end -= start; start = 0
-                }
-                if end == buffer.count { buffer.append(contentsOf: repeatElement(0, count: buffer.count)) }
-                let n = try buffer.withUnsafeMutableBytes { (raw) throws -> Int in
-                    try file.read(into: raw.baseAddress! + end, count: raw.count - end, at: base + end)
-                }
-                if n == 0 { eof = true } else { end += n }
+            var next: LineBatch?
+            if !current.eof {
+                let upcoming = try reader.next(firstLine: current.firstLine + current.ranges.count)
+                next = upcoming
+                DispatchQueue.global().async(group: worker) { upcoming.prepare(parts: workers) }
             }
-            let keepGoing = buffer.withUnsafeBufferPointer { all -> Bool in
-                // The complete lines in the buffer; the last one waits for the next read unless the
-                // file ends there (only then is it known to be the last line).
-                var ranges: [Range<Int>] = []
-                var cursor = start
-                while cursor < end {
-                    guard let found = memchr(all.baseAddress! + cursor, 0x0A, end - cursor) else { break }
-                    let newline = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - all.baseAddress!
-                    if newline + 1 == end && !eof { break }
-                    ranges.append(cursor..<newline)
-                    cursor = newline + 1
-                }
-                let prepared = prepare(all, ranges, firstLine: checker.lines + 1)
-                for (range, line) in zip(ranges, prepared) {
+            let keepGoing = current.bytes.withUnsafeBufferPointer { all -> Bool in
+                for (range, line) in zip(current.ranges, current.prepared) {
                     let bytes = UnsafeBufferPointer(rebasing: all[range])
-                    let item = finish(line, bytes, offset: base + range.lowerBound, last: range.upperBound + 1 == end, checker: &checker)
-                    start = range.upperBound + 1
+                    let last = current.eof && current.unterminated == nil && range == current.ranges.last
+                    let item = finish(line, bytes, offset: current.base + range.lowerBound, last: last, checker: &checker)
                     if !body(item, bytes) { return false }
                 }
-                if eof && start < end {
-                    let line = UnsafeBufferPointer(rebasing: all[start..<end])
-                    let item = decode(line, offset: base + start, terminated: false, last: true, checker: &checker)
-                    start = end
-                    return body(item, line)
+                if let rest = current.unterminated {
+                    let line = UnsafeBufferPointer(rebasing: all[rest])
+                    return body(decode(line, offset: current.base + rest.lowerBound, terminated: false, last: true, checker: &checker), line)
                 }
                 return true
             }
-            if !keepGoing || (eof && start >= end) { return }
+            worker.wait()
+            guard keepGoing, let upcoming = next else { return }
+            current = upcoming
         }
     }
 
@@ -104,27 +89,24 @@ public enum LogScanner {
     /// Workers that prepare lines: the cores, at most 8.
     static let workers = max(1, min(8, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 
-    /// Prepares `ranges` of `all`, spread over the cores when there are enough lines: decoding and
-    /// hashing a line needs no other line; only the chain check after it is sequential.
-    static func prepare(_ all: UnsafeBufferPointer<UInt8>, _ ranges: [Range<Int>], firstLine: Int) -> [PreparedLine] {
+    /// Prepares `ranges` of `all`, spread over `parts` threads when there are enough lines.
+    static func prepare(_ all: UnsafeBufferPointer<UInt8>, _ ranges: [Range<Int>], firstLine: Int, parts: Int) -> [PreparedLine] {
         let count = ranges.count
-        guard workers > 1, count >= 256 else {
+        guard parts > 1, count >= 256 else {
             return ranges.enumerated().map { prepare(UnsafeBufferPointer(rebasing: all[$0.element]), number: firstLine + $0.offset) }
         }
-        var out = [PreparedLine?](repeating: nil, count: count)
-        let parts = workers
-        out.withUnsafeMutableBufferPointer { results in
-            // Each worker writes its own index range of `results` and reads `all`, which outlives the call.
-            nonisolated(unsafe) let slots = results
+        return [PreparedLine](unsafeUninitializedCapacity: count) { buffer, initialized in
+            // Each part initializes its own index range of `buffer` and reads `all`, which outlives the call.
+            nonisolated(unsafe) let slots = buffer
             nonisolated(unsafe) let bytes = all
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 let lower = count * part / parts, upper = count * (part + 1) / parts
                 for i in lower..<upper {
-                    slots[i] = prepare(UnsafeBufferPointer(rebasing: bytes[ranges[i]]), number: firstLine + i)
+                    (slots.baseAddress! + i).initialize(to: prepare(UnsafeBufferPointer(rebasing: bytes[ranges[i]]), number: firstLine + i))
                 }
             }
+            initialized = count
         }
-        return out.map { $0! }
     }
 
     /// Checks a prepared complete line against the chain.
