@@ -51,11 +51,11 @@ enum EventsCommand {
         var listing = EventListing(json: invocation.flag("json"), following: following, context: context)
         if following, invocation.positionals.isEmpty, case .postgres(let url) = try context.storeLocation(invocation) {
             let tail = PostgresLogTail(store: PostgresEventStore(url: url, clock: context.clock, random: context.random))
-            return try followPostgres(tail, selection, &listing, context)
+            return try follow(try postgresSource(tail), selection, &listing, context)
         }
         let path = try invocation.positionals.first ?? context.defaultLogPath(invocation)
         let tail = LogTail(path: path)
-        if following { return try follow(tail, selection, &listing, context) }
+        if following { return try follow(fileSource(tail), selection, &listing, context) }
         let outcome = try tail.read { event, line in
             guard selection.matches(event) else { return true }
             listing.add(event, line: line)

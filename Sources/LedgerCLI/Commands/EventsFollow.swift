@@ -1,15 +1,52 @@
 import LedgerDomain
 import LedgerKit
 
+// MARK: - FollowSource
+
+/// Where `--follow` reads appended events from, and how it waits for more.
+struct FollowSource {
+    /// Delivers the events appended since the last call (see `LogTail.read`).
+    let read: (_ body: (RecordedEvent, UnsafeBufferPointer<UInt8>) -> Bool) throws -> LogTail.Outcome
+    /// Said once while there is no log yet (nil: never).
+    let missingNote: String?
+    /// What to do about a damaged line, after the problem.
+    let damageAdvice: String
+    /// Waits until there may be more; true when SIGINT or SIGTERM arrived meanwhile.
+    let waitForMore: (InterruptSignals) throws -> Bool
+}
+
 // MARK: - Following
 
 extension EventsCommand {
     /// How long to sleep between looks at the log.
     static let pollMilliseconds = 200
 
-    /// `--follow`: prints the matching events so far, then every 200 ms those appended since, until
-    /// SIGINT or SIGTERM (exit 0), `--limit` events (exit 0) or a damaged line (exit 1).
-    static func follow(_ tail: LogTail, _ selection: Selection, _ listing: inout EventListing, _ context: Context) throws -> Int32 {
+    /// A log file, looked at every 200 ms.
+    static func fileSource(_ tail: LogTail) -> FollowSource {
+        FollowSource(read: { body in try tail.read(body) },
+                     missingNote: "no log at \(tail.path) yet; waiting for the first event (Ctrl-C to stop)",
+                     damageAdvice: "run `ledger verify` for the full report",
+                     waitForMore: { signals in signals.wait(milliseconds: pollMilliseconds) })
+    }
+
+    /// A PostgreSQL store, woken by the `NOTIFY` each append transaction sends (LISTEN), looking
+    /// for SIGINT/SIGTERM every 100 ms while idle.
+    static func postgresSource(_ tail: PostgresLogTail) throws -> FollowSource {
+        try tail.listen()
+        return FollowSource(read: { body in try tail.read(body) },
+                            missingNote: nil,
+                            damageAdvice: "export the store and run `ledger verify` for the full report",
+                            waitForMore: { signals in
+                                while true {
+                                    if signals.wait(milliseconds: 0) { return true }
+                                    if try tail.waitForAppends(milliseconds: 100) { return false }
+                                }
+                            })
+    }
+
+    /// `--follow`: prints the matching events so far, then those appended since as `source` learns
+    /// of them, until SIGINT or SIGTERM (exit 0), `--limit` events (exit 0) or a damaged line (exit 1).
+    static func follow(_ source: FollowSource, _ selection: Selection, _ listing: inout EventListing, _ context: Context) throws -> Int32 {
         let signals = InterruptSignals.block()
         defer { signals.restore() }
         var waitingNoted = false
@@ -17,7 +54,7 @@ extension EventsCommand {
         while true {
             let outcome: LogTail.Outcome
             do {
-                outcome = try tail.read { event, line in
+                outcome = try source.read { event, line in
                     seen += 1
                     // A long first read still answers Ctrl-C promptly.
                     if seen % 1024 == 0 && signals.wait(milliseconds: 0) { return false }
@@ -33,69 +70,28 @@ extension EventsCommand {
             switch outcome {
             case .damaged(let problem):
                 listing.finish()
-                context.complain("\(problem) — stopped there; run `ledger verify` for the full report")
+                context.complain("\(problem) — stopped there; \(source.damageAdvice)")
                 return CLIError.Status.failure.rawValue
             case .stopped:
                 // `--limit` reached, or interrupted during a long read.
                 listing.finish()
                 return 0
             case .missing where !waitingNoted:
-                context.complain("no log at \(tail.path) yet; waiting for the first event (Ctrl-C to stop)")
+                if let note = source.missingNote { context.complain(note) }
                 waitingNoted = true
             case .missing, .caughtUp:
                 break
             }
-            if signals.wait(milliseconds: pollMilliseconds) {
-                listing.finish()
-                return 0
-            }
-        }
-    }
-
-    /// `--follow` on a PostgreSQL store: the same output and exits, but woken by the `NOTIFY` each
-    /// append transaction sends (LISTEN), looking for SIGINT/SIGTERM every 100 ms while idle.
-    static func followPostgres(_ tail: PostgresLogTail, _ selection: Selection, _ listing: inout EventListing, _ context: Context) throws -> Int32 {
-        let signals = InterruptSignals.block()
-        defer { signals.restore() }
-        try tail.listen()
-        var seen = 0
-        while true {
-            let outcome: LogTail.Outcome
+            let interrupted: Bool
             do {
-                outcome = try tail.read { event, line in
-                    seen += 1
-                    if seen % 1024 == 0 && signals.wait(milliseconds: 0) { return false }
-                    guard selection.matches(event) else { return true }
-                    listing.add(event, line: line)
-                    return listing.count < selection.limit
-                }
+                interrupted = try source.waitForMore(signals)
             } catch {
                 listing.finish()
                 throw error
             }
-            listing.flushBatch()
-            switch outcome {
-            case .damaged(let problem):
-                listing.finish()
-                context.complain("\(problem) — stopped there; export the store and run `ledger verify` for the full report")
-                return CLIError.Status.failure.rawValue
-            case .stopped:
+            if interrupted {
                 listing.finish()
                 return 0
-            case .missing, .caughtUp:
-                break
-            }
-            while true {
-                if signals.wait(milliseconds: 0) {
-                    listing.finish()
-                    return 0
-                }
-                do {
-                    if try tail.waitForAppends(milliseconds: 100) { break }
-                } catch {
-                    listing.finish()
-                    throw error
-                }
             }
         }
     }

@@ -141,3 +141,14 @@ public final class PostgresConnection {
         return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
 }
+
+extension PostgresConnection {
+    /// A new connection for a store, a failure to connect reported as `StoreError(.unavailable)`.
+    static func forStore(_ url: PostgresURL) throws -> PostgresConnection {
+        do {
+            return try PostgresConnection(url)
+        } catch let error as PostgresError {
+            throw StoreError(.unavailable, error.message)
+        }
+    }
+}

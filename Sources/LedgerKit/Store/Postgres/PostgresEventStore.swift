@@ -31,13 +31,9 @@ public final class PostgresEventStore: EventStore {
     func connection() throws -> PostgresConnection {
         if let open, open.isOpen { return open }
         open = nil
-        do {
-            let made = try PostgresConnection(url)
-            open = made
-            return made
-        } catch let error as PostgresError {
-            throw StoreError(.unavailable, error.message)
-        }
+        let made = try PostgresConnection.forStore(url)
+        open = made
+        return made
     }
 
     /// Maps a libpq failure to the store's errors; a lost connection also drops the connection.

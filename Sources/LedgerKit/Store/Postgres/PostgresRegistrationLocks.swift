@@ -16,13 +16,9 @@ public final class PostgresRegistrationLocks: RegistrationLocks {
 
     private func connection() throws -> PostgresConnection {
         if let open, open.isOpen { return open }
-        do {
-            let made = try PostgresConnection(url)
-            open = made
-            return made
-        } catch let error as PostgresError {
-            throw StoreError(.unavailable, error.message)
-        }
+        let made = try PostgresConnection.forStore(url)
+        open = made
+        return made
     }
 
     /// The advisory lock key of a registration: the first 64 bits of SHA-256 of its id (so ids that
