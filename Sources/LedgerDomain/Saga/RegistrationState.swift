@@ -1,6 +1,7 @@
 // MARK: - RegistrationState
 
 /// One registration folded from its stream: what was created, what failed, what was undone.
+/// Ids are kept as 128-bit values (the registrations view holds one of these per registration).
 public struct RegistrationState: Equatable, Sendable {
     /// Where a registration stands.
     public enum Outcome: String, Sendable, CaseIterable {
@@ -16,22 +17,22 @@ public struct RegistrationState: Equatable, Sendable {
         case inProgress = "in-progress"
     }
 
-    /// The registration id.
-    public var registration: String
+    /// The registration id's bits.
+    public private(set) var id: UUIDBits
     /// Time of the first event.
     public var startedAt: Timestamp?
     /// Time of the last event.
     public var lastAt: Timestamp?
     /// The email, once known.
     public var email: String?
-    /// The account, once created.
-    public var uid: String?
+    /// The account's bits, once created.
+    public var uidBits: UUIDBits?
     /// True while the account exists.
     public var accountLive = false
     /// True when `AccountCreated` said an image step follows.
     public var withImage = false
-    /// The stored image, once stored.
-    public var imageName: String?
+    /// The stored image's bits, once stored.
+    public var imageBits: UUIDBits?
     /// True while the image exists.
     public var imageLive = false
     /// True once the profile is written.
@@ -43,20 +44,36 @@ public struct RegistrationState: Equatable, Sendable {
     /// Events in the stream.
     public var version = 0
 
-    /// The state before any event.
-    public init(registration: String) { self.registration = registration }
+    /// The state before any event of registration `id`.
+    public init(id: UUIDBits) { self.id = id }
+
+    /// The state before any event of `registration`, a lowercase UUID (ids are minted by the
+    /// coordinator or read from checked stream names; anything else is a programming error).
+    public init(registration: String) {
+        guard let id = UUIDBits(uuid: registration) else { preconditionFailure("registration ids are lowercase UUIDs") }
+        self.init(id: id)
+    }
+
+    /// The registration id.
+    public var registration: String { id.uuidString }
+    /// The account, once created.
+    public var uid: String? { uidBits?.uuidString }
+    /// The stored image, once stored.
+    public var imageName: String? { imageBits?.uuidString }
+
+    // MARK: - Fold
 
     /// Folds one event of the registration's stream.
-    public mutating func evolve(_ event: RecordedEvent) {
+    public mutating func evolve(_ event: ViewEvent) {
         version += 1
         if startedAt == nil { startedAt = event.at }
         lastAt = event.at
-        switch event.event {
-        case .accountCreated(let e):
-            uid = e.uid; email = e.email; accountLive = true
-            withImage = e.withImage ?? false
-        case .imageStored(let e):
-            imageName = e.imageName; imageLive = true
+        switch event.fact {
+        case .accountCreated(let uid, let email, let withImage):
+            uidBits = uid; self.email = email; accountLive = true
+            self.withImage = withImage ?? false
+        case .imageStored(_, let image, _, _, _):
+            imageBits = image; imageLive = true
         case .profileWritten:
             profileWritten = true
         case .failed(let e):
@@ -71,18 +88,23 @@ public struct RegistrationState: Equatable, Sendable {
         }
     }
 
+    /// Folds one recorded event of the registration's stream.
+    public mutating func evolve(_ event: RecordedEvent) { evolve(ViewEvent(event)) }
+
+    // MARK: - Reads
+
     /// The outcome so far.
     public var outcome: Outcome {
         if profileWritten && failure == nil { return .completed }
         guard failure != nil else { return .inProgress }
-        if uid == nil && imageName == nil { return .rejected }
+        if uidBits == nil && imageBits == nil { return .rejected }
         return accountLive || imageLive ? .compensationPending : .compensated
     }
 
     /// The step that comes after what is recorded (used for `Failed(interrupted)`).
     public var nextStep: RegistrationStep {
-        if uid == nil { return .account }
-        if withImage && imageName == nil { return .image }
+        if uidBits == nil { return .account }
+        if withImage && imageBits == nil { return .image }
         if !profileWritten { return .profile }
         return .session
     }

@@ -28,41 +28,94 @@ public struct ImageRow: Equatable, Sendable {
 
 // MARK: - ImageView
 
-/// The images view.
+/// The images view, compact, in store order.
 public struct ImageView: Equatable, Sendable {
-    /// Images by name.
-    public internal(set) var byName: [String: ImageRow] = [:]
-    /// Store order.
-    public internal(set) var order: [String] = []
+    /// One image, compact.
+    struct Record: Equatable, Sendable {
+        var image: UUIDBits
+        var uid: UUIDBits
+        var contentType: ImageContentType
+        var bytes: Int
+        var sha256: Digest32
+        var storedAt: Timestamp
+        var status: ImageRow.Status
+
+        var row: ImageRow {
+            ImageRow(imageName: image.uuidString, uid: uid.uuidString, contentType: contentType, bytes: bytes,
+                     sha256: sha256.hex, storedAt: storedAt, status: status)
+        }
+    }
+
+    /// Images in store order.
+    private(set) var records: [Record] = []
+    /// Position in `records` by image name.
+    private(set) var index: [UUIDBits: Int32] = [:]
 
     /// An empty view.
     public init() {}
 
+    // MARK: - Fold
+
     /// Applies one event.
-    public mutating func apply(_ event: RecordedEvent) {
-        switch event.event {
-        case .imageStored(let e):
-            if byName[e.imageName] == nil { order.append(e.imageName) }
-            byName[e.imageName] = ImageRow(imageName: e.imageName, uid: e.uid, contentType: e.contentType, bytes: e.bytes,
-                                           sha256: e.sha256, storedAt: event.at, status: .stored)
-        case .imageDeleted(let e):
-            byName[e.imageName]?.status = .deleted
+    public mutating func apply(_ event: ViewEvent) {
+        switch event.fact {
+        case .imageStored(let uid, let image, let contentType, let bytes, let sha256):
+            upsert(Record(image: image, uid: uid, contentType: contentType, bytes: bytes, sha256: sha256, storedAt: event.at, status: .stored))
+        case .imageDeleted(let image):
+            if let at = index[image] { records[Int(at)].status = .deleted }
         default:
             break
         }
     }
 
+    /// Applies one recorded event.
+    public mutating func apply(_ event: RecordedEvent) { apply(ViewEvent(event)) }
+
+    /// Inserts `record`, or replaces the one with its name in place.
+    mutating func upsert(_ record: Record) {
+        if let at = index[record.image] {
+            records[Int(at)] = record
+        } else {
+            index[record.image] = Int32(records.count)
+            records.append(record)
+        }
+    }
+
+    // MARK: - Reads
+
     /// Images in store order.
-    public var rows: [ImageRow] { order.compactMap { byName[$0] } }
+    public var rows: [ImageRow] { records.map(\.row) }
+
+    /// Number of images.
+    public var count: Int { records.count }
+
+    /// The status of the image named `imageName` (nil when the log never stored it).
+    public func status(of imageName: String) -> ImageRow.Status? {
+        UUIDBits(uuid: imageName).flatMap { index[$0] }.map { records[Int($0)].status }
+    }
 
     /// Checks the view's invariants against the users view.
     public func invariantViolations(users: UserView) -> [String] {
         var out: [String] = []
-        for row in byName.values where row.status == .stored {
-            if users.byUID[row.uid] == nil { out.append("stored image \(row.imageName) has no owner") }
-            if users.byUID[row.uid]?.status == .deleted { out.append("stored image \(row.imageName) belongs to a deleted user") }
+        for (at, record) in records.enumerated() {
+            if index[record.image] != Int32(at) { out.append("image \(record.image.uuidString) is not indexed") }
+            guard record.status == .stored else { continue }
+            switch users.status(of: record.uid) {
+            case nil: out.append("stored image \(record.image.uuidString) has no owner")
+            case .deleted?: out.append("stored image \(record.image.uuidString) belongs to a deleted user")
+            default: break
+            }
         }
-        if order.count != byName.count { out.append("order and images differ") }
+        if index.count != records.count { out.append("index and images differ") }
         return out
+    }
+}
+
+// MARK: - Lookup
+
+extension ImageView {
+    /// The image named `imageName`, if the log stored it.
+    public func row(imageName: String) -> ImageRow? {
+        UUIDBits(uuid: imageName).flatMap { index[$0] }.map { records[Int($0)].row }
     }
 }

@@ -34,7 +34,7 @@ extension LedgerViews {
             obj([("email", .string(row.email)), ("failures", .int(row.failures)),
                  ("recentFailures", .array(row.recentFailures.map { .int(Int($0.millis)) }))])
         }
-        let emails = self.signIns.emailByUID.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) }
+        let emails = self.signIns.emailByUID.map { ($0.key.uuidString, $0.value) }.sorted { $0.0 < $1.0 }.map { ($0.0, JSONValue.string($0.1)) }
         return obj([("events", .int(events)), ("seq", .int(head.seq)), ("hash", .string(head.hash)),
                     ("users", .array(users)), ("sessions", .array(sessions)), ("images", .array(images)),
                     ("registrations", .array(registrations)), ("signIns", .array(signIns)),
@@ -49,33 +49,26 @@ extension LedgerViews {
         events = try root.int("events")
         head = Head(seq: try root.int("seq"), hash: try root.string("hash"))
         for r in try root.array("users") {
-            let row = UserRow(uid: try r.string("uid"), email: try r.string("email"), userName: try r.optString("userName"),
-                              profileImageName: try r.optString("profileImageName"), createdAt: try r.optTime("createdAt"),
-                              status: try r.enumeration("status"), registration: try r.string("registration"))
-            users.order.append(row.uid)
-            users.byUID[row.uid] = row
-            if row.status != .deleted { users.liveByEmail[row.email] = row.uid }
+            users.restore(UserView.Record(uid: try r.uuid("uid"), registration: try r.uuid("registration"), email: try r.string("email"),
+                                          userName: try r.optString("userName"), profileImage: try r.optUUID("profileImageName"),
+                                          createdAt: try r.optTime("createdAt"), status: try r.enumeration("status")))
         }
         for r in try root.array("sessions") {
-            let row = SessionRow(sessionId: try r.string("sessionId"), uid: try r.string("uid"), startedAt: try r.time("startedAt"),
-                                 expiresAt: try r.time("expiresAt"), endedAt: try r.optTime("endedAt"), tokenHash: try r.string("tokenHash"))
-            sessions.order.append(row.sessionId)
-            sessions.byID[row.sessionId] = row
-            sessions.sessionsByUID[row.uid, default: []].append(row.sessionId)
+            sessions.upsert(SessionView.Record(session: try r.uuid("sessionId"), uid: try r.uuid("uid"), startedAt: try r.time("startedAt"),
+                                               expiresAt: try r.time("expiresAt"), endedAt: try r.optTime("endedAt"),
+                                               tokenHash: try r.digest("tokenHash")))
         }
         for r in try root.array("images") {
-            let row = ImageRow(imageName: try r.string("imageName"), uid: try r.string("uid"), contentType: try r.enumeration("contentType"),
-                               bytes: try r.int("bytes"), sha256: try r.string("sha256"), storedAt: try r.time("storedAt"),
-                               status: try r.enumeration("status"))
-            images.order.append(row.imageName)
-            images.byName[row.imageName] = row
+            images.upsert(ImageView.Record(image: try r.uuid("imageName"), uid: try r.uuid("uid"), contentType: try r.enumeration("contentType"),
+                                           bytes: try r.int("bytes"), sha256: try r.digest("sha256"), storedAt: try r.time("storedAt"),
+                                           status: try r.enumeration("status")))
         }
         for r in try root.array("registrations") {
-            var s = RegistrationState(registration: try r.string("registration"))
+            var s = RegistrationState(id: try r.uuid("registration"))
             s.startedAt = try r.optTime("startedAt"); s.lastAt = try r.optTime("lastAt")
-            s.email = try r.optString("email"); s.uid = try r.optString("uid")
+            s.email = try r.optString("email"); s.uidBits = try r.optUUID("uid")
             s.accountLive = try r.bool("accountLive"); s.withImage = try r.bool("withImage")
-            s.imageName = try r.optString("imageName"); s.imageLive = try r.bool("imageLive")
+            s.imageBits = try r.optUUID("imageName"); s.imageLive = try r.bool("imageLive")
             s.profileWritten = try r.bool("profileWritten"); s.version = try r.int("version")
             if let failure = try r.optObject("failure") {
                 do { s.failure = try Failed(data: failure) } catch { throw CheckpointError(message: "registration failure: \(error)") }
@@ -84,19 +77,19 @@ extension LedgerViews {
                 guard let type = EventType(rawValue: text) else { throw CheckpointError(message: "unknown compensation \(text)") }
                 return type
             }
-            registrations.order.append(s.registration)
-            registrations.byID[s.registration] = s
+            registrations.restore(s)
         }
         for r in try root.array("signIns") {
             var row = SignInView.Row(email: try r.string("email"))
             row.failures = try r.int("failures")
             row.recentFailures = try r.ints("recentFailures").map { Timestamp(millis: Int64($0)) }
-            signIns.order.append(row.email)
-            signIns.byEmail[row.email] = row
+            signIns.restore(row)
         }
         for (uid, email) in try root.object("emailByUID").members {
-            guard let email = email.stringValue else { throw CheckpointError(message: "emailByUID.\(uid) is not a string") }
-            signIns.emailByUID[uid] = email
+            guard let email = email.stringValue, let bits = UUIDBits(uuid: uid) else {
+                throw CheckpointError(message: "emailByUID.\(uid) is not a uid and an email")
+            }
+            signIns.restore(uid: bits, email: email)
         }
     }
 }
@@ -143,6 +136,22 @@ private struct Read {
     func bool(_ key: String) throws(CheckpointError) -> Bool {
         guard case .bool(let flag) = try value(key) else { throw CheckpointError(message: "\(key) is not a boolean") }
         return flag
+    }
+
+    func uuid(_ key: String) throws(CheckpointError) -> UUIDBits {
+        guard let bits = UUIDBits(uuid: try string(key)) else { throw CheckpointError(message: "\(key) is not a lowercase UUID") }
+        return bits
+    }
+
+    func optUUID(_ key: String) throws(CheckpointError) -> UUIDBits? {
+        guard let text = try optString(key) else { return nil }
+        guard let bits = UUIDBits(uuid: text) else { throw CheckpointError(message: "\(key) is not a lowercase UUID") }
+        return bits
+    }
+
+    func digest(_ key: String) throws(CheckpointError) -> Digest32 {
+        guard let digest = Digest32(hex: try string(key)) else { throw CheckpointError(message: "\(key) is not 64 lowercase hex digits") }
+        return digest
     }
 
     func time(_ key: String) throws(CheckpointError) -> Timestamp { Timestamp(millis: Int64(try int(key))) }

@@ -13,23 +13,36 @@ public struct LedgerViews: Equatable, Sendable {
     public var registrations = RegistrationView()
     /// Sign-in failures.
     public var signIns = SignInView()
-    /// The head of the events applied.
-    public var head = Head.empty
     /// Events applied.
     public var events = 0
+    /// The last event's seq and hash (kept as bits; `head` spells the hash out).
+    private var headSeq = 0
+    private var headHash = Digest32.zero
 
     /// Empty views.
     public init() {}
 
-    /// Applies one event to every view.
-    public mutating func apply(_ event: RecordedEvent) {
+    /// The head of the events applied.
+    public var head: Head {
+        get { Head(seq: headSeq, hash: headHash.hex) }
+        set { headSeq = newValue.seq; headHash = Digest32(hex: newValue.hash) ?? .zero }
+    }
+
+    /// Applies one event, whose line hashed to `hash`, to every view.
+    public mutating func apply(_ event: ViewEvent, hash: Digest32) {
         users.apply(event)
         sessions.apply(event)
         images.apply(event)
         registrations.apply(event)
         signIns.apply(event)
-        head = Head(seq: event.seq, hash: event.envelope.hash)
+        headSeq = event.seq
+        headHash = hash
         events += 1
+    }
+
+    /// Applies one recorded event to every view.
+    public mutating func apply(_ event: RecordedEvent) {
+        apply(ViewEvent(event), hash: Digest32(hex: event.envelope.hash) ?? .zero)
     }
 
     /// All invariant violations across the views (empty when sound).

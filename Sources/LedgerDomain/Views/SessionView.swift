@@ -34,48 +34,101 @@ public struct SessionRow: Equatable, Sendable {
 
 // MARK: - SessionView
 
-/// The sessions view.
+/// The sessions view, compact, in start order.
 public struct SessionView: Equatable, Sendable {
-    /// Sessions by id.
-    public internal(set) var byID: [String: SessionRow] = [:]
-    /// Start order.
-    public internal(set) var order: [String] = []
-    /// Session ids per user, so deleting an account touches only its sessions.
-    var sessionsByUID: [String: [String]] = [:]
+    /// One session, compact. Sessions of one user are chained through `previousOfUser`.
+    struct Record: Equatable, Sendable {
+        var session: UUIDBits
+        var uid: UUIDBits
+        var startedAt: Timestamp
+        var expiresAt: Timestamp
+        var endedAt: Timestamp?
+        var tokenHash: Digest32
+        /// The position of the same user's session started before this one, or -1.
+        var previousOfUser: Int32 = -1
+
+        var row: SessionRow {
+            SessionRow(sessionId: session.uuidString, uid: uid.uuidString, startedAt: startedAt, expiresAt: expiresAt,
+                       endedAt: endedAt, tokenHash: tokenHash.hex)
+        }
+    }
+
+    /// Sessions in start order.
+    private(set) var records: [Record] = []
+    /// Position in `records` by session id.
+    private var index: [UUIDBits: Int32] = [:]
+    /// Each user's last session (the head of its `previousOfUser` chain), so deleting an account
+    /// touches only its sessions.
+    private var lastOfUser: [UUIDBits: Int32] = [:]
 
     /// An empty view.
     public init() {}
 
+    // MARK: - Fold
+
     /// Applies one event. Deleting an account ends its sessions.
-    public mutating func apply(_ event: RecordedEvent) {
-        switch event.event {
-        case .sessionStarted(let e):
-            if byID[e.sessionId] == nil {
-                order.append(e.sessionId)
-                sessionsByUID[e.uid, default: []].append(e.sessionId)
-            }
-            byID[e.sessionId] = SessionRow(sessionId: e.sessionId, uid: e.uid, startedAt: event.at, expiresAt: e.expiresAt,
-                                           endedAt: nil, tokenHash: e.tokenHash)
-        case .sessionEnded(let e):
-            if byID[e.sessionId]?.endedAt == nil { byID[e.sessionId]?.endedAt = event.at }
-        case .accountDeleted(let e):
+    public mutating func apply(_ event: ViewEvent) {
+        switch event.fact {
+        case .sessionStarted(let session, let uid, let tokenHash, let expiresAt):
+            upsert(Record(session: session, uid: uid, startedAt: event.at, expiresAt: expiresAt, endedAt: nil, tokenHash: tokenHash))
+        case .sessionEnded(let session):
+            if let at = index[session].map(Int.init), records[at].endedAt == nil { records[at].endedAt = event.at }
+        case .accountDeleted(let uid):
             // Only this user's sessions: a scan of every session here would make replay quadratic.
-            for id in sessionsByUID[e.uid] ?? [] where byID[id]?.endedAt == nil { byID[id]?.endedAt = event.at }
+            var at = lastOfUser[uid] ?? -1
+            while at >= 0 {
+                if records[Int(at)].endedAt == nil { records[Int(at)].endedAt = event.at }
+                at = records[Int(at)].previousOfUser
+            }
         default:
             break
         }
     }
 
+    /// Applies one recorded event.
+    public mutating func apply(_ event: RecordedEvent) { apply(ViewEvent(event)) }
+
+    /// Inserts `record` (chained to its user), or replaces the one with its id in place.
+    mutating func upsert(_ record: Record) {
+        if let at = index[record.session] {
+            let previous = records[Int(at)].previousOfUser
+            records[Int(at)] = record
+            records[Int(at)].previousOfUser = previous
+            return
+        }
+        let at = Int32(records.count)
+        var record = record
+        record.previousOfUser = lastOfUser[record.uid] ?? -1
+        records.append(record)
+        index[record.session] = at
+        lastOfUser[record.uid] = at
+    }
+
+    // MARK: - Reads
+
     /// Sessions in start order.
-    public var rows: [SessionRow] { order.compactMap { byID[$0] } }
+    public var rows: [SessionRow] { records.map(\.row) }
+
+    /// Number of sessions.
+    public var count: Int { records.count }
+
+    /// The session with `sessionId`, if any.
+    public func row(sessionId: String) -> SessionRow? {
+        UUIDBits(uuid: sessionId).flatMap { index[$0] }.map { records[Int($0)].row }
+    }
+
+    /// Users with at least one session.
+    func hasSession(uid: UUIDBits) -> Bool { lastOfUser[uid] != nil }
 
     /// Checks the view's invariants; returns the violations.
     public func invariantViolations() -> [String] {
         var out: [String] = []
-        for row in byID.values {
-            if let ended = row.endedAt, ended < row.startedAt { out.append("session \(row.sessionId) ended before it started") }
+        for (at, record) in records.enumerated() {
+            if let ended = record.endedAt, ended < record.startedAt { out.append("session \(record.session.uuidString) ended before it started") }
+            if index[record.session] != Int32(at) { out.append("session \(record.session.uuidString) is not indexed") }
+            if record.previousOfUser >= Int32(at) { out.append("session \(record.session.uuidString) chains forward") }
         }
-        if order.count != byID.count { out.append("order and sessions differ") }
+        if index.count != records.count { out.append("index and sessions differ") }
         return out
     }
 }

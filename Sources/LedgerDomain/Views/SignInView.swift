@@ -25,46 +25,63 @@ public struct SignInView: Equatable, Sendable {
         public var recentFailures: [Timestamp] = []
     }
 
-    /// Rows by email.
-    public internal(set) var byEmail: [String: Row] = [:]
-    /// First-failure order.
-    public internal(set) var order: [String] = []
-    var emailByUID: [String: String] = [:]
+    /// Rows in first-failure order.
+    public private(set) var rows: [Row] = []
+    /// Position in `rows` by email.
+    private var index: [String: Int32] = [:]
+    /// Each account's email, so a session start can find the email's row.
+    private(set) var emailByUID: [UUIDBits: String] = [:]
     let policy: SignInPolicy
 
     /// An empty view with `policy`.
     public init(policy: SignInPolicy = SignInPolicy()) { self.policy = policy }
 
     /// Applies one event. A session start resets the account's consecutive failures.
-    public mutating func apply(_ event: RecordedEvent) {
-        switch event.event {
-        case .accountCreated(let e):
-            emailByUID[e.uid] = e.email
-        case .signInFailed(let e):
-            if byEmail[e.email] == nil { order.append(e.email); byEmail[e.email] = Row(email: e.email) }
-            byEmail[e.email]?.failures += 1
-            if e.reason == .wrongPassword {
-                byEmail[e.email]?.recentFailures.append(event.at)
-                if let count = byEmail[e.email]?.recentFailures.count, count > policy.maxFailures {
-                    byEmail[e.email]?.recentFailures.removeFirst(count - policy.maxFailures)
-                }
+    public mutating func apply(_ event: ViewEvent) {
+        switch event.fact {
+        case .accountCreated(let uid, let email, _):
+            emailByUID[uid] = email
+        case .signInFailed(let email, let reason):
+            let at = position(of: email)
+            rows[at].failures += 1
+            if reason == .wrongPassword {
+                rows[at].recentFailures.append(event.at)
+                let count = rows[at].recentFailures.count
+                if count > policy.maxFailures { rows[at].recentFailures.removeFirst(count - policy.maxFailures) }
             }
-        case .sessionStarted(let e):
-            if let email = emailByUID[e.uid] { byEmail[email]?.recentFailures = [] }
+        case .sessionStarted(_, let uid, _, _):
+            if let email = emailByUID[uid], let at = index[email], !rows[Int(at)].recentFailures.isEmpty {
+                rows[Int(at)].recentFailures = []
+            }
         default:
             break
         }
     }
 
+    /// Applies one recorded event.
+    public mutating func apply(_ event: RecordedEvent) { apply(ViewEvent(event)) }
+
+    /// The row of `email`, added when new.
+    private mutating func position(of email: String) -> Int {
+        if let at = index[email] { return Int(at) }
+        index[email] = Int32(rows.count)
+        rows.append(Row(email: email))
+        return rows.count - 1
+    }
+
+    /// Restores a checkpointed row, or an account's email.
+    mutating func restore(_ row: Row) { rows[position(of: row.email)] = row }
+    mutating func restore(uid: UUIDBits, email: String) { emailByUID[uid] = email }
+
+    /// The record of `email`, if it ever failed.
+    public func row(email: String) -> Row? { index[email].map { rows[Int($0)] } }
+
     /// When the account with `email` is locked at `now`, the instant the lock ends; else nil.
     public func lockedUntil(_ email: String, at now: Timestamp) -> Timestamp? {
-        guard let recent = byEmail[email]?.recentFailures, recent.count >= policy.maxFailures else { return nil }
+        guard let recent = row(email: email)?.recentFailures, recent.count >= policy.maxFailures else { return nil }
         let last = recent[recent.count - 1], first = recent[recent.count - policy.maxFailures]
         guard last.millis - first.millis <= policy.window else { return nil }
         let until = last.adding(milliseconds: policy.window)
         return now < until ? until : nil
     }
-
-    /// Rows in first-failure order.
-    public var rows: [Row] { order.compactMap { byEmail[$0] } }
 }

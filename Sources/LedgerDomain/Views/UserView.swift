@@ -30,61 +30,115 @@ public struct UserRow: Equatable, Sendable {
 
 // MARK: - UserView
 
-/// The users view: a fold over registration events.
+/// The users view: a fold over registration events. Rows are kept compact (ids as 128-bit values)
+/// in creation order; `rows` spells them out.
 public struct UserView: Equatable, Sendable {
-    /// Users by uid.
-    public internal(set) var byUID: [String: UserRow] = [:]
-    /// Creation order of uids.
-    public internal(set) var order: [String] = []
-    /// Live (pending or active) accounts by email.
-    public internal(set) var liveByEmail: [String: String] = [:]
+    /// One user, compact.
+    struct Record: Equatable, Sendable {
+        var uid: UUIDBits
+        var registration: UUIDBits
+        var email: String
+        var userName: String?
+        var profileImage: UUIDBits?
+        var createdAt: Timestamp?
+        var status: UserRow.Status
+
+        var row: UserRow {
+            UserRow(uid: uid.uuidString, email: email, userName: userName, profileImageName: profileImage?.uuidString,
+                    createdAt: createdAt, status: status, registration: registration.uuidString)
+        }
+    }
+
+    /// Users in creation order.
+    private(set) var records: [Record] = []
+    /// Position in `records` by uid.
+    private var index: [UUIDBits: Int32] = [:]
+    /// Live (pending or active) accounts by email: position in `records`.
+    private var liveByEmail: [String: Int32] = [:]
 
     /// An empty view.
     public init() {}
 
+    // MARK: - Fold
+
     /// Applies one event.
-    public mutating func apply(_ event: RecordedEvent) {
-        switch event.event {
-        case .accountCreated(let e):
-            let registration = StreamName.parse(event.stream)?.id ?? event.stream
-            if byUID[e.uid] == nil { order.append(e.uid) }
-            byUID[e.uid] = UserRow(uid: e.uid, email: e.email, userName: nil, profileImageName: nil, createdAt: nil,
-                                   status: .pending, registration: registration)
-            liveByEmail[e.email] = e.uid
-        case .profileWritten(let e):
-            guard var row = byUID[e.uid] else { return }
-            row.userName = e.userName
-            row.profileImageName = e.profileImageName
-            row.createdAt = e.createdAt
-            if row.status != .deleted { row.status = .active }
-            byUID[e.uid] = row
-        case .accountDeleted(let e):
-            guard var row = byUID[e.uid] else { return }
-            row.status = .deleted
-            byUID[e.uid] = row
-            if liveByEmail[row.email] == e.uid { liveByEmail[row.email] = nil }
+    public mutating func apply(_ event: ViewEvent) {
+        switch event.fact {
+        case .accountCreated(let uid, let email, _):
+            let record = Record(uid: uid, registration: event.stream, email: email, userName: nil, profileImage: nil,
+                                createdAt: nil, status: .pending)
+            liveByEmail[email] = upsert(record)
+        case .profileWritten(let uid, let userName, let profileImage, let createdAt):
+            guard let at = index[uid].map(Int.init) else { return }
+            records[at].userName = userName
+            records[at].profileImage = profileImage
+            records[at].createdAt = createdAt
+            if records[at].status != .deleted { records[at].status = .active }
+        case .accountDeleted(let uid):
+            guard let at = index[uid] else { return }
+            records[Int(at)].status = .deleted
+            let email = records[Int(at)].email
+            if liveByEmail[email] == at { liveByEmail[email] = nil }
         default:
             break
         }
     }
 
+    /// Applies one recorded event.
+    public mutating func apply(_ event: RecordedEvent) { apply(ViewEvent(event)) }
+
+    /// Inserts `record`, or replaces the one with its uid in place; returns its position.
+    @discardableResult
+    mutating func upsert(_ record: Record) -> Int32 {
+        if let at = index[record.uid] {
+            records[Int(at)] = record
+            return at
+        }
+        let at = Int32(records.count)
+        records.append(record)
+        index[record.uid] = at
+        return at
+    }
+
+    /// Restores a checkpointed row (live rows are indexed by email).
+    mutating func restore(_ record: Record) {
+        let at = upsert(record)
+        if record.status != .deleted { liveByEmail[record.email] = at }
+    }
+
+    // MARK: - Reads
+
     /// Users in creation order.
-    public var rows: [UserRow] { order.compactMap { byUID[$0] } }
+    public var rows: [UserRow] { records.map(\.row) }
+
+    /// Number of users.
+    public var count: Int { records.count }
+
+    /// The user with `uid`, if any.
+    public func row(uid: String) -> UserRow? {
+        UUIDBits(uuid: uid).flatMap { index[$0] }.map { records[Int($0)].row }
+    }
 
     /// The live account with `email`, if any.
-    public func live(email: String) -> UserRow? { liveByEmail[email].flatMap { byUID[$0] } }
+    public func live(email: String) -> UserRow? { liveByEmail[email].map { records[Int($0)].row } }
+
+    /// Status of the user with `uid` (nil when unknown), without spelling the row out.
+    func status(of uid: UUIDBits) -> UserRow.Status? { index[uid].map { records[Int($0)].status } }
 
     /// Checks the view's invariants; returns the violations (empty when sound).
     public func invariantViolations() -> [String] {
         var out: [String] = []
-        for row in byUID.values {
-            if row.status == .active && row.createdAt == nil { out.append("active user \(row.uid) has no profile") }
-            if row.status != .deleted && liveByEmail[row.email] != row.uid { out.append("live user \(row.uid) is not indexed by email") }
+        for (at, record) in records.enumerated() {
+            if index[record.uid] != Int32(at) { out.append("user \(record.uid.uuidString) is not indexed by uid") }
+            if record.status == .active && record.createdAt == nil { out.append("active user \(record.uid.uuidString) has no profile") }
+            if record.status != .deleted && liveByEmail[record.email] != Int32(at) {
+                out.append("live user \(record.uid.uuidString) is not indexed by email")
+            }
         }
-        for (email, uid) in liveByEmail where byUID[uid]?.status == .deleted || byUID[uid]?.email != email {
+        for (email, at) in liveByEmail where records[Int(at)].status == .deleted || records[Int(at)].email != email {
             out.append("email \(email) indexes a user that is not live")
         }
-        if order.count != byUID.count { out.append("order and users differ") }
+        if index.count != records.count { out.append("index and users differ") }
         return out
     }
 }

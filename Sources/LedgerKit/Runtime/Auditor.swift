@@ -50,7 +50,7 @@ public enum Auditor {
                 break
             }
         }
-        for name in snapshot.files where views.images.byName[name]?.status != .stored && !snapshot.running.contains(name) {
+        for name in snapshot.files where views.images.status(of: name) != .stored && !snapshot.running.contains(name) {
             out.append(Anomaly(kind: "orphan-image-file", key: "imageName", value: name,
                                message: "image file \(name) has no ImageStored event (or was deleted); run `ledger recover`"))
         }

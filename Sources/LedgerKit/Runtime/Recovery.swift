@@ -59,7 +59,7 @@ extension RegistrationCoordinator {
         let running = locks.imagesOfRunningRegistrations()
         views = LedgerViews()
         try store.read(from: 1) { views.apply($0); return true }
-        for name in files where views.images.byName[name]?.status != .stored && !running.contains(name) {
+        for name in files where views.images.status(of: name) != .stored && !running.contains(name) {
             if Identifiers.isLowercaseUUID(name) {
                 try blobs.remove(name)
             } else if let pid = name.split(separator: "-").last.flatMap({ Int32($0) }), name.contains(".tmp-"),
@@ -74,7 +74,7 @@ extension RegistrationCoordinator {
         // lock of a finished registration again: a repeat with its idempotency key answers from the log),
         // or before its first.
         locks.removeStale { registration in
-            let outcome = views.registrations.byID[registration]?.outcome
+            let outcome = views.registrations.state(of: registration)?.outcome
             return outcome == .inProgress || outcome == .compensationPending
         }
         return report

@@ -91,7 +91,7 @@ public final class SessionService {
         var views = SessionView()
         let events = Identifiers.isLowercaseUUID(sessionId) ? try store.readStream(stream) : []
         events.forEach { views.apply($0) }
-        guard let row = views.byID[sessionId], row.status(at: clock.now()) == .active else {
+        guard let row = views.row(sessionId: sessionId), row.status(at: clock.now()) == .active else {
             throw AuthError(.noSession, "no active session \(sessionId)")
         }
         _ = try store.append([.sessionEnded(SessionEnded(sessionId: sessionId, uid: row.uid, reason: "logout"))],

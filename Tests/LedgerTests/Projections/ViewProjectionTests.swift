@@ -11,14 +11,14 @@ import Testing
     @Test func userGoesFromPendingToActive() throws {
         let s = ViewScenario(), r = RegistrationScript(1)
         try s.given(r.accountCreated(withImage: false), in: r.stream)
-        var row = try #require(s.views.users.byUID[r.uid])
+        var row = try #require(s.views.users.row(uid: r.uid))
         #expect(row.status == .pending)
         #expect(row.userName == nil && row.createdAt == nil)
         #expect(row.registration == r.registration)
         #expect(s.views.users.live(email: r.email)?.uid == r.uid)
 
         try s.given(r.profileWritten(image: false), in: r.stream)
-        row = try #require(s.views.users.byUID[r.uid])
+        row = try #require(s.views.users.row(uid: r.uid))
         #expect(row.status == .active)
         #expect(row.userName == "Person")
         #expect(row.profileImageName == nil)
@@ -31,10 +31,10 @@ import Testing
         try s.given(r.accountCreated(), in: r.stream)
         try s.given(r.imageStored, in: r.stream)
         try s.given(r.failed(.profile), in: r.stream)
-        #expect(s.views.users.byUID[r.uid]?.status == .pending)
+        #expect(s.views.users.row(uid: r.uid)?.status == .pending)
         try s.given(r.imageDeleted, in: r.stream)
         try s.given(r.accountDeleted, in: r.stream)
-        #expect(s.views.users.byUID[r.uid]?.status == .deleted)
+        #expect(s.views.users.row(uid: r.uid)?.status == .deleted)
         #expect(s.views.users.live(email: r.email) == nil)
 
         // The same email registers again: a second, live user; the deleted one stays in the view.
@@ -50,8 +50,8 @@ import Testing
         try s.given(r.accountCreated(withImage: false), in: r.stream)
         try s.given(r.profileWritten(image: false), in: r.stream)
         #expect(s.views(asOf: 0).users.rows.isEmpty)
-        #expect(s.views(asOf: 1).users.byUID[r.uid]?.status == .pending)
-        #expect(s.views(asOf: 2).users.byUID[r.uid]?.status == .active)
+        #expect(s.views(asOf: 1).users.row(uid: r.uid)?.status == .pending)
+        #expect(s.views(asOf: 2).users.row(uid: r.uid)?.status == .active)
         #expect(s.views(asOf: 2) == s.views)
     }
 
@@ -73,13 +73,13 @@ import Testing
         try s.given(r.accountCreated(withImage: false), in: r.stream)
         try s.given(r.profileWritten(image: false), in: r.stream)
         let started = try s.given(r.sessionStarted(session), in: StreamCategory.session.stream(session))
-        var row = try #require(s.views.sessions.byID[session])
+        var row = try #require(s.views.sessions.row(sessionId: session))
         #expect(row.startedAt == started.at)
         #expect(row.endedAt == nil)
         #expect(row.status(at: started.at) == .active)
 
         let ended = try s.given(r.sessionEnded(session), in: StreamCategory.session.stream(session))
-        row = try #require(s.views.sessions.byID[session])
+        row = try #require(s.views.sessions.row(sessionId: session))
         #expect(row.endedAt == ended.at)
         #expect(row.status(at: ended.at) == .ended)
         // Ended wins over expired.
@@ -91,7 +91,7 @@ import Testing
         try s.given(r.accountCreated(withImage: false), in: r.stream)
         try s.given(r.profileWritten(image: false), in: r.stream)
         try s.given(r.sessionStarted(session, expiresAt: "2026-11-29T10:00:00.000Z"), in: StreamCategory.session.stream(session))
-        let row = try #require(s.views.sessions.byID[session])
+        let row = try #require(s.views.sessions.row(sessionId: session))
         #expect(row.status(at: Timestamp(rfc3339: "2026-11-29T09:59:59.999Z")!) == .active)
         #expect(row.status(at: Timestamp(rfc3339: "2026-11-29T10:00:00.000Z")!) == .expired)
         #expect(row.status(at: Timestamp(rfc3339: "2026-11-30T00:00:00.000Z")!) == .expired)
@@ -108,9 +108,9 @@ import Testing
         try s.given(other.sessionStarted(foreign), in: StreamCategory.session.stream(foreign))
         try s.given(r.failed(.profile), in: r.stream)
         let deleted = try s.given(r.accountDeleted, in: r.stream)
-        #expect(s.views.sessions.byID[open]?.endedAt == deleted.at)
-        #expect(s.views.sessions.byID[closed]?.endedAt == logout.at)
-        #expect(s.views.sessions.byID[foreign]?.endedAt == nil)
+        #expect(s.views.sessions.row(sessionId: open)?.endedAt == deleted.at)
+        #expect(s.views.sessions.row(sessionId: closed)?.endedAt == logout.at)
+        #expect(s.views.sessions.row(sessionId: foreign)?.endedAt == nil)
         #expect(s.views.sessions.rows.map(\.sessionId) == [open, closed, foreign])
     }
 }
@@ -122,7 +122,7 @@ import Testing
         let s = ViewScenario(), r = RegistrationScript(20)
         try s.given(r.accountCreated(), in: r.stream)
         let stored = try s.given(r.imageStored, in: r.stream)
-        var row = try #require(s.views.images.byName[r.imageName])
+        var row = try #require(s.views.images.row(imageName: r.imageName))
         #expect(row.imageName == r.imageName)
         #expect(row.uid == r.uid)
         #expect(row.contentType == .png)
@@ -132,7 +132,7 @@ import Testing
         #expect(row.status == .stored)
         try s.given(r.failed(.profile), in: r.stream)
         try s.given(r.imageDeleted, in: r.stream)
-        row = try #require(s.views.images.byName[r.imageName])
+        row = try #require(s.views.images.row(imageName: r.imageName))
         #expect(row.status == .deleted)
         #expect(row.storedAt == stored.at)
         try s.given(r.accountDeleted, in: r.stream)
@@ -145,7 +145,7 @@ import Testing
         try s.given(r.imageStored, in: r.stream)
         try s.given(r.profileWritten(), in: r.stream)
         #expect(s.views.images.rows.map(\.status) == [.stored])
-        #expect(s.views.users.byUID[r.uid]?.profileImageName == r.imageName)
+        #expect(s.views.users.row(uid: r.uid)?.profileImageName == r.imageName)
     }
 }
 
@@ -155,9 +155,9 @@ import Testing
     @Test func completedWithAndWithoutImage() throws {
         let s = ViewScenario(), a = RegistrationScript(30), b = RegistrationScript(31)
         try s.given(a.accountCreated(), in: a.stream)
-        #expect(s.views.registrations.byID[a.registration]?.outcome == .inProgress)
+        #expect(s.views.registrations.state(of: a.registration)?.outcome == .inProgress)
         try s.given(a.imageStored, in: a.stream)
-        #expect(s.views.registrations.byID[a.registration]?.outcome == .inProgress)
+        #expect(s.views.registrations.state(of: a.registration)?.outcome == .inProgress)
         try s.given(a.profileWritten(), in: a.stream)
         try s.given(b.accountCreated(withImage: false), in: b.stream)
         try s.given(b.profileWritten(image: false), in: b.stream)
@@ -175,11 +175,11 @@ import Testing
         try s.given(taken.accountCreated(withImage: false), in: taken.stream)
         try s.given(taken.profileWritten(image: false), in: taken.stream)
         try s.given(dup.failed(.account, reason: "email-already-in-use", withUID: false), in: dup.stream)
-        let first = try #require(s.views.registrations.byID[invalid.registration])
+        let first = try #require(s.views.registrations.state(of: invalid.registration))
         #expect(first.outcome == .rejected)
         #expect(first.email == "not-an-email")
         #expect(first.failure?.step == .validation)
-        let second = try #require(s.views.registrations.byID[dup.registration])
+        let second = try #require(s.views.registrations.state(of: dup.registration))
         #expect(second.outcome == .rejected)
         #expect(second.failure?.reason == "email-already-in-use")
         #expect(second.email == taken.email)
@@ -190,15 +190,15 @@ import Testing
         try s.given(r.accountCreated(), in: r.stream)
         try s.given(r.imageStored, in: r.stream)
         try s.given(r.failed(.profile), in: r.stream)
-        var state = try #require(s.views.registrations.byID[r.registration])
+        var state = try #require(s.views.registrations.state(of: r.registration))
         #expect(state.outcome == .compensationPending)
         #expect(state.compensations == [])
         try s.given(r.imageDeleted, in: r.stream)
-        state = try #require(s.views.registrations.byID[r.registration])
+        state = try #require(s.views.registrations.state(of: r.registration))
         #expect(state.outcome == .compensationPending)
         #expect(state.compensations == [.imageDeleted])
         try s.given(r.accountDeleted, in: r.stream)
-        state = try #require(s.views.registrations.byID[r.registration])
+        state = try #require(s.views.registrations.state(of: r.registration))
         #expect(state.outcome == .compensated)
         #expect(state.compensations == [.imageDeleted, .accountDeleted])
         #expect(state.failure?.step == .profile)
@@ -212,10 +212,10 @@ import Testing
         let s = ViewScenario(), r = RegistrationScript(36)
         try s.given(r.accountCreated(), in: r.stream)
         try s.given(r.failed(.image), in: r.stream)
-        #expect(s.views.registrations.byID[r.registration]?.outcome == .compensationPending)
+        #expect(s.views.registrations.state(of: r.registration)?.outcome == .compensationPending)
         try s.given(r.accountDeleted, in: r.stream)
-        #expect(s.views.registrations.byID[r.registration]?.outcome == .compensated)
-        #expect(s.views.registrations.byID[r.registration]?.compensations == [.accountDeleted])
+        #expect(s.views.registrations.state(of: r.registration)?.outcome == .compensated)
+        #expect(s.views.registrations.state(of: r.registration)?.compensations == [.accountDeleted])
     }
 
     @Test func otherStreamsAreNotRegistrations() throws {
@@ -253,7 +253,7 @@ import Testing
         #expect(s.views.signIns.lockedUntil(r.email, at: time("04:00.000")) == until)
         #expect(s.views.signIns.lockedUntil(r.email, at: time("18:59.999")) == until)
         #expect(s.views.signIns.lockedUntil(r.email, at: until) == nil)
-        #expect(s.views.signIns.byEmail[r.email]?.failures == 5)
+        #expect(s.views.signIns.row(email: r.email)?.failures == 5)
         #expect(s.views.signIns.lockedUntil("someone-else@example.com", at: time("05:00.000")) == nil)
     }
 
@@ -263,8 +263,8 @@ import Testing
         #expect(s.views.signIns.lockedUntil(email, at: time("16:00.000")) == nil)
         try refused(s, email, 5, at: "18:00")  // the last five span 10:04 … 10:18, within 15 minutes
         #expect(s.views.signIns.lockedUntil(email, at: time("18:00.000")) == time("33:00.000"))
-        #expect(s.views.signIns.byEmail[email]?.recentFailures.count == 5)
-        #expect(s.views.signIns.byEmail[email]?.failures == 6)
+        #expect(s.views.signIns.row(email: email)?.recentFailures.count == 5)
+        #expect(s.views.signIns.row(email: email)?.failures == 6)
     }
 
     @Test func onlyWrongPasswordsCountAndASessionResets() throws {
@@ -275,10 +275,10 @@ import Testing
         try refused(s, r.email, 4, at: "00:04", reason: .unknownEmail)
         try refused(s, r.email, 5, at: "00:05", reason: .locked)
         #expect(s.views.signIns.lockedUntil(r.email, at: time("00:06.000")) == nil)
-        #expect(s.views.signIns.byEmail[r.email]?.failures == 6)
+        #expect(s.views.signIns.row(email: r.email)?.failures == 6)
         s.at("2026-11-29T10:00:07.000Z")
         try s.given(r.sessionStarted(session), in: StreamCategory.session.stream(session))
-        #expect(s.views.signIns.byEmail[r.email]?.recentFailures == [])
+        #expect(s.views.signIns.row(email: r.email)?.recentFailures == [])
         try refused(s, r.email, 6, at: "00:08")
         #expect(s.views.signIns.lockedUntil(r.email, at: time("00:09.000")) == nil)
         #expect(s.views.signIns.rows.map(\.email) == [r.email])

@@ -43,7 +43,7 @@ import Testing
             #expect(started.tokenHash == SHA256.hex(token))
             #expect(started.sessionId == result.sessionId)
             let views = checkViews(store)
-            #expect(views.users.byUID[result.uid ?? ""]?.status == .active)
+            #expect(views.users.row(uid: result.uid ?? "")?.status == .active)
         }
     }
 
@@ -125,7 +125,7 @@ import Testing
             #expect(types(store) == ["AccountCreated", "ImageStored", "Failed", "ImageDeleted", "AccountDeleted"])
             #expect(blobs.blobs.isEmpty)
             let views = checkViews(store)
-            #expect(views.registrations.byID[result.registration]?.outcome == .compensated)
+            #expect(views.registrations.state(of: result.registration)?.outcome == .compensated)
 
             let again = try coordinator(store, blobs, dir, seed: 13).recover()
             #expect(again.changedNothing)

@@ -127,7 +127,7 @@ import Testing
             state = s.state(r.registration)
         }
         #expect(actions == [.undoImage(uid: r.uid, imageName: r.imageName), .undoAccount(uid: r.uid), .finish(.compensated)])
-        #expect(s.views.users.byUID[r.uid]?.status == .deleted)
-        #expect(s.views.images.byName[r.imageName]?.status == .deleted)
+        #expect(s.views.users.row(uid: r.uid)?.status == .deleted)
+        #expect(s.views.images.row(imageName: r.imageName)?.status == .deleted)
     }
 }

@@ -1,0 +1,64 @@
+// MARK: - Digest32
+
+/// A SHA-256 value (a line's `hash`, an image's or token's digest) as 32 bytes instead of 64 hex characters.
+public struct Digest32: Hashable, Sendable {
+    /// The bytes, big-endian, eight at a time.
+    public var a: UInt64, b: UInt64, c: UInt64, d: UInt64
+
+    /// A digest from its four big-endian words.
+    public init(a: UInt64, b: UInt64, c: UInt64, d: UInt64) { self.a = a; self.b = b; self.c = c; self.d = d }
+
+    /// All zeros: the `prev` of the first line.
+    public static let zero = Digest32(a: 0, b: 0, c: 0, d: 0)
+
+    /// The digest spelled by 64 lowercase hex bytes; nil for anything else.
+    public init?(hexBytes bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.count == 64 else { return nil }
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        for w in 0..<4 {
+            var word: UInt64 = 0
+            for i in (w * 16)..<(w * 16 + 16) {
+                guard let value = HexDigits.value(bytes[i]) else { return nil }
+                word = word << 4 | UInt64(value)
+            }
+            switch w {
+            case 0: words.0 = word
+            case 1: words.1 = word
+            case 2: words.2 = word
+            default: words.3 = word
+            }
+        }
+        self.init(a: words.0, b: words.1, c: words.2, d: words.3)
+    }
+
+    /// The digest spelled by 64 lowercase hex characters; nil for anything else.
+    public init?(hex text: String) {
+        var text = text
+        guard let digest = text.withUTF8({ Digest32(hexBytes: $0) }) else { return nil }
+        self = digest
+    }
+
+    /// The digest of 32 raw bytes (as libcrypto returns it).
+    public init(bytes: UnsafeRawBufferPointer) {
+        precondition(bytes.count == 32, "a SHA-256 digest has 32 bytes")
+        func word(_ at: Int) -> UInt64 { UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+        self.init(a: word(0), b: word(8), c: word(16), d: word(24))
+    }
+
+    /// The 64 lowercase hex characters.
+    public var hex: String {
+        String(unsafeUninitializedCapacity: 64) { out in
+            writeHex(into: out.baseAddress!)
+            return 64
+        }
+    }
+
+    /// Writes the 64 bytes of `hex` at `out`.
+    public func writeHex(into out: UnsafeMutablePointer<UInt8>) {
+        for (w, word) in [a, b, c, d].enumerated() {
+            for nibble in 0..<16 {
+                out[w * 16 + nibble] = HexDigits.digit(UInt8(truncatingIfNeeded: (word >> UInt64(60 - 4 * nibble)) & 0xF))
+            }
+        }
+    }
+}
