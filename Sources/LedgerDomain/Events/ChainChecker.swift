@@ -3,17 +3,37 @@
 /// Follows a log line by line and finds the first problem of each line: hash, `seq`, `prev`,
 /// duplicate `id`, unknown `type` and `data` schema. Pure: the caller computes each body's SHA-256.
 public struct ChainChecker: Sendable {
-    /// The head after the last line checked (declared values, so one bad line is reported once).
-    public private(set) var head = Head.empty
     /// Lines checked so far.
     public private(set) var lines = 0
     private var ids = Set<UUIDBits>()
+    /// The last line's declared seq and hash (declared values, so one bad line is reported once).
+    private var headSeq = 0
+    private var headHash = Digest32.zero
 
     /// A checker at the start of a log.
     public init() {}
 
     /// A checker that continues after `head` (ids before it are not known, so duplicates against them go unseen).
-    public init(continuingAfter head: Head) { self.head = head; self.lines = head.seq }
+    public init(continuingAfter head: Head) {
+        headSeq = head.seq
+        headHash = Digest32(hex: head.hash) ?? .zero
+        lines = head.seq
+    }
+
+    /// The head after the last line checked.
+    public var head: Head { Head(seq: headSeq, hash: headHash.hex) }
+
+    /// Checks the next line from its facts and its body's SHA-256, when it continues the chain:
+    /// hash as declared, seq next, `prev` the last hash, id new. Returns false, changing nothing,
+    /// when any check fails; the caller then checks the line with `check` for its problem.
+    public mutating func check(_ facts: LineFacts, bodyHash: Digest32) -> Bool {
+        guard bodyHash == facts.hash, headSeq < Int.max, facts.event.seq == headSeq + 1, facts.prev == headHash,
+              ids.insert(facts.id).inserted else { return false }
+        lines += 1
+        headSeq = facts.event.seq
+        headHash = facts.hash
+        return true
+    }
 
     /// What a line's envelope gives on its own, without any other line: the typed event, or the
     /// first problem of its type, version, stream and data. Pure, so lines can be prepared in parallel.
@@ -53,7 +73,8 @@ public struct ChainChecker: Sendable {
         lines += 1
         let line = lines
         let expected = head
-        head = Head(seq: envelope.seq, hash: envelope.hash)
+        headSeq = envelope.seq
+        headHash = Digest32(hex: envelope.hash) ?? .zero
         let isNewID = ids.insert(Identifiers.uuidBits(envelope.id)!).inserted
         guard bodyHash == envelope.hash else {
             throw LogProblem(line: line, kind: .badHash, message: "hash \(envelope.hash.prefix(12))… does not match the line's bytes (sha256 \(bodyHash.prefix(12))…)")

@@ -14,21 +14,12 @@ public struct Digest32: Hashable, Sendable {
     /// The digest spelled by 64 lowercase hex bytes; nil for anything else.
     public init?(hexBytes bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count == 64 else { return nil }
-        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        for w in 0..<4 {
-            var word: UInt64 = 0
-            for i in (w * 16)..<(w * 16 + 16) {
-                guard let value = HexDigits.value(bytes[i]) else { return nil }
-                word = word << 4 | UInt64(value)
-            }
-            switch w {
-            case 0: words.0 = word
-            case 1: words.1 = word
-            case 2: words.2 = word
-            default: words.3 = word
-            }
-        }
-        self.init(a: words.0, b: words.1, c: words.2, d: words.3)
+        let p = bytes.baseAddress!
+        var bad = false
+        let a = HexDigits.word(p, count: 16, &bad), b = HexDigits.word(p + 16, count: 16, &bad)
+        let c = HexDigits.word(p + 32, count: 16, &bad), d = HexDigits.word(p + 48, count: 16, &bad)
+        guard !bad else { return nil }
+        self.init(a: a, b: b, c: c, d: d)
     }
 
     /// The digest spelled by 64 lowercase hex characters; nil for anything else.

@@ -44,16 +44,21 @@ struct DataReader {
 
     /// A crypt(3) string in modular crypt format: `$<id>$<rest>` with an id of `[0-9a-z]` and no spaces or colons.
     func cryptHash(_ key: String) throws(EventDataError) -> String {
-        var text = try nonEmpty(key)
-        let ok = text.withUTF8 { b -> Bool in
+        let text = try nonEmpty(key)
+        guard Self.isCryptHash(text) else { throw EventDataError(member: key, problem: "must be a crypt(3) string like $y$…") }
+        return text
+    }
+
+    /// True for `$<id>$<rest>`: an id of digits and lowercase letters, then printable bytes without `:`.
+    static func isCryptHash(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { b -> Bool in
             guard b.count >= 3, b[0] == UInt8(ascii: "$") else { return false }
             var i = 1
             while i < b.count, (b[i] >= 0x30 && b[i] <= 0x39) || (b[i] >= 0x61 && b[i] <= 0x7A) { i += 1 }
             guard i > 1, i < b.count - 1, b[i] == UInt8(ascii: "$") else { return false }
             return b[(i + 1)...].allSatisfy { $0 > 0x20 && $0 != UInt8(ascii: ":") && $0 != 0x7F }
         }
-        guard ok else { throw EventDataError(member: key, problem: "must be a crypt(3) string like $y$…") }
-        return text
     }
 
     func optionalBool(_ key: String) throws(EventDataError) -> Bool? {
@@ -76,10 +81,13 @@ struct DataReader {
 
     func email(_ key: String) throws(EventDataError) -> String {
         let text = try nonEmpty(key)
-        guard !text.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else {
-            throw EventDataError(member: key, problem: "must be normalized to lowercase")
-        }
+        guard Self.isLowercase(text) else { throw EventDataError(member: key, problem: "must be normalized to lowercase") }
         return text
+    }
+
+    /// True when no byte is an ASCII capital letter (emails are stored normalized).
+    static func isLowercase(_ text: String) -> Bool {
+        !text.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
     }
 
     func sha256(_ key: String) throws(EventDataError) -> String {

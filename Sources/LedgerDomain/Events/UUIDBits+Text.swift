@@ -7,17 +7,12 @@ extension UUIDBits {
     /// The 128 bits of a lowercase UUID read in place from its 36 bytes; nil for anything else.
     public init?(uuidBytes bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count == 36 else { return nil }
-        var high: UInt64 = 0, low: UInt64 = 0, nibbles = 0
-        for offset in 0..<36 {
-            let byte = bytes[offset]
-            if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
-                guard byte == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            guard let value = HexDigits.value(byte) else { return nil }
-            if nibbles < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
-            nibbles += 1
-        }
+        let p = bytes.baseAddress!
+        guard p[8] == UInt8(ascii: "-"), p[13] == UInt8(ascii: "-"), p[18] == UInt8(ascii: "-"), p[23] == UInt8(ascii: "-") else { return nil }
+        var bad = false
+        let high = HexDigits.word(p, count: 8, &bad) << 32 | HexDigits.word(p + 9, count: 4, &bad) << 16 | HexDigits.word(p + 14, count: 4, &bad)
+        let low = HexDigits.word(p + 19, count: 4, &bad) << 48 | HexDigits.word(p + 24, count: 12, &bad)
+        guard !bad else { return nil }
         self.init(high: high, low: low)
     }
 
@@ -59,6 +54,22 @@ public enum HexDigits {
         if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") { return byte &- UInt8(ascii: "0") }
         if byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f") { return byte &- UInt8(ascii: "a") &+ 10 }
         return nil
+    }
+
+    /// The value of `count` (at most 16) lowercase hex digits at `p`; sets `bad` on any other byte.
+    @inline(__always)
+    public static func word(_ p: UnsafePointer<UInt8>, count: Int, _ bad: inout Bool) -> UInt64 {
+        var word: UInt64 = 0
+        var invalid = false
+        for i in 0..<count {
+            let byte = p[i]
+            let digit = byte &- UInt8(ascii: "0"), letter = byte &- UInt8(ascii: "a")
+            let isDigit = digit < 10
+            invalid = invalid || !(isDigit || letter < 6)
+            word = word << 4 | UInt64(isDigit ? digit : letter &+ 10)
+        }
+        if invalid { bad = true }
+        return word
     }
 
     /// The lowercase digit of a nibble (0…15).

@@ -23,7 +23,23 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
         let (year, month, day) = Self.civil(fromDays: days)
         let hour = msOfDay / 3_600_000, minute = msOfDay / 60_000 % 60
         let second = msOfDay / 1000 % 60, milli = msOfDay % 1000
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(milli, 3))Z"
+        guard (0...9999).contains(year) else {
+            return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(milli, 3))Z"
+        }
+        // The common case, digit by digit (this runs for every time a view prints or digests).
+        return String(unsafeUninitializedCapacity: 24) { out in
+            func put(_ value: Int64, _ width: Int, at offset: Int) {
+                var value = value
+                for k in stride(from: width - 1, through: 0, by: -1) {
+                    out[offset + k] = UInt8(truncatingIfNeeded: 48 + value % 10)
+                    value /= 10
+                }
+            }
+            put(year, 4, at: 0); out[4] = 0x2D; put(month, 2, at: 5); out[7] = 0x2D; put(day, 2, at: 8)
+            out[10] = UInt8(ascii: "T"); put(hour, 2, at: 11); out[13] = 0x3A; put(minute, 2, at: 14); out[16] = 0x3A
+            put(second, 2, at: 17); out[19] = UInt8(ascii: "."); put(milli, 3, at: 20); out[23] = UInt8(ascii: "Z")
+            return 24
+        }
     }
 
     // MARK: - Parsing

@@ -3,7 +3,7 @@
 /// One event as the views fold it: ids as 128-bit values, digests as 32 bytes, times as milliseconds,
 /// and only the members a view keeps (no password hash, no envelope). The replay decodes canonical
 /// lines straight into this; any other event is converted with `init(_:)`, so both fold the same way.
-public struct ViewEvent: Sendable {
+public struct ViewEvent: Equatable, Sendable {
     /// The line's seq.
     public var seq: Int
     /// The line's time.
@@ -21,7 +21,7 @@ public struct ViewEvent: Sendable {
     }
 
     /// The payload members the views keep, per event type.
-    public enum Fact: Sendable {
+    public enum Fact: Equatable, Sendable {
         /// `AccountCreated`.
         case accountCreated(uid: UUIDBits, email: String, withImage: Bool?)
         /// `ImageStored`.

@@ -60,3 +60,37 @@ public final class SHA256Stream {
         return Identifiers.hex(out)
     }
 }
+
+// MARK: - SHA256Context
+
+/// A reusable SHA-256 context for one thread: digests many short inputs without allocating or
+/// looking the algorithm up again for each (what `EVP_Digest` does per call).
+public final class SHA256Context {
+    private let context: OpaquePointer
+    private let algorithm: OpaquePointer
+
+    /// A context with SHA-256 fetched once.
+    public init() {
+        guard let algorithm = EVP_MD_fetch(nil, "SHA256", nil), let context = EVP_MD_CTX_new() else {
+            preconditionFailure("libcrypto has no SHA-256")
+        }
+        self.algorithm = algorithm
+        self.context = context
+    }
+
+    deinit {
+        EVP_MD_CTX_free(context)
+        EVP_MD_free(algorithm)
+    }
+
+    /// SHA-256 of `bytes`.
+    public func digest(_ bytes: UnsafeRawBufferPointer) -> Digest32 {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { out in
+            var length: UInt32 = 0
+            let ok = EVP_DigestInit_ex(context, algorithm, nil) == 1 && EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1
+                && EVP_DigestFinal_ex(context, out.baseAddress, &length) == 1
+            precondition(ok && length == 32, "SHA-256 failed")
+            return Digest32(bytes: UnsafeRawBufferPointer(out))
+        }
+    }
+}

@@ -59,16 +59,16 @@ public enum ViewLoader {
         var damage: LogProblem?
         var lastIncludedAt: Timestamp?
         var lastLine: (start: Int, end: Int)?
-        try LogScanner.scan(file, from: start, checker: &checker) { item in
+        try LogScanner.scanFacts(file, from: start, checker: &checker) { item in
             switch item {
-            case .event(let event, let offset, let length):
+            case .event(let event, let hash, let offset, let length):
                 if let progress, event.seq & 0xFFFF == 0 { progress(offset + length, total, loaded.views.events) }
                 switch asOf {
                 case .seq(let seq) where event.seq > seq: return false
                 case .time(let time) where event.at > time: return false
                 default: break
                 }
-                loaded.views.apply(event)
+                loaded.views.apply(event, hash: hash)
                 lastIncludedAt = event.at
                 lastLine = (offset, offset + length)
                 return true

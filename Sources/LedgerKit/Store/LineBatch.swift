@@ -27,10 +27,10 @@ final class LineBatch: @unchecked Sendable {
         self.eof = eof; self.firstLine = firstLine
     }
 
-    /// Decodes and hashes every complete line, on `parts` threads.
-    func prepare(parts: Int) {
+    /// Decodes and hashes every complete line, on `parts` threads (`fast`: see `LogScanner.scanFacts`).
+    func prepare(parts: Int, fast: Bool) {
         prepared = bytes.withUnsafeBufferPointer { all in
-            LogScanner.prepare(all, ranges, firstLine: firstLine, parts: parts)
+            LogScanner.prepare(all, ranges, firstLine: firstLine, parts: parts, fast: fast)
         }
     }
 }

@@ -29,14 +29,55 @@ public enum LogScanner {
     }
 
     /// Like `scan`, also passing each line's raw bytes (without the newline).
-    ///
-    /// Batches are pipelined: while the chain of one chunk is checked and its events handed to
-    /// `body` on this thread, a worker decodes and hashes the next chunk's lines (which need no other line).
     public static func scanLines(_ file: FileDescriptor, from offset: Int = 0, checker: inout ChainChecker,
                                  _ body: (ScanItem, UnsafeBufferPointer<UInt8>) -> Bool) throws {
+        try pipeline(file, from: offset, firstLine: checker.lines + 1, fast: false) { batch, all in
+            for (range, line) in zip(batch.ranges, batch.prepared) {
+                let bytes = UnsafeBufferPointer(rebasing: all[range])
+                let last = batch.eof && batch.unterminated == nil && range == batch.ranges.last
+                if !body(finish(line, bytes, offset: batch.base + range.lowerBound, last: last, checker: &checker), bytes) { return false }
+            }
+            if let rest = batch.unterminated {
+                let line = UnsafeBufferPointer(rebasing: all[rest])
+                return body(decode(line, offset: batch.base + rest.lowerBound, terminated: false, last: true, checker: &checker), line)
+            }
+            return true
+        }
+    }
+
+    /// Like `scan`, for folding views: lines spelled as ledger writes them are read straight into
+    /// `ViewEvent`s (`LineCodec.decodeFacts`) and checked as bits; any other line, or any line with a
+    /// problem, goes through the full decoder and checker, so items and problems are those of `scan`.
+    public static func scanFacts(_ file: FileDescriptor, from offset: Int = 0, checker: inout ChainChecker,
+                                 _ body: (FactItem) -> Bool) throws {
+        try pipeline(file, from: offset, firstLine: checker.lines + 1, fast: true) { batch, all in
+            for (range, line) in zip(batch.ranges, batch.prepared) {
+                let bytes = UnsafeBufferPointer(rebasing: all[range])
+                let offset = batch.base + range.lowerBound
+                if case .facts(let facts) = line, checker.check(facts, bodyHash: facts.hash) {
+                    if !body(.event(facts.event, hash: facts.hash, offset: offset, length: bytes.count + 1)) { return false }
+                    continue
+                }
+                let last = batch.eof && batch.unterminated == nil && range == batch.ranges.last
+                if !body(FactItem(finish(line, bytes, offset: offset, last: last, checker: &checker))) { return false }
+            }
+            if let rest = batch.unterminated {
+                let line = UnsafeBufferPointer(rebasing: all[rest])
+                return body(FactItem(decode(line, offset: batch.base + rest.lowerBound, terminated: false, last: true, checker: &checker)))
+            }
+            return true
+        }
+    }
+
+    /// Reads `file` from `offset` in batches and hands each to `visit` once prepared, until it returns false.
+    ///
+    /// Batches are pipelined: while `visit` checks one batch on this thread, a worker decodes and
+    /// hashes the next batch's lines (which need no other line).
+    private static func pipeline(_ file: FileDescriptor, from offset: Int, firstLine: Int, fast: Bool,
+                                 _ visit: (LineBatch, UnsafeBufferPointer<UInt8>) -> Bool) throws {
         var reader = ChunkReader(file, from: offset)
-        var current = try reader.next(firstLine: checker.lines + 1)
-        current.prepare(parts: workers)
+        var current = try reader.next(firstLine: firstLine)
+        current.prepare(parts: workers, fast: fast)
         let worker = DispatchGroup()
         defer { worker.wait() }  // never leave a worker behind on an early stop or an error
         while true {
@@ -44,21 +85,9 @@ public enum LogScanner {
             if !current.eof {
                 let upcoming = try reader.next(firstLine: current.firstLine + current.ranges.count)
                 next = upcoming
-                DispatchQueue.global().async(group: worker) { upcoming.prepare(parts: workers) }
+                DispatchQueue.global().async(group: worker) { upcoming.prepare(parts: workers, fast: fast) }
             }
-            let keepGoing = current.bytes.withUnsafeBufferPointer { all -> Bool in
-                for (range, line) in zip(current.ranges, current.prepared) {
-                    let bytes = UnsafeBufferPointer(rebasing: all[range])
-                    let last = current.eof && current.unterminated == nil && range == current.ranges.last
-                    let item = finish(line, bytes, offset: current.base + range.lowerBound, last: last, checker: &checker)
-                    if !body(item, bytes) { return false }
-                }
-                if let rest = current.unterminated {
-                    let line = UnsafeBufferPointer(rebasing: all[rest])
-                    return body(decode(line, offset: current.base + rest.lowerBound, terminated: false, last: true, checker: &checker), line)
-                }
-                return true
-            }
+            let keepGoing = current.bytes.withUnsafeBufferPointer { visit(current, $0) }
             worker.wait()
             guard keepGoing, let upcoming = next else { return }
             current = upcoming
@@ -69,6 +98,8 @@ public enum LogScanner {
 
     /// A line decoded and hashed on its own, before the chain check.
     enum PreparedLine: Sendable {
+        /// Read in place, its body hashing to its declared hash (the fast lane of `scanFacts`).
+        case facts(LineFacts)
         /// The envelope, the SHA-256 hex of its body and the line's own checks.
         case decoded(Envelope, hash: String, ChainChecker.Prepared)
         /// Not a v1 line at all.
@@ -76,7 +107,12 @@ public enum LogScanner {
     }
 
     /// Decodes and hashes one line (without its newline); `number` is its 1-based line number.
-    static func prepare(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> PreparedLine {
+    /// With `sha` (the fast lane), a line spelled as ledger writes it is read into facts.
+    static func prepare(_ line: UnsafeBufferPointer<UInt8>, number: Int, sha: SHA256Context? = nil) -> PreparedLine {
+        if let sha, let facts = LineCodec.decodeFacts(line),
+           sha.digest(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: line[0..<facts.bodyLength]))) == facts.hash {
+            return .facts(facts)
+        }
         do throws(LogProblem) {
             let (envelope, bodyLength) = try LineCodec.decode(line, lineNumber: number)
             let hash = SHA256.hex(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: line[0..<bodyLength])))
@@ -90,10 +126,11 @@ public enum LogScanner {
     static let workers = max(1, min(8, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 
     /// Prepares `ranges` of `all`, spread over `parts` threads when there are enough lines.
-    static func prepare(_ all: UnsafeBufferPointer<UInt8>, _ ranges: [Range<Int>], firstLine: Int, parts: Int) -> [PreparedLine] {
+    static func prepare(_ all: UnsafeBufferPointer<UInt8>, _ ranges: [Range<Int>], firstLine: Int, parts: Int, fast: Bool) -> [PreparedLine] {
         let count = ranges.count
         guard parts > 1, count >= 256 else {
-            return ranges.enumerated().map { prepare(UnsafeBufferPointer(rebasing: all[$0.element]), number: firstLine + $0.offset) }
+            let sha = fast ? SHA256Context() : nil
+            return ranges.enumerated().map { prepare(UnsafeBufferPointer(rebasing: all[$0.element]), number: firstLine + $0.offset, sha: sha) }
         }
         return [PreparedLine](unsafeUninitializedCapacity: count) { buffer, initialized in
             // Each part initializes its own index range of `buffer` and reads `all`, which outlives the call.
@@ -101,8 +138,9 @@ public enum LogScanner {
             nonisolated(unsafe) let bytes = all
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 let lower = count * part / parts, upper = count * (part + 1) / parts
+                let sha = fast ? SHA256Context() : nil
                 for i in lower..<upper {
-                    (slots.baseAddress! + i).initialize(to: prepare(UnsafeBufferPointer(rebasing: bytes[ranges[i]]), number: firstLine + i))
+                    (slots.baseAddress! + i).initialize(to: prepare(UnsafeBufferPointer(rebasing: bytes[ranges[i]]), number: firstLine + i, sha: sha))
                 }
             }
             initialized = count
@@ -114,6 +152,9 @@ public enum LogScanner {
                        checker: inout ChainChecker) -> ScanItem {
         let length = line.count + 1
         switch prepared {
+        case .facts:
+            // Read in place but failed the chain check: the full decoder and checker name the problem.
+            return finish(prepare(line, number: checker.lines + 1), line, offset: offset, last: last, checker: &checker)
         case .decoded(let envelope, let hash, let checks):
             do throws(LogProblem) {
                 return .event(try checker.check(envelope, bodyHash: hash, prepared: checks), offset: offset, length: length)
@@ -143,5 +184,27 @@ public enum LogScanner {
     /// True when the bytes parse as JSON at all (then a bad last line is damage, not a torn write).
     private static func isJSONObjectShaped(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         (try? JSONReader.parse(line)) != nil
+    }
+}
+
+// MARK: - FactItem
+
+/// One line of a log as `LogScanner.scanFacts` saw it.
+public enum FactItem {
+    /// A line that verified: what the views fold, and the line's hash.
+    case event(ViewEvent, hash: Digest32, offset: Int, length: Int)
+    /// A complete line with a problem (damage, not a torn write).
+    case problem(LogProblem, offset: Int, length: Int)
+    /// The incomplete last line of the file: an unacknowledged write.
+    case tornTail(LogProblem, offset: Int, length: Int)
+
+    /// The same item from the full decoder's `ScanItem`.
+    init(_ item: ScanItem) {
+        switch item {
+        case .event(let event, let offset, let length):
+            self = .event(ViewEvent(event), hash: Digest32(hex: event.envelope.hash) ?? .zero, offset: offset, length: length)
+        case .problem(let problem, let offset, let length): self = .problem(problem, offset: offset, length: length)
+        case .tornTail(let problem, let offset, let length): self = .tornTail(problem, offset: offset, length: length)
+        }
     }
 }
