@@ -17,10 +17,10 @@ enum ReplayCommand {
         if let file = invocation.positionals.first { options["log"] = file }
         let loaded = try ReadOptions.load(Invocation(spec: spec, options: options, positionals: []), context)
         let v = loaded.views
-        let users = count(v.users.rows.map(\.status.rawValue), UserRow.Status.allCases.map(\.rawValue))
-        let sessions = count(v.sessions.rows.map { $0.status(at: loaded.asOfTime).rawValue }, SessionRow.Status.allCases.map(\.rawValue))
-        let images = count(v.images.rows.map(\.status.rawValue), ImageRow.Status.allCases.map(\.rawValue))
-        let outcomes = count(v.registrations.rows.map(\.outcome.rawValue), RegistrationState.Outcome.allCases.map(\.rawValue))
+        let users = count(v.users.statuses)
+        let sessions = count(v.sessions.statuses(at: loaded.asOfTime))
+        let images = count(v.images.statuses)
+        let outcomes = count(v.registrations.rows.map(\.outcome))
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([
                 ("events", .int(v.events)), ("head", v.head.json), ("users", users.json), ("sessions", sessions.json),
@@ -41,9 +41,11 @@ enum ReplayCommand {
         .object(JSONObject(ViewDigest.digests(loaded).map { ($0.0, .string($0.1)) }))
     }
 
-    /// Counts per key, in the order of `keys`.
-    static func count(_ values: [String], _ keys: [String]) -> Counts {
-        Counts(pairs: keys.map { key in (key, values.filter { $0 == key }.count) })
+    /// Counts per value, in the order of the cases.
+    static func count<Value: CaseIterable & RawRepresentable & Hashable>(_ values: [Value]) -> Counts where Value.RawValue == String {
+        var tally: [Value: Int] = [:]
+        for value in values { tally[value, default: 0] += 1 }
+        return Counts(pairs: Value.allCases.map { ($0.rawValue, tally[$0] ?? 0) })
     }
 
     /// Ordered counts.

@@ -20,32 +20,17 @@ enum ViewDigest {
             let views = loaded.views
             let at = loaded.asOfTime
             DispatchQueue.concurrentPerform(iterations: names.count) { i in
+                let sha = SHA256Stream()
+                let sink: (UnsafeRawBufferPointer) -> Void = { sha.update($0) }
                 switch i {
-                case 0: out[i] = hash(views.users.rows) { $0.json }
-                case 1: out[i] = hash(views.sessions.rows) { $0.json(at: at) }
-                case 2: out[i] = hash(views.images.rows) { $0.json }
-                default: out[i] = hash(views.registrations.rows) { $0.json }
+                case 0: ViewRowsWriter.users(views.users, sink: sink)
+                case 1: ViewRowsWriter.sessions(views.sessions, at: at, sink: sink)
+                case 2: ViewRowsWriter.images(views.images, sink: sink)
+                default: ViewRowsWriter.registrations(views.registrations, sink: sink)
                 }
+                out[i] = sha.finalize()
             }
         }
         return Array(zip(names, hexes))
-    }
-
-    /// SHA-256 hex of `[row,row,…]` as `JSONWriter` writes the array, fed to the digest 64 KiB at a time.
-    static func hash<Row>(_ rows: [Row], _ json: (Row) -> JSONValue) -> String {
-        let sha = SHA256Stream()
-        var buffer: [UInt8] = [UInt8(ascii: "[")]
-        buffer.reserveCapacity(1 << 17)
-        for (offset, row) in rows.enumerated() {
-            if offset > 0 { buffer.append(UInt8(ascii: ",")) }
-            JSONWriter.write(json(row), into: &buffer)
-            if buffer.count >= 1 << 16 {
-                buffer.withUnsafeBytes { sha.update($0) }
-                buffer.removeAll(keepingCapacity: true)
-            }
-        }
-        buffer.append(UInt8(ascii: "]"))
-        buffer.withUnsafeBytes { sha.update($0) }
-        return sha.finalize()
     }
 }

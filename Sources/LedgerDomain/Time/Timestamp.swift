@@ -28,18 +28,32 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
         }
         // The common case, digit by digit (this runs for every time a view prints or digests).
         return String(unsafeUninitializedCapacity: 24) { out in
-            func put(_ value: Int64, _ width: Int, at offset: Int) {
-                var value = value
-                for k in stride(from: width - 1, through: 0, by: -1) {
-                    out[offset + k] = UInt8(truncatingIfNeeded: 48 + value % 10)
-                    value /= 10
-                }
-            }
-            put(year, 4, at: 0); out[4] = 0x2D; put(month, 2, at: 5); out[7] = 0x2D; put(day, 2, at: 8)
-            out[10] = UInt8(ascii: "T"); put(hour, 2, at: 11); out[13] = 0x3A; put(minute, 2, at: 14); out[16] = 0x3A
-            put(second, 2, at: 17); out[19] = UInt8(ascii: "."); put(milli, 3, at: 20); out[23] = UInt8(ascii: "Z")
+            writeCanonical(year: year, month: month, day: day, msOfDay: msOfDay, into: out.baseAddress!)
             return 24
         }
+    }
+
+    /// Writes the 24 bytes of `rfc3339` at `out` when the year has four digits (0…9999); false otherwise.
+    public func writeRFC3339(into out: UnsafeMutablePointer<UInt8>) -> Bool {
+        let (days, msOfDay) = millis.floorDivided(by: 86_400_000)
+        let (year, month, day) = Self.civil(fromDays: days)
+        guard (0...9999).contains(year) else { return false }
+        writeCanonical(year: year, month: month, day: day, msOfDay: msOfDay, into: out)
+        return true
+    }
+
+    private func writeCanonical(year: Int64, month: Int64, day: Int64, msOfDay: Int64, into out: UnsafeMutablePointer<UInt8>) {
+        func put(_ value: Int64, _ width: Int, at offset: Int) {
+            var value = value
+            for k in stride(from: width - 1, through: 0, by: -1) {
+                out[offset + k] = UInt8(truncatingIfNeeded: 48 + value % 10)
+                value /= 10
+            }
+        }
+        let hour = msOfDay / 3_600_000, minute = msOfDay / 60_000 % 60, second = msOfDay / 1000 % 60, milli = msOfDay % 1000
+        put(year, 4, at: 0); out[4] = 0x2D; put(month, 2, at: 5); out[7] = 0x2D; put(day, 2, at: 8)
+        out[10] = UInt8(ascii: "T"); put(hour, 2, at: 11); out[13] = 0x3A; put(minute, 2, at: 14); out[16] = 0x3A
+        put(second, 2, at: 17); out[19] = UInt8(ascii: "."); put(milli, 3, at: 20); out[23] = UInt8(ascii: "Z")
     }
 
     // MARK: - Parsing

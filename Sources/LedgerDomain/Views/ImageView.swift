@@ -89,6 +89,9 @@ public struct ImageView: Equatable, Sendable {
     /// Number of images.
     public var count: Int { records.count }
 
+    /// Each image's status, in store order.
+    public var statuses: [ImageRow.Status] { records.map(\.status) }
+
     /// The status of the image named `imageName` (nil when the log never stored it).
     public func status(of imageName: String) -> ImageRow.Status? {
         UUIDBits(uuid: imageName).flatMap { index[$0] }.map { records[Int($0)].status }

@@ -26,7 +26,10 @@ public struct SessionRow: Equatable, Sendable {
     public var tokenHash: String
 
     /// The status at `asOf`.
-    public func status(at asOf: Timestamp) -> Status {
+    public func status(at asOf: Timestamp) -> Status { Self.status(endedAt: endedAt, expiresAt: expiresAt, at: asOf) }
+
+    /// The status at `asOf` of a session that ended at `endedAt` (nil: not ended) and expires at `expiresAt`.
+    public static func status(endedAt: Timestamp?, expiresAt: Timestamp, at asOf: Timestamp) -> Status {
         if endedAt != nil { return .ended }
         return expiresAt > asOf ? .active : .expired
     }
@@ -111,6 +114,11 @@ public struct SessionView: Equatable, Sendable {
 
     /// Number of sessions.
     public var count: Int { records.count }
+
+    /// Each session's status at `asOf`, in start order.
+    public func statuses(at asOf: Timestamp) -> [SessionRow.Status] {
+        records.map { SessionRow.status(endedAt: $0.endedAt, expiresAt: $0.expiresAt, at: asOf) }
+    }
 
     /// The session with `sessionId`, if any.
     public func row(sessionId: String) -> SessionRow? {

@@ -114,6 +114,9 @@ public struct UserView: Equatable, Sendable {
     /// Number of users.
     public var count: Int { records.count }
 
+    /// Each user's status, in creation order.
+    public var statuses: [UserRow.Status] { records.map(\.status) }
+
     /// The user with `uid`, if any.
     public func row(uid: String) -> UserRow? {
         UUIDBits(uuid: uid).flatMap { index[$0] }.map { records[Int($0)].row }

@@ -1,0 +1,64 @@
+import Foundation
+import LedgerDomain
+import LedgerKit
+import Testing
+
+// MARK: - ViewRowsWriterTests
+
+/// `ViewRowsWriter` (what `replay --json` digests) writes exactly the bytes `JSONWriter` writes for the
+/// read commands' `--json` rows, on a generated log with every event type, escapes and non-ASCII names,
+/// at times where sessions are active, ended and expired.
+struct ViewRowsWriterTests {
+    /// The bytes a writer hands its sink.
+    private func collect(_ write: (@escaping (UnsafeRawBufferPointer) -> Void) -> Void) -> [UInt8] {
+        final class Box: @unchecked Sendable { var bytes: [UInt8] = [] }
+        let box = Box()
+        write { box.bytes.append(contentsOf: $0) }
+        return box.bytes
+    }
+
+    private func expectSameRows(_ views: LedgerViews, at asOf: Timestamp) {
+        same(collect { ViewRowsWriter.users(views.users, sink: $0) }, JSONWriter.bytes(.array(views.users.rows.map(\.json))), "users")
+        same(collect { ViewRowsWriter.sessions(views.sessions, at: asOf, sink: $0) },
+             JSONWriter.bytes(.array(views.sessions.rows.map { $0.json(at: asOf) })), "sessions")
+        same(collect { ViewRowsWriter.images(views.images, sink: $0) }, JSONWriter.bytes(.array(views.images.rows.map(\.json))), "images")
+        same(collect { ViewRowsWriter.registrations(views.registrations, sink: $0) },
+             JSONWriter.bytes(.array(views.registrations.rows.map(\.json))), "registrations")
+    }
+
+    /// Expects equal bytes; on a difference, names the first differing offset with a short excerpt of each.
+    private func same(_ written: [UInt8], _ expected: [UInt8], _ view: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        guard written != expected else { return }
+        let at = zip(written, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(written.count, expected.count)
+        func excerpt(_ bytes: [UInt8]) -> String { String(decoding: bytes[max(0, at - 40)..<min(bytes.count, at + 40)], as: UTF8.self) }
+        Issue.record("\(view): rows differ at byte \(at): wrote …\(excerpt(written))… expected …\(excerpt(expected))…", sourceLocation: sourceLocation)
+    }
+
+    @Test func generatedLogRowsAreByteIdentical() throws {
+        let bench = "\(Paths.binaries)/ledger-bench"
+        try #require(FileManager.default.isExecutableFile(atPath: bench), "no ledger-bench at \(bench): run `swift build` first")
+        try withTempDirectory("rows-writer") { folder in
+            let log = "\(folder)/bench.jsonl"
+            let generated = try run(bench, ["generate", "--events", "3000", "--out", log, "--seed", "11"])
+            try #require(generated.status == 0, "\(generated)")
+            let loaded = try ViewLoader.load(path: log, asOf: nil, now: Timestamp(millis: 0))
+            let views = loaded.views
+            #expect(views.users.count > 100 && views.sessions.count > 100 && views.images.count > 10)
+            #expect(views.registrations.rows.contains { $0.outcome == .compensated })
+            #expect(views.users.rows.contains { $0.userName?.contains("\"") == true }, "a name that JSON escapes")
+            let starts = views.sessions.rows.map(\.startedAt.millis).sorted()
+            // Before any session expires, in the middle of the log, and long after every expiry.
+            for asOf in [starts[0], starts[starts.count / 2], starts[starts.count - 1] + 90 * 86_400_000] {
+                expectSameRows(views, at: Timestamp(millis: asOf))
+            }
+            let statuses = Set(views.sessions.statuses(at: Timestamp(millis: starts[starts.count - 1] + 90 * 86_400_000)))
+            #expect(statuses == [.ended, .expired])
+        }
+    }
+
+    @Test func demoLogAndEmptyViewsAreByteIdentical() throws {
+        expectSameRows(LedgerViews(), at: Timestamp(millis: 0))
+        let loaded = try ViewLoader.load(path: Paths.demoLog, asOf: nil, now: Timestamp(millis: 1_800_000_000_000))
+        expectSameRows(loaded.views, at: loaded.asOfTime)
+    }
+}
