@@ -20,7 +20,7 @@ enum ReplayCommand {
         let users = count(v.users.statuses)
         let sessions = count(v.sessions.statuses(at: loaded.asOfTime))
         let images = count(v.images.statuses)
-        let outcomes = count(v.registrations.rows.map(\.outcome))
+        let outcomes = count(v.registrations.outcomes)
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([
                 ("events", .int(v.events)), ("head", v.head.json), ("users", users.json), ("sessions", sessions.json),

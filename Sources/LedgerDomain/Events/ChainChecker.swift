@@ -20,6 +20,9 @@ public struct ChainChecker: Sendable {
         lines = head.seq
     }
 
+    /// Makes room for the ids of about `lines` more lines at once (no rehash while the set grows).
+    public mutating func reserve(lines: Int) { ids.reserveCapacity(ids.count + max(0, lines)) }
+
     /// The head after the last line checked.
     public var head: Head { Head(seq: headSeq, hash: headHash.hex) }
 

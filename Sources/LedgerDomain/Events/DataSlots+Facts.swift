@@ -52,8 +52,8 @@ extension DataSlots {
             return .accountDeleted(uid: uid)
         case .sessionStarted:
             guard let session = uuid(.sessionId, in: line), let uid = uuid(.uid, in: line),
-                  let tokenHash = digest(.tokenHash, in: line), let expiresAt = timestamp(.expiresAt, in: line) else { return nil }
-            return .sessionStarted(session: session, uid: uid, tokenHash: tokenHash, expiresAt: expiresAt)
+                  digest(.tokenHash, in: line) != nil, let expiresAt = timestamp(.expiresAt, in: line) else { return nil }
+            return .sessionStarted(session: session, uid: uid, expiresAt: expiresAt)
         case .sessionEnded:
             guard let session = uuid(.sessionId, in: line), uuid(.uid, in: line) != nil,
                   let reason = string(.reason, in: line), DataReader.isKebabCase(reason) else { return nil }

@@ -38,11 +38,20 @@ public struct RegistrationState: Equatable, Sendable {
     /// True once the profile is written.
     public var profileWritten = false
     /// The failure, if any.
-    public var failure: Failed?
+    public var failure: Failed? {
+        get { failureBox?.failure }
+        set { failureBox = newValue.map(FailureBox.init) }
+    }
     /// Compensation event types appended, in order.
     public var compensations: [EventType] = []
     /// Events in the stream.
-    public var version = 0
+    public var version: Int {
+        get { Int(storedVersion) }
+        set { storedVersion = Int32(clamping: newValue) }
+    }
+    /// Few registrations fail: the failure lives out of line so the others stay small.
+    private var failureBox: FailureBox?
+    private var storedVersion: Int32 = 0
 
     /// The state before any event of registration `id`.
     public init(id: UUIDBits) { self.id = id }
@@ -108,4 +117,16 @@ public struct RegistrationState: Equatable, Sendable {
         if !profileWritten { return .profile }
         return .session
     }
+}
+
+// MARK: - FailureBox
+
+/// A registration's failure, out of line (immutable, so sharing it between copies is safe).
+private final class FailureBox: Sendable {
+    let failure: Failed
+    init(_ failure: Failed) { self.failure = failure }
+}
+
+extension FailureBox: Equatable {
+    static func == (lhs: FailureBox, rhs: FailureBox) -> Bool { lhs.failure == rhs.failure }
 }

@@ -47,9 +47,9 @@ public struct ImageView: Equatable, Sendable {
     }
 
     /// Images in store order.
-    private(set) var records: [Record] = []
+    private(set) var records = ChunkedArray<Record>()
     /// Position in `records` by image name.
-    private(set) var index: [UUIDBits: Int32] = [:]
+    private var index = PositionIndex()
 
     /// An empty view.
     public init() {}
@@ -62,7 +62,7 @@ public struct ImageView: Equatable, Sendable {
         case .imageStored(let uid, let image, let contentType, let bytes, let sha256):
             upsert(Record(image: image, uid: uid, contentType: contentType, bytes: bytes, sha256: sha256, storedAt: event.at, status: .stored))
         case .imageDeleted(let image):
-            if let at = index[image] { records[Int(at)].status = .deleted }
+            if let at = position(of: image) { records[Int(at)].status = .deleted }
         default:
             break
         }
@@ -73,13 +73,18 @@ public struct ImageView: Equatable, Sendable {
 
     /// Inserts `record`, or replaces the one with its name in place.
     mutating func upsert(_ record: Record) {
-        if let at = index[record.image] {
+        if let at = position(of: record.image) {
             records[Int(at)] = record
         } else {
-            index[record.image] = Int32(records.count)
+            let at = Int32(records.count)
             records.append(record)
+            let rows = records
+            index.set(record.image, to: at) { rows[Int($0)].image }
         }
     }
+
+    /// The position of the image named by `image`.
+    func position(of image: UUIDBits) -> Int32? { index.find(image) { records[Int($0)].image } }
 
     // MARK: - Reads
 
@@ -94,14 +99,14 @@ public struct ImageView: Equatable, Sendable {
 
     /// The status of the image named `imageName` (nil when the log never stored it).
     public func status(of imageName: String) -> ImageRow.Status? {
-        UUIDBits(uuid: imageName).flatMap { index[$0] }.map { records[Int($0)].status }
+        UUIDBits(uuid: imageName).flatMap(position(of:)).map { records[Int($0)].status }
     }
 
     /// Checks the view's invariants against the users view.
     public func invariantViolations(users: UserView) -> [String] {
         var out: [String] = []
         for (at, record) in records.enumerated() {
-            if index[record.image] != Int32(at) { out.append("image \(record.image.uuidString) is not indexed") }
+            if position(of: record.image) != Int32(at) { out.append("image \(record.image.uuidString) is not indexed") }
             guard record.status == .stored else { continue }
             switch users.status(of: record.uid) {
             case nil: out.append("stored image \(record.image.uuidString) has no owner")
@@ -119,6 +124,6 @@ public struct ImageView: Equatable, Sendable {
 extension ImageView {
     /// The image named `imageName`, if the log stored it.
     public func row(imageName: String) -> ImageRow? {
-        UUIDBits(uuid: imageName).flatMap { index[$0] }.map { records[Int($0)].row }
+        UUIDBits(uuid: imageName).flatMap(position(of:)).map { records[Int($0)].row }
     }
 }

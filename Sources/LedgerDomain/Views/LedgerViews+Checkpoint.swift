@@ -16,7 +16,7 @@ extension LedgerViews {
         }
         let sessions = self.sessions.rows.map { row -> JSONValue in
             obj([("sessionId", .string(row.sessionId)), ("uid", .string(row.uid)), ("startedAt", ms(row.startedAt)),
-                 ("expiresAt", ms(row.expiresAt)), ("endedAt", ms(row.endedAt)), ("tokenHash", .string(row.tokenHash))])
+                 ("expiresAt", ms(row.expiresAt)), ("endedAt", ms(row.endedAt))])
         }
         let images = self.images.rows.map { row -> JSONValue in
             obj([("imageName", .string(row.imageName)), ("uid", .string(row.uid)), ("contentType", .string(row.contentType.rawValue)),
@@ -34,11 +34,9 @@ extension LedgerViews {
             obj([("email", .string(row.email)), ("failures", .int(row.failures)),
                  ("recentFailures", .array(row.recentFailures.map { .int(Int($0.millis)) }))])
         }
-        let emails = self.signIns.emailByUID.map { ($0.key.uuidString, $0.value) }.sorted { $0.0 < $1.0 }.map { ($0.0, JSONValue.string($0.1)) }
         return obj([("events", .int(events)), ("seq", .int(head.seq)), ("hash", .string(head.hash)),
                     ("users", .array(users)), ("sessions", .array(sessions)), ("images", .array(images)),
-                    ("registrations", .array(registrations)), ("signIns", .array(signIns)),
-                    ("emailByUID", .object(JSONObject(emails)))])
+                    ("registrations", .array(registrations)), ("signIns", .array(signIns))])
     }
 
     /// Views from `checkpointJSON`; throws `CheckpointError` on any missing or ill-typed member.
@@ -55,8 +53,7 @@ extension LedgerViews {
         }
         for r in try root.array("sessions") {
             sessions.upsert(SessionView.Record(session: try r.uuid("sessionId"), uid: try r.uuid("uid"), startedAt: try r.time("startedAt"),
-                                               expiresAt: try r.time("expiresAt"), endedAt: try r.optTime("endedAt"),
-                                               tokenHash: try r.digest("tokenHash")))
+                                               expiresAt: try r.time("expiresAt"), endedAt: try r.optTime("endedAt")))
         }
         for r in try root.array("images") {
             images.upsert(ImageView.Record(image: try r.uuid("imageName"), uid: try r.uuid("uid"), contentType: try r.enumeration("contentType"),
@@ -84,12 +81,6 @@ extension LedgerViews {
             row.failures = try r.int("failures")
             row.recentFailures = try r.ints("recentFailures").map { Timestamp(millis: Int64($0)) }
             signIns.restore(row)
-        }
-        for (uid, email) in try root.object("emailByUID").members {
-            guard let email = email.stringValue, let bits = UUIDBits(uuid: uid) else {
-                throw CheckpointError(message: "emailByUID.\(uid) is not a uid and an email")
-            }
-            signIns.restore(uid: bits, email: email)
         }
     }
 }

@@ -34,7 +34,7 @@ public struct LedgerViews: Equatable, Sendable {
         sessions.apply(event)
         images.apply(event)
         registrations.apply(event)
-        signIns.apply(event)
+        signIns.apply(event, users: users)
         headSeq = event.seq
         headHash = hash
         events += 1

@@ -3,9 +3,9 @@
 /// The registrations view: every registration's folded state, in start order.
 public struct RegistrationView: Equatable, Sendable {
     /// States in start order.
-    private(set) var states: [RegistrationState] = []
+    private(set) var states = ChunkedArray<RegistrationState>()
     /// Position in `states` by registration id.
-    private var index: [UUIDBits: Int32] = [:]
+    private var index = PositionIndex()
 
     /// An empty view.
     public init() {}
@@ -14,12 +14,10 @@ public struct RegistrationView: Equatable, Sendable {
     public mutating func apply(_ event: ViewEvent) {
         guard event.category == .registration else { return }
         let at: Int
-        if let found = index[event.stream] {
+        if let found = position(of: event.stream) {
             at = Int(found)
         } else {
-            at = states.count
-            index[event.stream] = Int32(at)
-            states.append(RegistrationState(id: event.stream))
+            at = append(RegistrationState(id: event.stream))
         }
         states[at].evolve(event)
     }
@@ -29,30 +27,45 @@ public struct RegistrationView: Equatable, Sendable {
 
     /// Restores a checkpointed state.
     mutating func restore(_ state: RegistrationState) {
-        if let at = index[state.id] {
+        if let at = position(of: state.id) {
             states[Int(at)] = state
         } else {
-            index[state.id] = Int32(states.count)
-            states.append(state)
+            append(state)
         }
     }
 
+    /// Adds a registration; returns its position.
+    @discardableResult
+    private mutating func append(_ state: RegistrationState) -> Int {
+        let at = states.count
+        states.append(state)
+        let rows = states
+        index.set(state.id, to: Int32(at)) { rows[Int($0)].id }
+        return at
+    }
+
+    /// The position of registration `id`.
+    private func position(of id: UUIDBits) -> Int32? { index.find(id) { states[Int($0)].id } }
+
     /// Registrations in start order.
-    public var rows: [RegistrationState] { states }
+    public var rows: [RegistrationState] { Array(states) }
+
+    /// Each registration's outcome, in start order.
+    public var outcomes: [RegistrationState.Outcome] { states.map(\.outcome) }
 
     /// Number of registrations.
     public var count: Int { states.count }
 
     /// The registration `id`, if the log has it.
     public func state(of id: String) -> RegistrationState? {
-        UUIDBits(uuid: id).flatMap { index[$0] }.map { states[Int($0)] }
+        UUIDBits(uuid: id).flatMap(position(of:)).map { states[Int($0)] }
     }
 
     /// Checks the view's invariants; returns the violations.
     public func invariantViolations() -> [String] {
         var out: [String] = []
         for (at, state) in states.enumerated() {
-            if index[state.id] != Int32(at) { out.append("registration \(state.registration) is not indexed") }
+            if position(of: state.id) != Int32(at) { out.append("registration \(state.registration) is not indexed") }
             if state.profileWritten && state.uidBits == nil { out.append("registration \(state.registration) wrote a profile without an account") }
             if state.imageBits != nil && state.uidBits == nil { out.append("registration \(state.registration) stored an image without an account") }
         }

@@ -22,8 +22,6 @@ public struct SessionRow: Equatable, Sendable {
     public var expiresAt: Timestamp
     /// When it ended (nil until then).
     public var endedAt: Timestamp?
-    /// The token's hash (never shown by the read commands).
-    public var tokenHash: String
 
     /// The status at `asOf`.
     public func status(at asOf: Timestamp) -> Status { Self.status(endedAt: endedAt, expiresAt: expiresAt, at: asOf) }
@@ -46,23 +44,22 @@ public struct SessionView: Equatable, Sendable {
         var startedAt: Timestamp
         var expiresAt: Timestamp
         var endedAt: Timestamp?
-        var tokenHash: Digest32
         /// The position of the same user's session started before this one, or -1.
         var previousOfUser: Int32 = -1
 
         var row: SessionRow {
             SessionRow(sessionId: session.uuidString, uid: uid.uuidString, startedAt: startedAt, expiresAt: expiresAt,
-                       endedAt: endedAt, tokenHash: tokenHash.hex)
+                       endedAt: endedAt)
         }
     }
 
     /// Sessions in start order.
-    private(set) var records: [Record] = []
+    private(set) var records = ChunkedArray<Record>()
     /// Position in `records` by session id.
-    private var index: [UUIDBits: Int32] = [:]
+    private var index = PositionIndex()
     /// Each user's last session (the head of its `previousOfUser` chain), so deleting an account
-    /// touches only its sessions.
-    private var lastOfUser: [UUIDBits: Int32] = [:]
+    /// touches only its sessions. Keyed by the uid of the session it points at.
+    private var lastOfUser = PositionIndex()
 
     /// An empty view.
     public init() {}
@@ -72,13 +69,13 @@ public struct SessionView: Equatable, Sendable {
     /// Applies one event. Deleting an account ends its sessions.
     public mutating func apply(_ event: ViewEvent) {
         switch event.fact {
-        case .sessionStarted(let session, let uid, let tokenHash, let expiresAt):
-            upsert(Record(session: session, uid: uid, startedAt: event.at, expiresAt: expiresAt, endedAt: nil, tokenHash: tokenHash))
+        case .sessionStarted(let session, let uid, let expiresAt):
+            upsert(Record(session: session, uid: uid, startedAt: event.at, expiresAt: expiresAt, endedAt: nil))
         case .sessionEnded(let session):
-            if let at = index[session].map(Int.init), records[at].endedAt == nil { records[at].endedAt = event.at }
+            if let at = position(of: session).map(Int.init), records[at].endedAt == nil { records[at].endedAt = event.at }
         case .accountDeleted(let uid):
             // Only this user's sessions: a scan of every session here would make replay quadratic.
-            var at = lastOfUser[uid] ?? -1
+            var at = lastSession(of: uid) ?? -1
             while at >= 0 {
                 if records[Int(at)].endedAt == nil { records[Int(at)].endedAt = event.at }
                 at = records[Int(at)].previousOfUser
@@ -93,19 +90,28 @@ public struct SessionView: Equatable, Sendable {
 
     /// Inserts `record` (chained to its user), or replaces the one with its id in place.
     mutating func upsert(_ record: Record) {
-        if let at = index[record.session] {
-            let previous = records[Int(at)].previousOfUser
+        if let at = position(of: record.session) {
+            // Same session id again: new values, same place in its user's chain (and the same user).
+            let (previous, uid) = (records[Int(at)].previousOfUser, records[Int(at)].uid)
             records[Int(at)] = record
             records[Int(at)].previousOfUser = previous
+            records[Int(at)].uid = uid
             return
         }
         let at = Int32(records.count)
         var record = record
-        record.previousOfUser = lastOfUser[record.uid] ?? -1
+        record.previousOfUser = lastSession(of: record.uid) ?? -1
         records.append(record)
-        index[record.session] = at
-        lastOfUser[record.uid] = at
+        let rows = records
+        index.set(record.session, to: at) { rows[Int($0)].session }
+        lastOfUser.set(record.uid, to: at) { rows[Int($0)].uid }
     }
+
+    /// The position of session `id`.
+    private func position(of id: UUIDBits) -> Int32? { index.find(id) { records[Int($0)].session } }
+
+    /// The position of the last session `uid` started.
+    private func lastSession(of uid: UUIDBits) -> Int32? { lastOfUser.find(uid) { records[Int($0)].uid } }
 
     // MARK: - Reads
 
@@ -122,18 +128,18 @@ public struct SessionView: Equatable, Sendable {
 
     /// The session with `sessionId`, if any.
     public func row(sessionId: String) -> SessionRow? {
-        UUIDBits(uuid: sessionId).flatMap { index[$0] }.map { records[Int($0)].row }
+        UUIDBits(uuid: sessionId).flatMap(position(of:)).map { records[Int($0)].row }
     }
 
     /// Users with at least one session.
-    func hasSession(uid: UUIDBits) -> Bool { lastOfUser[uid] != nil }
+    func hasSession(uid: UUIDBits) -> Bool { lastSession(of: uid) != nil }
 
     /// Checks the view's invariants; returns the violations.
     public func invariantViolations() -> [String] {
         var out: [String] = []
         for (at, record) in records.enumerated() {
             if let ended = record.endedAt, ended < record.startedAt { out.append("session \(record.session.uuidString) ended before it started") }
-            if index[record.session] != Int32(at) { out.append("session \(record.session.uuidString) is not indexed") }
+            if position(of: record.session) != Int32(at) { out.append("session \(record.session.uuidString) is not indexed") }
             if record.previousOfUser >= Int32(at) { out.append("session \(record.session.uuidString) chains forward") }
         }
         if index.count != records.count { out.append("index and sessions differ") }

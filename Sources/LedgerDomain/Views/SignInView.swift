@@ -28,29 +28,26 @@ public struct SignInView: Equatable, Sendable {
     /// Rows in first-failure order.
     public private(set) var rows: [Row] = []
     /// Position in `rows` by email.
-    private var index: [String: Int32] = [:]
-    /// Each account's email, so a session start can find the email's row.
-    private(set) var emailByUID: [UUIDBits: String] = [:]
+    private var index = PositionIndex()
     let policy: SignInPolicy
 
     /// An empty view with `policy`.
     public init(policy: SignInPolicy = SignInPolicy()) { self.policy = policy }
 
-    /// Applies one event. A session start resets the account's consecutive failures.
-    public mutating func apply(_ event: ViewEvent) {
+    /// Applies one event. A session start resets the consecutive failures of the email its account
+    /// was created with (looked up in `users`, which has already applied the event).
+    public mutating func apply(_ event: ViewEvent, users: UserView) {
         switch event.fact {
-        case .accountCreated(let uid, let email, _):
-            emailByUID[uid] = email
         case .signInFailed(let email, let reason):
-            let at = position(of: email)
+            let at = insertedPosition(of: email)
             rows[at].failures += 1
             if reason == .wrongPassword {
                 rows[at].recentFailures.append(event.at)
                 let count = rows[at].recentFailures.count
                 if count > policy.maxFailures { rows[at].recentFailures.removeFirst(count - policy.maxFailures) }
             }
-        case .sessionStarted(_, let uid, _, _):
-            if let email = emailByUID[uid], let at = index[email], !rows[Int(at)].recentFailures.isEmpty {
+        case .sessionStarted(_, let uid, _):
+            if let email = users.email(of: uid), let at = position(of: email), !rows[Int(at)].recentFailures.isEmpty {
                 rows[Int(at)].recentFailures = []
             }
         default:
@@ -58,23 +55,26 @@ public struct SignInView: Equatable, Sendable {
         }
     }
 
-    /// Applies one recorded event.
-    public mutating func apply(_ event: RecordedEvent) { apply(ViewEvent(event)) }
-
-    /// The row of `email`, added when new.
-    private mutating func position(of email: String) -> Int {
-        if let at = index[email] { return Int(at) }
-        index[email] = Int32(rows.count)
+    /// The position of `email`'s row, added when new.
+    private mutating func insertedPosition(of email: String) -> Int {
+        if let at = position(of: email) { return Int(at) }
+        let at = Int32(rows.count)
         rows.append(Row(email: email))
-        return rows.count - 1
+        let all = rows
+        index.set(email, to: at) { all[Int($0)].email }
+        return Int(at)
     }
 
-    /// Restores a checkpointed row, or an account's email.
-    mutating func restore(_ row: Row) { rows[position(of: row.email)] = row }
-    mutating func restore(uid: UUIDBits, email: String) { emailByUID[uid] = email }
+    /// The position of `email`'s row, if it has one.
+    private func position(of email: String) -> Int32? { index.find(email) { rows[Int($0)].email } }
+
+    /// Restores a checkpointed row.
+    mutating func restore(_ row: Row) {
+        rows[insertedPosition(of: row.email)] = row
+    }
 
     /// The record of `email`, if it ever failed.
-    public func row(email: String) -> Row? { index[email].map { rows[Int($0)] } }
+    public func row(email: String) -> Row? { position(of: email).map { rows[Int($0)] } }
 
     /// When the account with `email` is locked at `now`, the instant the lock ends; else nil.
     public func lockedUntil(_ email: String, at now: Timestamp) -> Timestamp? {

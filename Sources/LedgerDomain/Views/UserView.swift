@@ -50,9 +50,9 @@ public struct UserView: Equatable, Sendable {
     }
 
     /// Users in creation order.
-    private(set) var records: [Record] = []
+    private(set) var records = ChunkedArray<Record>()
     /// Position in `records` by uid.
-    private var index: [UUIDBits: Int32] = [:]
+    private var index = PositionIndex()
     /// Live (pending or active) accounts by email: position in `records`.
     private var liveByEmail: [String: Int32] = [:]
 
@@ -69,13 +69,13 @@ public struct UserView: Equatable, Sendable {
                                 createdAt: nil, status: .pending)
             liveByEmail[email] = upsert(record)
         case .profileWritten(let uid, let userName, let profileImage, let createdAt):
-            guard let at = index[uid].map(Int.init) else { return }
+            guard let at = position(of: uid).map(Int.init) else { return }
             records[at].userName = userName
             records[at].profileImage = profileImage
             records[at].createdAt = createdAt
             if records[at].status != .deleted { records[at].status = .active }
         case .accountDeleted(let uid):
-            guard let at = index[uid] else { return }
+            guard let at = position(of: uid) else { return }
             records[Int(at)].status = .deleted
             let email = records[Int(at)].email
             if liveByEmail[email] == at { liveByEmail[email] = nil }
@@ -90,15 +90,19 @@ public struct UserView: Equatable, Sendable {
     /// Inserts `record`, or replaces the one with its uid in place; returns its position.
     @discardableResult
     mutating func upsert(_ record: Record) -> Int32 {
-        if let at = index[record.uid] {
+        if let at = position(of: record.uid) {
             records[Int(at)] = record
             return at
         }
         let at = Int32(records.count)
         records.append(record)
-        index[record.uid] = at
+        let rows = records
+        index.set(record.uid, to: at) { rows[Int($0)].uid }
         return at
     }
+
+    /// The position of the user with `uid`.
+    func position(of uid: UUIDBits) -> Int32? { index.find(uid) { records[Int($0)].uid } }
 
     /// Restores a checkpointed row (live rows are indexed by email).
     mutating func restore(_ record: Record) {
@@ -119,20 +123,23 @@ public struct UserView: Equatable, Sendable {
 
     /// The user with `uid`, if any.
     public func row(uid: String) -> UserRow? {
-        UUIDBits(uuid: uid).flatMap { index[$0] }.map { records[Int($0)].row }
+        UUIDBits(uuid: uid).flatMap(position(of:)).map { records[Int($0)].row }
     }
 
     /// The live account with `email`, if any.
     public func live(email: String) -> UserRow? { liveByEmail[email].map { records[Int($0)].row } }
 
     /// Status of the user with `uid` (nil when unknown), without spelling the row out.
-    func status(of uid: UUIDBits) -> UserRow.Status? { index[uid].map { records[Int($0)].status } }
+    func status(of uid: UUIDBits) -> UserRow.Status? { position(of: uid).map { records[Int($0)].status } }
+
+    /// The email the account `uid` was created with.
+    func email(of uid: UUIDBits) -> String? { position(of: uid).map { records[Int($0)].email } }
 
     /// Checks the view's invariants; returns the violations (empty when sound).
     public func invariantViolations() -> [String] {
         var out: [String] = []
         for (at, record) in records.enumerated() {
-            if index[record.uid] != Int32(at) { out.append("user \(record.uid.uuidString) is not indexed by uid") }
+            if position(of: record.uid) != Int32(at) { out.append("user \(record.uid.uuidString) is not indexed by uid") }
             if record.status == .active && record.createdAt == nil { out.append("active user \(record.uid.uuidString) has no profile") }
             if record.status != .deleted && liveByEmail[record.email] != Int32(at) {
                 out.append("live user \(record.uid.uuidString) is not indexed by email")

@@ -34,8 +34,8 @@ public struct ViewEvent: Equatable, Sendable {
         case imageDeleted(image: UUIDBits)
         /// `AccountDeleted`.
         case accountDeleted(uid: UUIDBits)
-        /// `SessionStarted`.
-        case sessionStarted(session: UUIDBits, uid: UUIDBits, tokenHash: Digest32, expiresAt: Timestamp)
+        /// `SessionStarted` (the token hash is checked, not kept: no view shows or uses it).
+        case sessionStarted(session: UUIDBits, uid: UUIDBits, expiresAt: Timestamp)
         /// `SessionEnded`.
         case sessionEnded(session: UUIDBits)
         /// `SignInFailed`.
@@ -62,7 +62,7 @@ extension ViewEvent {
         case .imageDeleted(let e): fact = .imageDeleted(image: bits(e.imageName))
         case .accountDeleted(let e): fact = .accountDeleted(uid: bits(e.uid))
         case .sessionStarted(let e):
-            fact = .sessionStarted(session: bits(e.sessionId), uid: bits(e.uid), tokenHash: Digest32(hex: e.tokenHash) ?? .zero, expiresAt: e.expiresAt)
+            fact = .sessionStarted(session: bits(e.sessionId), uid: bits(e.uid), expiresAt: e.expiresAt)
         case .sessionEnded(let e): fact = .sessionEnded(session: bits(e.sessionId))
         case .signInFailed(let e): fact = .signInFailed(email: e.email, reason: e.reason)
         }

@@ -69,7 +69,7 @@ public struct ViewRowsWriter {
 
     // MARK: - Pieces
 
-    private mutating func array<Row>(_ rows: [Row], _ write: (inout ViewRowsWriter, Row) -> Void) {
+    private mutating func array<Rows: Collection>(_ rows: Rows, _ write: (inout ViewRowsWriter, Rows.Element) -> Void) {
         raw("[")
         for (k, row) in rows.enumerated() {
             if k > 0 { raw(",") }

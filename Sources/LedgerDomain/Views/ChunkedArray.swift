@@ -1,0 +1,40 @@
+// MARK: - ChunkedArray
+
+/// An append-only array stored in fixed chunks of 4,096 elements: growing never copies what is
+/// already stored, so the views' row arrays (most of replay's memory) use what they hold plus at most
+/// one partial chunk, with no moment where an old and a new copy of a large array both exist.
+struct ChunkedArray<Element>: RandomAccessCollection {
+    private static var shift: Int { 12 }
+    private static var chunkSize: Int { 1 << shift }
+
+    private var chunks: [[Element]] = []
+    /// Elements held.
+    private(set) var count = 0
+
+    /// An empty array.
+    init() {}
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { count }
+
+    /// The element at `index` (0 ..< count).
+    subscript(index: Int) -> Element {
+        get { chunks[index >> Self.shift][index & (Self.chunkSize - 1)] }
+        set { chunks[index >> Self.shift][index & (Self.chunkSize - 1)] = newValue }
+        _modify { yield &chunks[index >> Self.shift][index & (Self.chunkSize - 1)] }
+    }
+
+    /// Adds `element` at the end.
+    mutating func append(_ element: Element) {
+        if count & (Self.chunkSize - 1) == 0 {
+            var chunk: [Element] = []
+            chunk.reserveCapacity(Self.chunkSize)
+            chunks.append(chunk)
+        }
+        chunks[chunks.count - 1].append(element)
+        count += 1
+    }
+}
+
+extension ChunkedArray: Equatable where Element: Equatable {}
+extension ChunkedArray: Sendable where Element: Sendable {}
