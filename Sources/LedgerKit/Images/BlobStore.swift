@@ -5,6 +5,8 @@ import LedgerDomain
 
 /// Where profile image bytes live, behind an interface so deployments can swap it.
 public protocol BlobStore {
+    /// Makes sure blobs can be put (e.g. creates their folder durably), so that a `put` costs only its own syncs.
+    func prepare() throws
     /// Stores `bytes` under `name` durably; returns only once they are on disk.
     func put(_ name: String, _ bytes: [UInt8]) throws
     /// Removes `name` durably; a missing blob is not an error.
@@ -13,6 +15,11 @@ public protocol BlobStore {
     func get(_ name: String) throws -> [UInt8]?
     /// The names of every blob present.
     func names() throws -> [String]
+}
+
+extension BlobStore {
+    /// Nothing to prepare.
+    public func prepare() throws {}
 }
 
 // MARK: - FileBlobStore
@@ -24,6 +31,9 @@ public struct FileBlobStore: BlobStore {
 
     /// The blob folder of data directory `directory`.
     public init(directory: String) { folder = FileSystem.join(directory, "profile_image") }
+
+    /// Creates the folder (and fsyncs its parent) when it does not exist yet: once per data directory.
+    public func prepare() throws { try FileSystem.makeDirectories(folder) }
 
     /// Stores `bytes` durably. `name` must be a lowercase UUID (no path tricks).
     public func put(_ name: String, _ bytes: [UInt8]) throws {

@@ -40,6 +40,9 @@ public final class RegistrationCoordinator {
     /// Events decided but not appended yet: the steps that touch nothing outside the log are appended
     /// together, in one durable write, before the next outside effect (a blob) or at the end.
     private var staged = StagedEvents()
+    /// The blob this run wrote and still holds (never set by `recover`, which writes none). Until the
+    /// batch with its `ImageStored` is durable no event owns it; a failure before that discards it.
+    private var writtenImage: String?
     /// Called before a failpoint kills the process (flush output).
     public var beforeCrash: () -> Void = {}
 
@@ -83,7 +86,9 @@ public final class RegistrationCoordinator {
             valid = ok
         }
         let imageName = valid.image == nil ? nil : newID()
+        // Noted before the blob is written, so `recover` and `audit` leave it alone while this runs.
         if let imageName { try lock.noteImage(imageName) }
+        try blobs.prepare()
         let plan = Plan(valid: valid, uid: newID(), imageName: imageName, passwordHash: try hasher.hash(valid.password, random: random))
         try drive(&state, plan: plan)
         var outcome = result(state)
@@ -110,10 +115,12 @@ public final class RegistrationCoordinator {
 
     /// Performs actions until the saga finishes or a compensation step fails (compensation-pending).
     /// Events of steps with no outside effect are staged and appended together before the next blob
-    /// operation and at the end: a registration without an image is one durable write.
+    /// operation and at the end: a registration is one durable write, with an image too (its blob is
+    /// written before the account, so nothing outside the log happens between the account and the profile).
     func drive(_ state: inout RegistrationState, plan: Plan?) throws {
         staged = StagedEvents()
-        defer { staged = StagedEvents() }  // a throw leaves nothing staged: it was never acknowledged
+        writtenImage = nil
+        defer { staged = StagedEvents(); writtenImage = nil }  // a throw leaves nothing staged: it was never acknowledged
         // Every way out of the steps appends what they staged; a refused append stages a failure to go on from.
         repeat { try steps(&state, plan: plan) } while try !flush(&state, email: plan?.valid.email)
     }
@@ -121,15 +128,28 @@ public final class RegistrationCoordinator {
     /// The saga loop: performs actions until the saga finishes or a compensation step fails.
     private func steps(_ state: inout RegistrationState, plan: Plan?) throws {
         while true {
-            let action = RegistrationSaga.nextAction(state, withImage: plan.map { $0.imageName != nil } ?? state.withImage)
+            let action = RegistrationSaga.nextAction(state, withImage: plan.map { $0.imageName != nil } ?? state.withImage,
+                                                     writtenImage: writtenImage)
             switch action {
-            case .storeImage, .undoImage, .finish:
+            case .writeImage, .undoImage, .discardImage, .finish:
                 // Outside effects and the end need what was decided so far on disk first.
                 if try !flush(&state, email: plan?.valid.email) { continue }
             default:
                 break
             }
             switch action {
+            case .writeImage:
+                guard let plan, let imageName = plan.imageName, let image = plan.valid.image else { return }
+                try step(.image, email: plan.valid.email, &state) { (_: inout RegistrationState) throws in
+                    try failpoints.beforeAppending(.imageStored)
+                    do {
+                        try blobs.put(imageName, image.bytes)
+                    } catch {
+                        try? blobs.remove(imageName)  // e.g. renamed but its folder not synced; else `recover` removes it
+                        throw error
+                    }
+                    writtenImage = imageName
+                }
             case .createAccount:
                 guard let plan else { return }
                 let created = AccountCreated(uid: plan.uid, email: plan.valid.email, passwordHash: plan.passwordHash,
@@ -138,22 +158,11 @@ public final class RegistrationCoordinator {
                     try failpoints.beforeAppending(.accountCreated)
                     try append(.accountCreated(created), to: &state, condition: emailIndex, stage: true)
                 }
-            case .storeImage:
+            case .recordImage:
                 guard let plan, let imageName = plan.imageName, let image = plan.valid.image else { return }
-                try step(.image, email: plan.valid.email, &state) { (state: inout RegistrationState) throws in
-                    try failpoints.beforeAppending(.imageStored)
-                    do {
-                        try blobs.put(imageName, image.bytes)
-                        let stored = ImageStored(uid: plan.uid, imageName: imageName, contentType: image.contentType,
-                                                 bytes: image.bytes.count, sha256: SHA256.hex(image.bytes))
-                        try append(.imageStored(stored), to: &state)
-                    } catch let error as StoreError where error.code == .notDurable {
-                        throw error  // `ImageStored` may be on disk: the file stays for `ledger recover` to judge
-                    } catch {
-                        try? blobs.remove(imageName)
-                        throw error
-                    }
-                }
+                let stored = ImageStored(uid: plan.uid, imageName: imageName, contentType: image.contentType,
+                                         bytes: image.bytes.count, sha256: SHA256.hex(image.bytes))
+                try append(.imageStored(stored), to: &state, stage: true)
             case .writeProfile:
                 guard let plan else { return }
                 try step(.profile, email: plan.valid.email, &state) { (state: inout RegistrationState) throws in
@@ -172,6 +181,10 @@ public final class RegistrationCoordinator {
                 } catch {
                     return  // compensation-pending: `ledger recover` finishes it
                 }
+            case .discardImage(let imageName):
+                // No event owns it. If it cannot be removed now, `ledger recover` removes it as an orphan.
+                try? blobs.remove(imageName)
+                writtenImage = nil
             case .undoAccount(let uid):
                 do {
                     try failpoints.beforeAppending(.accountDeleted)

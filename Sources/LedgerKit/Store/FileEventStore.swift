@@ -258,28 +258,24 @@ public final class FileEventStore: EventStore {
 
     /// Moves a torn tail to `events.jsonl.broken`, cuts the log back and fsyncs both.
     private func repair(_ log: FileDescriptor, torn: (problem: LogProblem, offset: Int, length: Int)) throws {
-        var bytes = [UInt8](repeating: 0, count: torn.length)
-        var done = 0
-        while done < torn.length {
-            let n = try bytes.withUnsafeMutableBytes { (raw) throws -> Int in
-                try log.read(into: raw.baseAddress! + done, count: torn.length - done, at: torn.offset + done)
-            }
-            if n == 0 { break }
-            done += n
-        }
+        var bytes = try Self.bytes(of: log, at: torn.offset, count: torn.length)
         if bytes.last != 0x0A { bytes.append(0x0A) }
-        let broken = try FileDescriptor(path: brokenPath, flags: O_WRONLY | O_CREAT | O_APPEND)
+        let broken = try FileDescriptor(path: brokenPath, flags: O_RDWR | O_CREAT | O_APPEND)
         let kept = try broken.size()
-        do {
-            try bytes.withUnsafeBytes { (raw) throws in try broken.write(raw, at: kept) }
-        } catch {
-            try? broken.truncate(to: kept)  // no partial copy stays in .broken; the log still holds the tail
-            throw error
+        // A repair killed after its copy but before the cut left the same bytes at the end: keep one copy.
+        let copied = kept >= bytes.count && (try? Self.bytes(of: broken, at: kept - bytes.count, count: bytes.count)) == bytes
+        if !copied {
+            do {
+                try bytes.withUnsafeBytes { (raw) throws in try broken.write(raw, at: kept) }
+            } catch {
+                try? broken.truncate(to: kept)  // no partial copy stays in .broken; the log still holds the tail
+                throw error
+            }
         }
         do {
             try broken.sync()
         } catch {
-            try? broken.truncate(to: kept)
+            if !copied { try? broken.truncate(to: kept) }
             throw poison(error, "the torn last line could not be kept in \(brokenPath); the log is unchanged")
         }
         try log.truncate(to: torn.offset)
@@ -290,6 +286,20 @@ public final class FileEventStore: EventStore {
             throw poison(error, "the log was cut back to repair a torn last line, but that may not be on disk")
         }
         notice("repaired a torn last line (line \(torn.problem.line), \(torn.length) bytes never acknowledged): moved to \(brokenPath)")
+    }
+
+    /// `count` bytes of `file` from `offset` (fewer at its end).
+    private static func bytes(of file: FileDescriptor, at offset: Int, count: Int) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = try out.withUnsafeMutableBytes { (raw) throws -> Int in
+                try file.read(into: raw.baseAddress! + done, count: count - done, at: offset + done)
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return Array(out.prefix(done))
     }
 
     /// Refuses every later append of this process with `error`: after a failed fsync nothing can be

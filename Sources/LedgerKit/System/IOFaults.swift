@@ -5,7 +5,9 @@ import Synchronization
 
 /// I/O fault injection for the reliability drills, from `LEDGER_IO_FAULTS=OP=N,…`: the Nth call
 /// (counted per process, from 1) of OP fails. OP is `write` (EIO), `enospc` (a write fails with
-/// ENOSPC, as on a full disk), `fsync` (EIO) or `rename` (EIO). Unset in production: one getenv.
+/// ENOSPC, as on a full disk), `fsync` (EIO) or `rename` (EIO); `kill-write` and `kill-fsync`
+/// SIGKILL the process instead, before its Nth write or fsync (a crash at exactly that point;
+/// they count the same calls as `write` and `fsync`). Unset in production: one getenv.
 public enum IOFaults {
     /// The operations that can be made to fail.
     public enum Operation: String, CaseIterable, Sendable {
@@ -17,6 +19,10 @@ public enum IOFaults {
         case fsync
         /// `rename` of a temp file into place.
         case rename
+        /// A `pwrite` that is never made: the process is killed just before it.
+        case killWrite = "kill-write"
+        /// An `fsync` that is never made: the process is killed just before it.
+        case killFsync = "kill-fsync"
     }
 
     private struct State {
@@ -42,10 +48,16 @@ public enum IOFaults {
         state.withLock { state -> Int32? in
             guard !state.targets.isEmpty else { return nil }
             var failing: Int32?
-            let ops: [Operation] = operation == .write ? [.write, .enospc] : [operation]
+            let ops: [Operation] = switch operation {
+            case .write: [.write, .enospc, .killWrite]
+            case .fsync: [.fsync, .killFsync]
+            default: [operation]
+            }
             for op in ops {
                 state.counts[op, default: 0] += 1
-                if state.targets[op] == state.counts[op] { failing = op == .enospc ? ENOSPC : EIO }
+                guard state.targets[op] == state.counts[op] else { continue }
+                if op == .killWrite || op == .killFsync { kill(getpid(), SIGKILL) }
+                failing = op == .enospc ? ENOSPC : EIO
             }
             return failing
         }

@@ -24,15 +24,19 @@ struct FailpointCase: CustomTestStringConvertible, Sendable {
 
     var testDescription: String { failpoints }
 
+    // With an image the blob is written first, then `AccountCreated`, `ImageStored` and
+    // `ProfileWritten` are one batch: a crash after any of the three comes after all three are
+    // durable (completed, no session), and the image step fails before any account exists
+    // (rejected, nothing to compensate; the blob written before a refused batch is discarded).
     static let all: [FailpointCase] = [
         FailpointCase(failpoints: "AccountCreated=error", status: 1, reported: "rejected", outcome: "rejected",
                       step: "account", reason: "io-error", compensations: [], session: false),
-        FailpointCase(failpoints: "AccountCreated=crash", status: 137, reported: nil, outcome: "compensated",
-                      step: "image", reason: "interrupted", compensations: ["AccountDeleted"], session: false),
-        FailpointCase(failpoints: "ImageStored=error", status: 1, reported: "compensated", outcome: "compensated",
-                      step: "image", reason: "io-error", compensations: ["AccountDeleted"], session: false),
-        FailpointCase(failpoints: "ImageStored=crash", status: 137, reported: nil, outcome: "compensated",
-                      step: "profile", reason: "interrupted", compensations: ["ImageDeleted", "AccountDeleted"], session: false),
+        FailpointCase(failpoints: "AccountCreated=crash", status: 137, reported: nil, outcome: "completed",
+                      step: nil, reason: nil, compensations: [], session: false),
+        FailpointCase(failpoints: "ImageStored=error", status: 1, reported: "rejected", outcome: "rejected",
+                      step: "image", reason: "io-error", compensations: [], session: false),
+        FailpointCase(failpoints: "ImageStored=crash", status: 137, reported: nil, outcome: "completed",
+                      step: nil, reason: nil, compensations: [], session: false),
         FailpointCase(failpoints: "ProfileWritten=error", status: 1, reported: "compensated", outcome: "compensated",
                       step: "profile", reason: "io-error", compensations: ["ImageDeleted", "AccountDeleted"], session: false),
         FailpointCase(failpoints: "ProfileWritten=crash", status: 137, reported: nil, outcome: "completed",
@@ -182,20 +186,34 @@ struct FailpointCase: CustomTestStringConvertible, Sendable {
         }
     }
 
-    @Test func crashedRegistrationIsAnInterruptedAnomalyUntilRecover() throws {
+    /// A process crash can no longer leave a registration without a terminal event (its events are
+    /// one batch); a power loss can, keeping a prefix of the unacknowledged batch. Kept: the account
+    /// only (its blob, synced before, has no `ImageStored`: an orphan file too), or the account and
+    /// the image.
+    @Test(arguments: [1, 2])
+    func aBatchCutByAPowerLossIsAnInterruptedAnomalyUntilRecover(_ kept: Int) throws {
         try withLedgerDir { dir in
-            let result = try dir.register(email: uniqueEmail(), image: samplePNG, env: ["LEDGER_FAILPOINTS": "ImageStored=crash"])
-            #expect(result.status == 137, "\(result)")
+            let result = try dir.register(email: uniqueEmail(), image: samplePNG)
+            #expect(result.status == 0, "\(result)")
+            let image = try #require(try parseObject(result.stdout)["profileImageName"] as? String)
+            try dir.cutLog(keepingLines: kept)
             let before = try dir.run(["audit", "--json"])
             #expect(before.status == 1)
             let anomalies = try parseObject(before.stdout)["anomalies"] as? [[String: Any]] ?? []
-            #expect(anomalies.compactMap { $0["kind"] as? String } == ["interrupted"])
+            #expect(anomalies.compactMap { $0["kind"] as? String } == (kept == 1 ? ["interrupted", "orphan-image-file"] : ["interrupted"]))
             let stream = try #require(try dir.events().first?["stream"] as? String)
             #expect(stream == "registration-" + (anomalies.first?["registration"] as? String ?? "?"))
+
             let recover = try parseObject(try dir.run(["recover", "--json"]).stdout)
             #expect((recover["interrupted"] as? [String])?.count == 1)
             #expect((recover["compensated"] as? [String])?.count == 1)
+            #expect(recover["removedImages"] as? [String] == (kept == 1 ? [image] : []))
             #expect(try dir.run(["audit", "--json"]).status == 0)
+            #expect(dir.imageFiles().isEmpty)
+            let failed = try dir.data(of: "Failed")
+            #expect(failed.map { $0["step"] as? String } == [kept == 1 ? "image" : "profile"])
+            #expect(try dir.events().map { $0["type"] as? String }.suffix(kept == 1 ? 2 : 3)
+                    == (kept == 1 ? ["Failed", "AccountDeleted"] : ["Failed", "ImageDeleted", "AccountDeleted"]))
         }
     }
 
@@ -241,51 +259,99 @@ struct FailpointCase: CustomTestStringConvertible, Sendable {
         }
     }
 
-    @Test func recoverLeavesARunningRegistrationAlone() throws {
+    /// Runs `ledger recover --json`, then `ledger audit --json`, while another process holds the
+    /// `flock` of `lockPath` (as a live registration does); their outputs and statuses.
+    private func whileLockIsHeld(_ dir: LedgerDir, _ lockPath: String) throws -> (recover: [String: Any], recoverStatus: String,
+                                                                                 audit: [String: Any], auditStatus: String) {
+        let script = """
+            import fcntl, subprocess, sys
+            ledger, data, lock = sys.argv[1:4]
+            f = open(lock, "a")
+            fcntl.flock(f, fcntl.LOCK_EX)
+            for command in ("recover", "audit"):
+                r = subprocess.run([ledger, command, "--json", "--data", data], capture_output=True, text=True)
+                print(r.stdout.strip())
+                print(r.returncode)
+            """
+        let held = try run(Paths.python3, ["-c", script, Paths.ledger, dir.path, lockPath], env: fastHashEnvironment)
+        #expect(held.status == 0, "\(held)")
+        let lines = held.stdoutLines
+        try #require(lines.count == 4, "\(held)")
+        return (try parseObject(lines[0]), lines[1], try parseObject(lines[2]), lines[3])
+    }
+
+    /// A live registration with an image has its blob on disk before any event: `recover` and
+    /// `audit` must leave that blob alone while its lock is held. Made here by killing a
+    /// registration right before its one log write (`kill-write=3`: the lock note, the blob, then
+    /// the batch), so the blob, the note and the lock file are exactly what the running process had.
+    @Test func recoverLeavesTheBlobOfARunningRegistrationAlone() throws {
         try withLedgerDir { dir in
-            // A registration that died after AccountCreated; its lock file names the image it was about to write.
-            let crashed = try dir.register(email: uniqueEmail(), image: samplePNG, env: ["LEDGER_FAILPOINTS": "AccountCreated=crash"])
+            let healthy = try dir.register(email: uniqueEmail("healthy"), image: samplePNG)
+            try #require(healthy.status == 0, "\(healthy)")
+            let healthyImage = try #require(try parseObject(healthy.stdout)["profileImageName"] as? String)
+            let logBefore = try dir.logBytes()
+            let crashed = try dir.register(email: uniqueEmail(), image: samplePNG, env: ioFaults("kill-write=3"))
             #expect(crashed.status == 137, "\(crashed)")
-            let stream = try #require(try dir.events().first?["stream"] as? String)
-            let registration = String(stream.dropFirst("registration-".count))
-            let lockPath = dir.path + "/locks/\(registration).lock"
+            #expect(try dir.logBytes() == logBefore, "killed before its batch: nothing of it in the log")
+            let lock = try #require(dir.lockFiles().first)
+            #expect(dir.lockFiles().count == 1)
+            let lockPath = dir.path + "/locks/" + lock
             let noted = try readText(lockPath)
             #expect(noted.count == 36, "the lock file notes the image name: \(noted)")
-            try FileManager.default.createDirectory(atPath: dir.imageFolder, withIntermediateDirectories: true)
-            try writeBytes(try readBytes(samplePNG), to: dir.imageFolder + "/" + noted)  // "being written"
+            #expect(Set(dir.imageFiles()) == [healthyImage, noted], "the blob is written before the batch")
+
+            let held = try whileLockIsHeld(dir, lockPath)
+            #expect((held.recover["removedImages"] as? [String])?.isEmpty == true, "\(held.recover)")
+            #expect((held.recover["interrupted"] as? [String])?.isEmpty == true)
+            #expect(held.recoverStatus == "0")
+            #expect((held.audit["anomalies"] as? [Any])?.isEmpty == true, "a running registration's blob is no orphan: \(held.audit)")
+            #expect(held.auditStatus == "0")
+            #expect(Set(dir.imageFiles()) == [healthyImage, noted])
+            #expect(try dir.logBytes() == logBefore)
+
+            // Once the holder is gone, it is an orphan: recover removes it, and the dead lock.
+            let audit = try dir.run(["audit", "--json"])
+            #expect(audit.status == 1)
+            let kinds = (try parseObject(audit.stdout)["anomalies"] as? [[String: Any]] ?? []).compactMap { $0["kind"] as? String }
+            #expect(kinds == ["orphan-image-file"])
+            let after = try parseObject(try dir.run(["recover", "--json"]).stdout)
+            #expect(after["removedImages"] as? [String] == [noted])
+            #expect((after["interrupted"] as? [String])?.isEmpty == true)
+            #expect(dir.imageFiles() == [healthyImage])
+            #expect(try dir.run(["audit", "--json"]).status == 0)
+            #expect(dir.lockFiles().isEmpty, "recover removes the dead registration's lock")
+            #expect(try dir.logBytes() == logBefore, "removing an orphan appends nothing")
+        }
+    }
+
+    /// A registration with events and no terminal one (a batch cut by a power loss), whose lock a
+    /// live process holds again (e.g. a retry with its idempotency key): skipped until the lock is free.
+    @Test func recoverSkipsAnUnfinishedRegistrationWhoseLockIsHeld() throws {
+        try withLedgerDir { dir in
+            let result = try dir.register(email: uniqueEmail(), image: samplePNG)
+            #expect(result.status == 0, "\(result)")
+            let output = try parseObject(result.stdout)
+            let registration = try #require(output["registration"] as? String)
+            let image = try #require(output["profileImageName"] as? String)
+            try dir.cutLog(keepingLines: 1)  // AccountCreated only; the blob stays
+            let lockPath = dir.path + "/locks/\(registration).lock"
+            try writeBytes(Array(image.utf8), to: lockPath)  // the note its process writes first
             let before = try dir.logBytes()
 
-            // Another process holds the lock (as a live registration would) while recover and audit run.
-            let script = """
-                import fcntl, subprocess, sys
-                ledger, data, lock = sys.argv[1:4]
-                f = open(lock, "a")
-                fcntl.flock(f, fcntl.LOCK_EX)
-                for command in ("recover", "audit"):
-                    r = subprocess.run([ledger, command, "--json", "--data", data], capture_output=True, text=True)
-                    print(r.stdout.strip())
-                    print(r.returncode)
-                """
-            let held = try run(Paths.python3, ["-c", script, Paths.ledger, dir.path, lockPath], env: fastHashEnvironment)
-            #expect(held.status == 0, "\(held)")
-            let lines = held.stdoutLines
-            try #require(lines.count == 4, "\(held)")
-            let recover = try parseObject(lines[0])
-            #expect(recover["skippedRunning"] as? [String] == [registration])
-            #expect((recover["interrupted"] as? [String])?.isEmpty == true)
-            #expect((recover["removedImages"] as? [String])?.isEmpty == true)
-            #expect(lines[1] == "0")
-            let audit = try parseObject(lines[2])
-            #expect((audit["anomalies"] as? [Any])?.isEmpty == true, "a running registration is no anomaly: \(lines[2])")
-            #expect(lines[3] == "0")
+            let held = try whileLockIsHeld(dir, lockPath)
+            #expect(held.recover["skippedRunning"] as? [String] == [registration])
+            #expect((held.recover["interrupted"] as? [String])?.isEmpty == true)
+            #expect((held.recover["removedImages"] as? [String])?.isEmpty == true)
+            #expect(held.recoverStatus == "0")
+            #expect((held.audit["anomalies"] as? [Any])?.isEmpty == true, "a running registration is no anomaly: \(held.audit)")
+            #expect(held.auditStatus == "0")
             #expect(try dir.logBytes() == before)
-            #expect(dir.imageFiles() == [noted])
+            #expect(dir.imageFiles() == [image])
 
-            // Once the holder is gone, recover finishes it.
             let after = try parseObject(try dir.run(["recover", "--json"]).stdout)
             #expect(after["interrupted"] as? [String] == [registration])
             #expect(after["compensated"] as? [String] == [registration])
-            #expect(after["removedImages"] as? [String] == [noted])
+            #expect(after["removedImages"] as? [String] == [image])
             #expect(dir.imageFiles().isEmpty)
             #expect(try dir.run(["audit", "--json"]).status == 0)
             #expect(!FileManager.default.fileExists(atPath: lockPath), "recover removes the dead registration's lock")

@@ -250,4 +250,42 @@ struct RefusalCase: CustomTestStringConvertible, Sendable {
             #expect(session != nil)
         }
     }
+
+    /// The same target with an image: the blob and its folder are synced first (2), then the account,
+    /// the image and the profile are one write and one fsync of the log (1), then the session (1).
+    /// Counted by failing each fsync in turn on a folder that already holds a log (and, made by the
+    /// first registration, `profile_image/`): a failure before the log's fsync is the image step's,
+    /// so nothing is created; the 3rd fsync is the log's, with all three events behind it.
+    @Test func aRegistrationWithAnImageSyncsItsBlobTwiceThenTheLogOnce() throws {
+        try withLedgerDir { dir in
+            let setup = try dir.register(email: uniqueEmail(), env: noIOFaults)
+            #expect(setup.status == 0)
+            #expect(dir.imageFiles().isEmpty)
+            for fsync in [1, 2] {  // the blob's temp file, then profile_image/ after the rename
+                let before = try dir.events().count
+                let failed = try dir.register(email: uniqueEmail(), image: samplePNG, env: ioFaults("fsync=\(fsync)"))
+                #expect(failed.status == 1, "fsync=\(fsync): \(failed)")
+                let reply = try parseObject(failed.stdout)
+                #expect(reply["step"] as? String == "image" && reply["outcome"] as? String == "rejected", "fsync=\(fsync): \(failed)")
+                #expect(try dir.events().count == before + 1, "fsync=\(fsync): only its Failed")
+                #expect(dir.imageFiles().isEmpty, "fsync=\(fsync): the blob is not kept")
+            }
+            let before = try dir.events().count
+            let third = try dir.register(email: uniqueEmail(), image: samplePNG, env: ioFaults("fsync=3"))
+            #expect(third.status == 3, "\(third)")
+            let types = try dir.events().dropFirst(before).map { $0["type"] as? String }
+            #expect(types == ["AccountCreated", "ImageStored", "ProfileWritten"])  // one write, one fsync
+            #expect(dir.imageFiles().count == 1)
+            _ = try dir.run(["recover"], env: noIOFaults)
+            let middle = try dir.events().count
+            let fourth = try dir.register(email: uniqueEmail(), image: samplePNG, env: ioFaults("fsync=4"))
+            #expect(fourth.status == 3, "\(fourth)")
+            #expect(try dir.events().count == middle + 4)  // the 4th fsync was the session's
+            let fifth = try dir.register(email: uniqueEmail(), image: samplePNG, env: ioFaults("fsync=5"))
+            #expect(fifth.status == 0, "\(fifth)")  // there is no 5th fsync
+            #expect(try parseObject(fifth.stdout)["sessionId"] is String)
+            #expect(dir.imageFiles().count == 3)
+            #expect(try dir.run(["audit", "--json"], env: noIOFaults).status == 0)
+        }
+    }
 }

@@ -3,24 +3,27 @@ import Glibc
 import Testing
 
 // The I/O-error drill of issue 4: `LEDGER_IO_FAULTS=OP=N` makes the Nth `write` / `enospc` /
-// `fsync` / `rename` of one `ledger register --image <PNG> --json` fail, on a data directory that
-// already holds one completed registration (optionally ending in a torn line). Whatever fails:
-// no success is reported for anything not durable, no half-written line stays in the log, a failed
-// fsync of the log ends the command with status 3, and `ledger recover` leaves a sound ledger.
+// `fsync` / `rename` of one `ledger register --image <PNG> --json` fail, or kills the process right
+// before its Nth `write` / `fsync` (`kill-write`, `kill-fsync`: a crash at every point where
+// something reaches the disk), on a data directory that already holds one completed registration
+// (optionally ending in a torn line). Whatever fails: no success is reported for anything not
+// durable, no half-written line stays in the log, a failed fsync of the log ends the command with
+// status 3, and `ledger recover` leaves a sound ledger with no orphan image file.
 //
 // The calls were counted (strace, and confirmed by the `.clean` control below: the fault at
-// count + 1 changes nothing). One `register` with an image, on a directory with one registration:
-//   write  1 image name noted in the lock file   fsync 1 log (AccountCreated)
-//          2 log: AccountCreated                      2 blob temp file
-//          3 blob temp file                           3 profile_image/ folder (after the rename)
-//          4 log: ImageStored                         4 log (ImageStored)
-//          5 log: ProfileWritten                      5 log (ProfileWritten)
-//          6 log: SessionStarted                      6 log (SessionStarted)
+// count + 1 changes nothing). One `register` with an image, on a directory with one registration
+// (the blob first, then the account, the image and the profile as one batch):
+//   write  1 image name noted in the lock file   fsync 1 blob temp file
+//          2 blob temp file                           2 profile_image/ folder (after the rename)
+//          3 log: AccountCreated + ImageStored        3 log (the batch)
+//            + ProfileWritten (one batch)
+//          4 log: SessionStarted                      4 log (SessionStarted)
 //   rename 1 blob temp file → profile_image/<uuid>
-// With a torn last line the first append repairs it first: one more write (the copy appended to
-// `events.jsonl.broken`, 2nd) and three more fsyncs (`.broken`, the cut log, the folder: 1–3).
-// `enospc` counts the same calls as `write`. Failure paths make more calls (cut-backs, `Failed`,
-// compensations); the two-fault cases reach those.
+// With a torn last line the first append (the batch, after the blob) repairs it first: one more
+// write (the copy appended to `events.jsonl.broken`, 3rd) and three more fsyncs (`.broken`, the cut
+// log, the folder: 3–5). `enospc` and `kill-write` count the same calls as `write`, `kill-fsync`
+// the same as `fsync`. Failure paths make more calls (cut-backs, `Failed`, compensations, the
+// blob's removal); the two-fault cases reach those.
 
 /// The data directory a case starts from.
 enum DrillBase: String, Sendable {
@@ -43,6 +46,8 @@ enum DrillExpectation: Equatable, Sendable {
     /// Exit 3 naming `fsync`: a durability call of the store failed; the process ended after
     /// appending `appended` lines (the last one being the one whose fsync failed), nothing after it.
     case storeFsync(appended: Int)
+    /// Killed (SIGKILL, status 137) with `appended` lines in the log (written, maybe not yet synced).
+    case killed(appended: Int)
 }
 
 /// One drill case.
@@ -58,22 +63,32 @@ struct IOFaultCase: CustomTestStringConvertible, Sendable {
 
     // MARK: Single faults: OP=N for N in 1...K, K = the number of calls + 1
 
-    private static let compensatedImage = DrillExpectation.failed(outcome: "compensated", step: "image")
-    private static let compensatedProfile = DrillExpectation.failed(outcome: "compensated", step: "profile")
+    /// The blob could not be written: the image step fails before any account exists.
+    private static let rejectedImage = DrillExpectation.failed(outcome: "rejected", step: "image")
+    /// The batch could not be written: its first step, the account, fails; the blob is discarded.
     private static let rejectedAccount = DrillExpectation.failed(outcome: "rejected", step: "account")
 
     /// Per base and operation, the expected outcome of N = 1, 2, …, K.
     static let counted: [(DrillBase, String, [DrillExpectation])] = {
-        let writes: [DrillExpectation] = [.environment, rejectedAccount, compensatedImage, compensatedImage, compensatedProfile,
-                                          .registeredWithoutSession, .clean]
-        let tornWrites: [DrillExpectation] = [.environment, rejectedAccount /* the `.broken` copy */, rejectedAccount,
-                                              compensatedImage, compensatedImage, compensatedProfile, .registeredWithoutSession, .clean]
-        let fsyncs: [DrillExpectation] = [.storeFsync(appended: 1), compensatedImage, compensatedImage,
-                                          .storeFsync(appended: 2), .storeFsync(appended: 3), .storeFsync(appended: 4), .clean]
-        let tornFsyncs: [DrillExpectation] = [.storeFsync(appended: 0), .storeFsync(appended: 0), .storeFsync(appended: 0)] + fsyncs
-        let renames: [DrillExpectation] = [compensatedImage, .clean]
+        let writes: [DrillExpectation] = [.environment, rejectedImage, rejectedAccount, .registeredWithoutSession, .clean]
+        let tornWrites: [DrillExpectation] = [.environment, rejectedImage, rejectedAccount /* the `.broken` copy */, rejectedAccount,
+                                              .registeredWithoutSession, .clean]
+        let fsyncs: [DrillExpectation] = [rejectedImage, rejectedImage, .storeFsync(appended: 3), .storeFsync(appended: 4), .clean]
+        let tornFsyncs: [DrillExpectation] = [rejectedImage, rejectedImage, .storeFsync(appended: 0), .storeFsync(appended: 0),
+                                              .storeFsync(appended: 0), .storeFsync(appended: 3), .storeFsync(appended: 4), .clean]
+        let renames: [DrillExpectation] = [rejectedImage, .clean]
+        // Killed before the Nth call: nothing of the registration is in the log until its batch was
+        // written (then all three events are: the page cache survives a process crash).
+        let killWrites: [DrillExpectation] = [.killed(appended: 0), .killed(appended: 0), .killed(appended: 0), .killed(appended: 3), .clean]
+        let tornKillWrites: [DrillExpectation] = [.killed(appended: 0), .killed(appended: 0), .killed(appended: 0), .killed(appended: 0),
+                                                  .killed(appended: 3), .clean]
+        let killFsyncs: [DrillExpectation] = [.killed(appended: 0), .killed(appended: 0), .killed(appended: 3), .killed(appended: 4), .clean]
+        let tornKillFsyncs: [DrillExpectation] = [.killed(appended: 0), .killed(appended: 0), .killed(appended: 0), .killed(appended: 0),
+                                                  .killed(appended: 0), .killed(appended: 3), .killed(appended: 4), .clean]
         return [(.clean, "write", writes), (.clean, "enospc", writes), (.clean, "fsync", fsyncs), (.clean, "rename", renames),
-                (.torn, "write", tornWrites), (.torn, "enospc", tornWrites), (.torn, "fsync", tornFsyncs), (.torn, "rename", renames)]
+                (.clean, "kill-write", killWrites), (.clean, "kill-fsync", killFsyncs),
+                (.torn, "write", tornWrites), (.torn, "enospc", tornWrites), (.torn, "fsync", tornFsyncs), (.torn, "rename", renames),
+                (.torn, "kill-write", tornKillWrites), (.torn, "kill-fsync", tornKillFsyncs)]
     }()
 
     static let single: [IOFaultCase] = counted.flatMap { base, op, outcomes in
@@ -84,20 +99,24 @@ struct IOFaultCase: CustomTestStringConvertible, Sendable {
 
     static let double: [IOFaultCase] = {
         var out: [IOFaultCase] = []
-        // A failing step, then any fsync of what follows: the cut-back, `Failed`, the compensations.
-        // (`write=2,fsync=1`: the fsync of the cut-back after the failed `AccountCreated` write.)
-        for write in 2...6 {
+        // A failing step, then any fsync of what follows: the cut-back, `Failed`, the blob's removal.
+        // (`write=3,fsync=3`: the fsync of the cut-back after the failed write of the batch.)
+        for write in 2...4 {
             for fsync in 1...9 {
-                let cutBack = write == 2 && fsync == 1 ? DrillExpectation.storeFsync(appended: 0) : nil
+                let cutBack = write == 3 && fsync == 3 ? DrillExpectation.storeFsync(appended: 0) : nil
                 out.append(IOFaultCase(faults: "write=\(write),fsync=\(fsync)", base: .clean, expected: cutBack))
             }
         }
+        // A failing step, then a crash before each fsync of what follows (the blob discarded or not).
+        for write in 2...3 {
+            for fsync in 1...6 { out.append(IOFaultCase(faults: "write=\(write),kill-fsync=\(fsync)", base: .clean, expected: nil)) }
+        }
         // A failing step, and then appending `Failed` itself fails (disk full): exit 3, `recover` finishes.
-        for write in 2...5 { out.append(IOFaultCase(faults: "write=\(write),enospc=\(write + 1)", base: .clean, expected: .environment)) }
+        for write in 2...3 { out.append(IOFaultCase(faults: "write=\(write),enospc=\(write + 1)", base: .clean, expected: .environment)) }
         // A failed `write` of the `.broken` copy during the torn-tail repair, then each fsync after it.
-        for fsync in 1...4 { out.append(IOFaultCase(faults: "write=2,fsync=\(fsync)", base: .torn, expected: nil)) }
-        // A failed blob rename, then each fsync of the compensation.
-        for fsync in 1...6 { out.append(IOFaultCase(faults: "rename=1,fsync=\(fsync)", base: .clean, expected: nil)) }
+        for fsync in 1...6 { out.append(IOFaultCase(faults: "write=3,fsync=\(fsync)", base: .torn, expected: nil)) }
+        // A failed blob rename, then each fsync of what follows.
+        for fsync in 1...4 { out.append(IOFaultCase(faults: "rename=1,fsync=\(fsync)", base: .clean, expected: nil)) }
         return out
     }()
 }
@@ -129,9 +148,11 @@ struct IOFaultDrillTests {
 
             let run = try dir.register(email: "second@example.com", username: "Second", image: samplePNG, env: ioFaults(drill.faults))
 
-            // Orderly ends only: 0, 1 or 3; errors are one `ledger: ` line; no trap, no stack trace.
-            #expect([0, 1, 3].contains(run.status), "\(run)")
-            #expect(!looksLikeACrash(run), "\(run)")
+            // Orderly ends only: 0, 1 or 3 (or the injected SIGKILL); errors are one `ledger: ` line;
+            // no trap, no stack trace.
+            let killed = drill.faults.contains("kill-") && run.status == 137
+            #expect([0, 1, 3].contains(run.status) || killed, "\(run)")
+            #expect(!looksLikeACrash(run) || killed, "\(run)")
             #expect(run.stderrLines.allSatisfy { $0.hasPrefix("ledger: ") }, "\(run)")
             let complaints = run.stderrLines.filter { !isTornTailNotice($0) }
 
@@ -177,6 +198,9 @@ struct IOFaultDrillTests {
                 #expect(allowed.contains(outcome), "\(run)")
                 let row = rows.first { $0["registration"] as? String == reported["registration"] as? String }
                 #expect(row?["outcome"] as? String == outcome, "reported \(outcome), the log says \(String(describing: row))")
+            case 137:
+                // Killed: whatever it printed is not an acknowledgement; the checks after `recover` judge it.
+                #expect(killed, "\(run)")
             default:
                 // Environment / I/O: one line, nothing on standard output.
                 #expect(complaints.count == 1 && complaints.last == run.stderrLines.last, "\(run)")
@@ -238,6 +262,9 @@ struct IOFaultDrillTests {
             // line whose fsync failed.
             #expect(run.status == 3, "\(run)")
             #expect(run.stderrLines.last?.contains("fsync") == true, "\(run)")
+            #expect(before.events == baseLines + appended, "lines: \(before.events), expected \(baseLines) + \(appended)")
+        case .killed(let appended):
+            #expect(run.status == 137, "\(run)")
             #expect(before.events == baseLines + appended, "lines: \(before.events), expected \(baseLines) + \(appended)")
         }
     }

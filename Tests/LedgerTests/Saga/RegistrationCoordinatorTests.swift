@@ -61,12 +61,32 @@ import Testing
         }
     }
 
-    /// An outside effect (the blob) needs the account on disk before it, and its own event after it.
-    @Test func aRegistrationWithAnImageWritesAroundTheBlob() throws {
+    /// The one outside effect (the blob) comes before anything is created, so the account, the image
+    /// and the profile are one durable write too (plus the blob's own syncs and the session's write).
+    @Test func aRegistrationWithAnImageIsOneWriteAfterItsBlob() throws {
         try withTempDirectory { dir in
             let store = InMemoryEventStore(), blobs = MemoryBlobStore()
-            _ = try coordinator(store, blobs, dir).register(input(), idempotencyKey: nil)
-            #expect(store.batches == [["AccountCreated"], ["ImageStored"], ["ProfileWritten"], ["SessionStarted"]])
+            var batchesBeforeTheBlob: Int?
+            blobs.onPut = { _ in batchesBeforeTheBlob = store.batches.count }
+            let result = try coordinator(store, blobs, dir).register(input(), idempotencyKey: nil)
+            #expect(result.outcome == .completed)
+            #expect(batchesBeforeTheBlob == 0, "the blob is written before any event")
+            #expect(store.batches == [["AccountCreated", "ImageStored", "ProfileWritten"], ["SessionStarted"]])
+            #expect(blobs.blobs[result.profileImageName ?? ""] == png)
+            _ = checkViews(store)
+        }
+    }
+
+    /// A failing step after the blob: the batch records the image, so it is compensated with
+    /// `ImageDeleted` (the blob is removed between the two writes), then the account.
+    @Test func aFailedProfileWithAnImageRecordsTheImageBeforeUndoingIt() throws {
+        try withTempDirectory { dir in
+            let store = InMemoryEventStore(), blobs = MemoryBlobStore()
+            let result = try coordinator(store, blobs, dir, failpoints: "ProfileWritten=error").register(input(), idempotencyKey: nil)
+            #expect(result.outcome == .compensated)
+            #expect(store.batches == [["AccountCreated", "ImageStored", "Failed"], ["ImageDeleted"], ["AccountDeleted"]])
+            #expect(blobs.blobs.isEmpty)
+            _ = checkViews(store)
         }
     }
 
@@ -95,17 +115,43 @@ import Testing
         }
     }
 
-    @Test func failedBlobWriteCompensatesTheAccount() throws {
+    /// The blob comes first, so a blob that cannot be written fails the registration before any
+    /// account exists: one `Failed` (step `image`), nothing to compensate.
+    @Test func failedBlobWriteRejectsBeforeAnythingIsCreated() throws {
         try withTempDirectory { dir in
             let store = InMemoryEventStore(), blobs = MemoryBlobStore()
             blobs.failPuts = true
             let result = try coordinator(store, blobs, dir).register(input(), idempotencyKey: nil)
-            #expect(result.outcome == .compensated)
+            #expect(result.outcome == .rejected)
             #expect(result.failure?.step == .image)
             #expect(result.failure?.reason == "io-error")
-            #expect(types(store) == ["AccountCreated", "Failed", "AccountDeleted"])
+            #expect(result.failure?.uid == nil)
+            #expect(store.batches == [["Failed"]])
             #expect(blobs.blobs.isEmpty)
-            #expect(checkViews(store).users.rows.map(\.status) == [.deleted])
+            #expect(checkViews(store).users.rows.isEmpty)
+        }
+    }
+
+    /// A refused batch (here: the email is taken) means no `ImageStored`: the blob written before it
+    /// is discarded; if it cannot be, it is an orphan file that `recover` removes.
+    @Test func aBlobNoEventOwnsIsDiscardedOrLeftForRecover() throws {
+        try withTempDirectory { dir in
+            let store = InMemoryEventStore(), blobs = MemoryBlobStore()
+            _ = try coordinator(store, blobs, dir, seed: 1).register(input(image: false), idempotencyKey: nil)
+            blobs.failRemoves = true
+            let second = try coordinator(store, blobs, dir, seed: 2).register(input(), idempotencyKey: nil)
+            #expect(second.outcome == .rejected)
+            #expect(second.failure?.step == .account && second.failure?.reason == "email-already-in-use")
+            #expect(store.batches.last == ["Failed"])
+            let orphan = try #require(blobs.blobs.keys.first)
+            #expect(blobs.blobs.count == 1)
+
+            blobs.failRemoves = false
+            let report = try coordinator(store, blobs, dir, seed: 3).recover()
+            #expect(report.removedImages == [orphan])
+            #expect(report.interrupted.isEmpty && report.compensated.isEmpty)
+            #expect(blobs.blobs.isEmpty)
+            #expect(checkViews(store).images.rows.isEmpty)
         }
     }
 
@@ -143,6 +189,7 @@ import Testing
             #expect(second.failure?.step == .account)
             #expect(second.failure?.reason == "email-already-in-use")
             #expect(blobs.blobs.isEmpty, "the second registration's image must not stay behind")
+            #expect(store.batches.last == ["Failed"], "the refused batch left nothing but the failure")
             #expect(checkViews(store).users.rows.count == 1)
         }
     }

@@ -12,21 +12,79 @@ import Testing
         return s.state(r.registration)
     }
 
-    @Test func startsByCreatingTheAccount() throws {
+    @Test func startsWithTheBlobWhenAnImageIsPlannedElseWithTheAccount() throws {
         let r = RegistrationScript(100)
         let empty = RegistrationState(registration: r.registration)
-        #expect(RegistrationSaga.nextAction(empty, withImage: true) == .createAccount)
+        #expect(RegistrationSaga.nextAction(empty, withImage: true) == .writeImage)
+        #expect(RegistrationSaga.nextAction(empty, withImage: true, writtenImage: r.imageName) == .createAccount)
         #expect(RegistrationSaga.nextAction(empty, withImage: false) == .createAccount)
         #expect(empty.outcome == .inProgress)
         #expect(empty.nextStep == .account)
     }
 
-    @Test func storesTheImageAfterTheAccountWhenPlanned() throws {
+    @Test func recordsTheWrittenImageAfterTheAccount() throws {
         let r = RegistrationScript(101)
         let s = try state(r, [r.accountCreated()])
-        #expect(RegistrationSaga.nextAction(s, withImage: true) == .storeImage)
+        #expect(RegistrationSaga.nextAction(s, withImage: true, writtenImage: r.imageName) == .recordImage)
+        // A blob is never recorded before it is written.
+        #expect(RegistrationSaga.nextAction(s, withImage: true) == .writeImage)
         #expect(s.nextStep == .image)
         #expect(s.withImage)
+    }
+
+    /// The forward path with an image, as the coordinator runs it: the only outside effect comes
+    /// first, so the three events after it can be one batch.
+    @Test func withAnImageTheBlobComesFirstThenTheThreeEvents() throws {
+        let r = RegistrationScript(111)
+        let s = ViewScenario()
+        var written: String?
+        var actions: [RegistrationSaga.Action] = []
+        for _ in 0..<6 {
+            let action = RegistrationSaga.nextAction(s.state(r.registration), withImage: true, writtenImage: written)
+            actions.append(action)
+            switch action {
+            case .writeImage: written = r.imageName
+            case .createAccount: try s.given(r.accountCreated(), in: r.stream)
+            case .recordImage: try s.given(r.imageStored, in: r.stream)
+            case .writeProfile: try s.given(r.profileWritten(), in: r.stream)
+            default: break
+            }
+            if case .finish = action { break }
+        }
+        #expect(actions == [.writeImage, .createAccount, .recordImage, .writeProfile, .finish(.completed)])
+    }
+
+    /// A failure before `ImageStored` leaves a blob that no event owns: it is discarded, and the
+    /// registration ends rejected (nothing was created) or compensated.
+    @Test func discardsAWrittenBlobThatNoEventOwns() throws {
+        let r = RegistrationScript(112)
+        let taken = try state(r, [r.failed(.account, reason: "email-already-in-use", withUID: false)])
+        #expect(RegistrationSaga.nextAction(taken, withImage: true, writtenImage: r.imageName) == .discardImage(imageName: r.imageName))
+        #expect(RegistrationSaga.nextAction(taken, withImage: true) == .finish(.rejected))
+        // The account is undone first; the blob after it.
+        let failed = try state(r, [r.accountCreated(), r.failed(.image)])
+        #expect(RegistrationSaga.nextAction(failed, withImage: true, writtenImage: r.imageName) == .undoAccount(uid: r.uid))
+        let undone = try state(r, [r.accountCreated(), r.failed(.image), r.accountDeleted])
+        #expect(RegistrationSaga.nextAction(undone, withImage: true, writtenImage: r.imageName) == .discardImage(imageName: r.imageName))
+    }
+
+    /// A blob that `ImageStored` records is compensated with `ImageDeleted`, never discarded silently.
+    @Test func aRecordedBlobIsUndoneNotDiscarded() throws {
+        let r = RegistrationScript(113)
+        let failed = try state(r, [r.accountCreated(), r.imageStored, r.failed(.profile)])
+        #expect(RegistrationSaga.nextAction(failed, withImage: true, writtenImage: r.imageName) == .undoImage(uid: r.uid, imageName: r.imageName))
+        let imageUndone = try state(r, [r.accountCreated(), r.imageStored, r.failed(.profile), r.imageDeleted])
+        #expect(RegistrationSaga.nextAction(imageUndone, withImage: true, writtenImage: r.imageName) == .undoAccount(uid: r.uid))
+        let done = try state(r, [r.accountCreated(), r.imageStored, r.failed(.profile), r.imageDeleted, r.accountDeleted])
+        #expect(RegistrationSaga.nextAction(done, withImage: true, writtenImage: r.imageName) == .finish(.compensated))
+    }
+
+    /// The image step can now fail before anything is created: rejected, nothing to compensate.
+    @Test func aFailedBlobWriteIsRejectedWithNothingToUndo() throws {
+        let r = RegistrationScript(114)
+        let s = try state(r, [r.failed(.image, withUID: false)])
+        #expect(RegistrationSaga.nextAction(s, withImage: true) == .finish(.rejected))
+        #expect(s.outcome == .rejected)
     }
 
     @Test func writesTheProfileWhenThereIsNoImageStep() throws {
@@ -84,7 +142,7 @@ import Testing
     }
 
     @Test func aFailureStopsForwardSteps() throws {
-        // Even with the image step missing, a failure means compensation, never `storeImage`.
+        // Even with the image step missing, a failure means compensation, never a forward step.
         let r = RegistrationScript(108)
         let s = try state(r, [r.accountCreated(), r.failed(.image, reason: "interrupted")])
         #expect(RegistrationSaga.nextAction(s, withImage: true) == .undoAccount(uid: r.uid))

@@ -136,6 +136,31 @@ struct FileStoreDurabilityTests {
         }
     }
 
+    /// A repair killed after it copied the torn tail to `.broken` but before it cut the log leaves
+    /// the copy at the end of `.broken`: the next repair keeps that one copy instead of adding another
+    /// (found by `IOFaultDrillTests`' `kill-fsync` cases). Earlier copies stay as they were.
+    @Test func aRepairKilledAfterItsCopyLeavesOneCopy() throws {
+        try withTempDirectory { dir in
+            let log = try Self.writeSixEventLog(in: dir)
+            let logPath = "\(dir)/events.jsonl", brokenPath = logPath + ".broken"
+            let torn = Array("{\"seq\":7,\"id\":\"ki".utf8)
+            let earlier = Array("{\"seq\":3,\"id\":\"an earlier repair\n".utf8)
+            try writeBytes(log + torn, to: logPath)
+            try writeBytes(earlier + torn + [0x0A], to: brokenPath)  // what the killed repair left
+
+            #expect(try FileEventStore(directory: dir).repairTail())
+            #expect(try readBytes(brokenPath) == earlier + torn + [0x0A])
+            #expect(try readBytes(logPath) == log)
+            #expect(try LogVerifier.verify(path: logPath).ok)
+
+            // A different torn tail later is a new copy.
+            let other = Array("{\"seq\":7,\"id\":\"zz".utf8)
+            try writeBytes(log + other, to: logPath)
+            #expect(try FileEventStore(directory: dir).repairTail())
+            #expect(try readBytes(brokenPath) == earlier + torn + [0x0A] + other + [0x0A])
+        }
+    }
+
     /// A JSON object after the last line that is not a valid envelope is damage, not a torn write: writers refuse.
     @Test func aCompleteButInvalidLastLineIsDamage() throws {
         try withTempDirectory { dir in

@@ -61,6 +61,15 @@ extension LedgerDir {
         try handle.write(contentsOf: Data(tornLineBytes))
     }
 
+    /// What a power loss can leave of the last, unacknowledged batch: the log's first `count` complete
+    /// lines. `events.jsonl.index` goes too (after a reboot writers distrust it: it records the boot id).
+    func cutLog(keepingLines count: Int) throws {
+        let lines = splitLines(try logBytes())
+        try #require(lines.count >= count, "the log has \(lines.count) lines, fewer than \(count)")
+        try writeBytes(lines.prefix(count).flatMap { $0 }, to: logPath)
+        try? FileManager.default.removeItem(atPath: logPath + ".index")
+    }
+
     /// `DIR/events.jsonl.broken`.
     var brokenPath: String { logPath + ".broken" }
 

@@ -251,11 +251,14 @@ final class MemoryBlobStore: BlobStore {
     var failPuts = false
     /// When true, `remove` throws an I/O error.
     var failRemoves = false
+    /// Called with each name before it is put (to see what the log held at that moment).
+    var onPut: (String) -> Void = { _ in }
 
     /// An empty store.
     init() {}
 
     func put(_ name: String, _ bytes: [UInt8]) throws {
+        onPut(name)
         if failPuts { throw SystemTestError("injected put failure") }
         blobs[name] = bytes
     }
