@@ -16,8 +16,8 @@ public struct Digest32: Hashable, Sendable {
         guard bytes.count == 64 else { return nil }
         let p = bytes.baseAddress!
         var bad = false
-        let a = HexDigits.word(p, count: 16, &bad), b = HexDigits.word(p + 16, count: 16, &bad)
-        let c = HexDigits.word(p + 32, count: 16, &bad), d = HexDigits.word(p + 48, count: 16, &bad)
+        let a = HexDigits.hex8(p, &bad) << 32 | HexDigits.hex8(p + 8, &bad), b = HexDigits.hex8(p + 16, &bad) << 32 | HexDigits.hex8(p + 24, &bad)
+        let c = HexDigits.hex8(p + 32, &bad) << 32 | HexDigits.hex8(p + 40, &bad), d = HexDigits.hex8(p + 48, &bad) << 32 | HexDigits.hex8(p + 56, &bad)
         guard !bad else { return nil }
         self.init(a: a, b: b, c: c, d: d)
     }

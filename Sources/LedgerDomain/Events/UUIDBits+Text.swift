@@ -10,8 +10,8 @@ extension UUIDBits {
         let p = bytes.baseAddress!
         guard p[8] == UInt8(ascii: "-"), p[13] == UInt8(ascii: "-"), p[18] == UInt8(ascii: "-"), p[23] == UInt8(ascii: "-") else { return nil }
         var bad = false
-        let high = HexDigits.word(p, count: 8, &bad) << 32 | HexDigits.word(p + 9, count: 4, &bad) << 16 | HexDigits.word(p + 14, count: 4, &bad)
-        let low = HexDigits.word(p + 19, count: 4, &bad) << 48 | HexDigits.word(p + 24, count: 12, &bad)
+        let high = HexDigits.hex8(p, &bad) << 32 | HexDigits.hex4(p + 9, &bad) << 16 | HexDigits.hex4(p + 14, &bad)
+        let low = HexDigits.hex4(p + 19, &bad) << 48 | HexDigits.hex4(p + 24, &bad) << 32 | HexDigits.hex8(p + 28, &bad)
         guard !bad else { return nil }
         self.init(high: high, low: low)
     }
@@ -48,28 +48,36 @@ extension UUIDBits {
 
 /// Lowercase hex digits in both directions, byte by byte.
 public enum HexDigits {
-    /// The value of a lowercase hex digit; nil for any other byte.
+    /// The value of the 8 lowercase hex digits at `p`; sets `bad` when any byte is not one.
+    /// Eight bytes at once: range checks and nibble values per byte within one 64-bit word.
     @inline(__always)
-    public static func value(_ byte: UInt8) -> UInt8? {
-        if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") { return byte &- UInt8(ascii: "0") }
-        if byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f") { return byte &- UInt8(ascii: "a") &+ 10 }
-        return nil
+    public static func hex8(_ p: UnsafePointer<UInt8>, _ bad: inout Bool) -> UInt64 {
+        let x = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
+        let high: UInt64 = 0x8080_8080_8080_8080
+        // For bytes below 0x80 no sum below carries into the next byte: bit 7 says "at least".
+        let atLeast0 = x &+ 0x5050_5050_5050_5050, above9 = x &+ 0x4646_4646_4646_4646
+        let atLeastA = x &+ 0x1F1F_1F1F_1F1F_1F1F, aboveF = x &+ 0x1919_1919_1919_1919
+        let valid = ((atLeast0 & ~above9) | (atLeastA & ~aboveF)) & high
+        if x & high != 0 || valid != high { bad = true }
+        // '0'…'9' → 0…9 and 'a'…'f' → 10…15: the low nibble, plus 9 for letters (bit 6).
+        var w = ((x & 0x0F0F_0F0F_0F0F_0F0F) &+ 9 &* ((x >> 6) & 0x0101_0101_0101_0101)).byteSwapped
+        w = (w | (w >> 4)) & 0x00FF_00FF_00FF_00FF
+        w = (w | (w >> 8)) & 0x0000_FFFF_0000_FFFF
+        return (w | (w >> 16)) & 0xFFFF_FFFF
     }
 
-    /// The value of `count` (at most 16) lowercase hex digits at `p`; sets `bad` on any other byte.
+    /// The value of the 4 lowercase hex digits at `p`; sets `bad` when any byte is not one.
     @inline(__always)
-    public static func word(_ p: UnsafePointer<UInt8>, count: Int, _ bad: inout Bool) -> UInt64 {
-        var word: UInt64 = 0
-        var invalid = false
-        for i in 0..<count {
-            let byte = p[i]
-            let digit = byte &- UInt8(ascii: "0"), letter = byte &- UInt8(ascii: "a")
-            let isDigit = digit < 10
-            invalid = invalid || !(isDigit || letter < 6)
-            word = word << 4 | UInt64(isDigit ? digit : letter &+ 10)
-        }
-        if invalid { bad = true }
-        return word
+    public static func hex4(_ p: UnsafePointer<UInt8>, _ bad: inout Bool) -> UInt64 {
+        let x = UInt32(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt32.self))
+        let high: UInt32 = 0x8080_8080
+        let atLeast0 = x &+ 0x5050_5050, above9 = x &+ 0x4646_4646
+        let atLeastA = x &+ 0x1F1F_1F1F, aboveF = x &+ 0x1919_1919
+        let valid = ((atLeast0 & ~above9) | (atLeastA & ~aboveF)) & high
+        if x & high != 0 || valid != high { bad = true }
+        var w = ((x & 0x0F0F_0F0F) &+ 9 &* ((x >> 6) & 0x0101_0101)).byteSwapped
+        w = (w | (w >> 4)) & 0x00FF_00FF
+        return UInt64((w | (w >> 8)) & 0xFFFF)
     }
 
     /// The lowercase digit of a nibble (0…15).
