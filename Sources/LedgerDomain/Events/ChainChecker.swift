@@ -5,7 +5,7 @@
 public struct ChainChecker: Sendable {
     /// Lines checked so far.
     public private(set) var lines = 0
-    private var ids = Set<UUIDBits>()
+    private var ids = UUIDSet()
     /// The last line's declared seq and hash (declared values, so one bad line is reported once).
     private var headSeq = 0
     private var headHash = Digest32.zero
@@ -31,7 +31,7 @@ public struct ChainChecker: Sendable {
     /// when any check fails; the caller then checks the line with `check` for its problem.
     public mutating func check(_ facts: LineFacts, bodyHash: Digest32) -> Bool {
         guard bodyHash == facts.hash, headSeq < Int.max, facts.event.seq == headSeq + 1, facts.prev == headHash,
-              ids.insert(facts.id).inserted else { return false }
+              ids.insert(facts.id) else { return false }
         lines += 1
         headSeq = facts.event.seq
         headHash = facts.hash
@@ -78,7 +78,7 @@ public struct ChainChecker: Sendable {
         let expected = head
         headSeq = envelope.seq
         headHash = Digest32(hex: envelope.hash) ?? .zero
-        let isNewID = ids.insert(Identifiers.uuidBits(envelope.id)!).inserted
+        let isNewID = ids.insert(Identifiers.uuidBits(envelope.id)!)
         guard bodyHash == envelope.hash else {
             throw LogProblem(line: line, kind: .badHash, message: "hash \(envelope.hash.prefix(12))… does not match the line's bytes (sha256 \(bodyHash.prefix(12))…)")
         }

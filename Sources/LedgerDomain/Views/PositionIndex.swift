@@ -17,11 +17,13 @@ struct PositionIndex: Sendable {
     // MARK: - Reads
 
     /// The position of `key`, if held.
-    func find<Key: Hashable>(_ key: Key, keyAt: (Int32) -> Key) -> Int32? {
+    func find<Key: Hashable>(_ key: Key, keyAt: (Int32) -> Key) -> Int32? { find(key, hash: Self.hash(key), keyAt: keyAt) }
+
+    private func find<Key: Hashable>(_ key: Key, hash: Int, keyAt: (Int32) -> Key) -> Int32? {
         guard !slots.isEmpty else { return nil }
         return slots.withUnsafeBufferPointer { slots in
             let mask = slots.count - 1
-            var i = key.hashValue & mask
+            var i = hash & mask
             while true {
                 let position = slots[i]
                 if position < 0 { return nil }
@@ -37,7 +39,7 @@ struct PositionIndex: Sendable {
     mutating func set<Key: Hashable>(_ key: Key, to position: Int32, keyAt: (Int32) -> Key) {
         if (count + 1) * 10 > slots.count * 7 { grow(keyAt: keyAt) }
         let mask = slots.count - 1
-        var i = key.hashValue & mask
+        var i = Self.hash(key) & mask
         slots.withUnsafeMutableBufferPointer { slots in
             while true {
                 let held = slots[i]
@@ -55,6 +57,13 @@ struct PositionIndex: Sendable {
         }
     }
 
+    /// The hash of `key`: `seededHash` for ids (cheap), `hashValue` for anything else.
+    @inline(__always)
+    private static func hash<Key: Hashable>(_ key: Key) -> Int {
+        if let id = key as? UUIDBits { return id.seededHash }
+        return key.hashValue
+    }
+
     /// Doubles the slots and places every position again.
     private mutating func grow<Key: Hashable>(keyAt: (Int32) -> Key) {
         let old = slots
@@ -62,7 +71,7 @@ struct PositionIndex: Sendable {
         let mask = slots.count - 1
         slots.withUnsafeMutableBufferPointer { slots in
             for position in old where position >= 0 {
-                var i = keyAt(position).hashValue & mask
+                var i = Self.hash(keyAt(position)) & mask
                 while slots[i] >= 0 { i = (i + 1) & mask }
                 slots[i] = position
             }
