@@ -23,6 +23,14 @@ public struct ChainChecker: Sendable {
     /// Makes room for the ids of about `lines` more lines at once (no rehash while the set grows).
     public mutating func reserve(lines: Int) { ids.reserveCapacity(ids.count + max(0, lines)) }
 
+    /// Loads the id-set slots of `ids` (the next lines' ids) ahead of their checks; returns a value
+    /// the caller must not discard (so the loads happen).
+    public func touch(_ ids: [UUIDBits]) -> UInt64 {
+        var sum: UInt64 = 0
+        for id in ids { sum &+= self.ids.touch(id) }
+        return sum
+    }
+
     /// The head after the last line checked.
     public var head: Head { Head(seq: headSeq, hash: headHash.hex) }
 

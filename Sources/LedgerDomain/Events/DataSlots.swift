@@ -160,8 +160,8 @@ struct DataSlots {
         let slot = self[key]
         switch slot.kind {
         case .string:
-            let raw = UnsafeBufferPointer(rebasing: line[Int(slot.start)..<Int(slot.end)])
-            return String(validating: raw, as: UTF8.self)
+            // `scan` validated the UTF-8 already: decoding repairs nothing.
+            return String(decoding: UnsafeBufferPointer(rebasing: line[Int(slot.start)..<Int(slot.end)]), as: UTF8.self)
         case .escapedString:
             return (try? JSONReader.parseValue(in: line, at: Int(slot.start) - 1, depth: 1))?.0.stringValue
         default:

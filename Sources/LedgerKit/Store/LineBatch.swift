@@ -21,6 +21,8 @@ final class LineBatch: @unchecked Sendable {
     let firstLine: Int
     /// `ranges`, decoded and hashed (filled by `prepare`). Written by one worker, then read by the scanner after it waited.
     private(set) var prepared: [LogScanner.PreparedLine] = []
+    /// The ids of the lines read in place (`fast`), for the checker to load ahead.
+    private(set) var factIDs: [UUIDBits] = []
 
     init(bytes: [UInt8], base: Int, ranges: [Range<Int>], unterminated: Range<Int>?, eof: Bool, firstLine: Int) {
         self.bytes = bytes; self.base = base; self.ranges = ranges; self.unterminated = unterminated
@@ -31,6 +33,11 @@ final class LineBatch: @unchecked Sendable {
     func prepare(parts: Int, fast: Bool) {
         prepared = bytes.withUnsafeBufferPointer { all in
             LogScanner.prepare(all, ranges, firstLine: firstLine, parts: parts, fast: fast)
+        }
+        if fast {
+            factIDs = prepared.compactMap { line in
+                if case .facts(let facts) = line { facts.id } else { nil }
+            }
         }
     }
 }
