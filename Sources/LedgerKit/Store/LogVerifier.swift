@@ -28,11 +28,14 @@ public enum LogVerifier {
         let file = try FileDescriptor(path: path, flags: O_RDONLY)
         var report = VerifyReport()
         var checker = ChainChecker()
-        try LogScanner.scan(file, checker: &checker) { item in
+        checker.reserve(lines: (try file.size()) / 450)
+        // The head of the intact prefix, as bits until the end.
+        var head: (seq: Int, hash: Digest32)?
+        try LogScanner.scanFacts(file, checker: &checker) { item in
             switch item {
-            case .event(let event, _, _):
+            case .event(let event, let hash, _, _):
                 report.events += 1
-                if report.problems.isEmpty { report.head = Head(seq: event.seq, hash: event.envelope.hash) }
+                if report.problems.isEmpty { head = (event.seq, hash) }
             case .problem(let problem, _, _):
                 report.events += 1
                 if report.problems.count < maxProblems { report.problems.append(problem) }
@@ -41,6 +44,7 @@ public enum LogVerifier {
             }
             return true
         }
+        if let head { report.head = Head(seq: head.seq, hash: head.hash.hex) }
         return report
     }
 }
