@@ -16,8 +16,8 @@ public struct LedgerViews: Equatable, Sendable {
     /// Events applied.
     public var events = 0
     /// The last event's seq and hash (kept as bits; `head` spells the hash out).
-    private var headSeq = 0
-    private var headHash = Digest32.zero
+    private(set) var headSeq = 0
+    private(set) var headHash = Digest32.zero
 
     /// Empty views.
     public init() {}
@@ -27,6 +27,9 @@ public struct LedgerViews: Equatable, Sendable {
         get { Head(seq: headSeq, hash: headHash.hex) }
         set { headSeq = newValue.seq; headHash = Digest32(hex: newValue.hash) ?? .zero }
     }
+
+    /// Sets the head (from a checkpoint).
+    mutating func restoreHead(seq: Int, hash: Digest32) { headSeq = seq; headHash = hash }
 
     /// Applies one event, whose line hashed to `hash`, to every view.
     public mutating func apply(_ event: ViewEvent, hash: Digest32) {

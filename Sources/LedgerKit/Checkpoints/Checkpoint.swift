@@ -3,49 +3,87 @@ import LedgerDomain
 
 // MARK: - Checkpoint
 
-/// Views saved with the `seq` and `hash` they reflect and where that line ends in the log, so a
-/// read replays only the events after it. Stored beside the log as `<log>.checkpoint`.
+/// The views saved beside a log (`<log>.checkpoint`) with the line they reflect, so reads fold only
+/// the lines after it. A cache: trusted only when its bytes hash to the digest it ends with and the
+/// log still holds the line it names; anything else is ignored and rebuilt.
+///
+/// File layout: `LEDGERCP`, the covered line's start and end offsets (little-endian Int64), the
+/// views (`CheckpointWriter`), then the lowercase hex SHA-256 of everything before it (64 bytes).
 public struct Checkpoint {
-    /// The views as of the checkpoint's line.
+    /// The views after the covered line.
     public var views: LedgerViews
-    /// Byte offset where the checkpoint's line starts.
+    /// Byte offset where the covered line starts.
     public var lineStart: Int
-    /// Byte offset just after the checkpoint's line (where the tail starts).
+    /// Byte offset just after it (where the tail begins).
     public var offset: Int
-    /// The time of the checkpoint's line (known once loaded and matched against the log).
+    /// The covered line's time (set by `load`).
     public var headAt: Timestamp?
 
-    /// The file format version.
-    static let format = 1
+    /// A checkpoint of `views`, which reflect the log up to the line at `[lineStart, offset)`.
+    public init(views: LedgerViews, lineStart: Int, offset: Int, headAt: Timestamp? = nil) {
+        self.views = views; self.lineStart = lineStart; self.offset = offset; self.headAt = headAt
+    }
+
+    /// The file's first bytes.
+    static let magic = Array("LEDGERCP".utf8)
 
     /// `<log>.checkpoint`.
     public static func path(forLog log: String) -> String { log + ".checkpoint" }
 
-    /// Events between checkpoints: `LEDGER_CHECKPOINT_EVERY` (0 turns checkpoints off), else 10,000.
+    /// Events between checkpoints: `LEDGER_CHECKPOINT_EVERY`, default 10,000; 0 turns them off.
     public static var interval: Int {
         guard let raw = getenv("LEDGER_CHECKPOINT_EVERY"), let value = Int(String(cString: raw)), value >= 0 else { return 10_000 }
         return value
     }
 
-    /// The checkpoint of `log`, if one exists, decodes, and still matches the log's line at its seq
-    /// (same bytes, same hash); nil otherwise, so a stale or foreign checkpoint is ignored and rebuilt.
+    /// A checkpoint for `log`, opened as `file`, when one exists, is intact and matches the log; else nil.
     public static func load(forLog log: String, file: FileDescriptor) -> Checkpoint? {
-        guard interval > 0, let bytes = try? FileSystem.read(path(forLog: log)),
-              case .object(let root)? = try? JSONReader.parse(bytes),
-              root["format"]?.intValue == format, let lineStart = root["lineStart"]?.intValue,
-              let offset = root["offset"]?.intValue, let viewsJSON = root["views"],
-              let views = try? LedgerViews(checkpoint: viewsJSON),
+        guard interval > 0, FileSystem.exists(path(forLog: log)),
+              let saved = try? FileDescriptor(path: path(forLog: log), flags: O_RDONLY), let size = try? saved.size(),
+              size >= magic.count + 16 + 64 else { return nil }
+        let sha = SHA256Stream()
+        var header = [UInt8](repeating: 0, count: magic.count + 16)
+        guard (try? header.withUnsafeMutableBytes({ try saved.read(into: $0.baseAddress!, count: $0.count, at: 0) })) == header.count,
+              Array(header.prefix(magic.count)) == magic else { return nil }
+        header.withUnsafeBytes { sha.update($0) }
+        let lineStart = header.withUnsafeBytes { Int(Int64(littleEndian: $0.loadUnaligned(fromByteOffset: magic.count, as: Int64.self))) }
+        let offset = header.withUnsafeBytes { Int(Int64(littleEndian: $0.loadUnaligned(fromByteOffset: magic.count + 8, as: Int64.self))) }
+        // The views' bytes, hashed as they are read; the last 64 bytes are the digest to match.
+        let end = size - 64
+        var position = header.count
+        guard let views = try? CheckpointReader.read(source: { buffer in
+            let n = try saved.read(into: buffer.baseAddress!, count: min(buffer.count, end - position), at: position)
+            sha.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            position += n
+            return n
+        }), position == end else { return nil }
+        var trailer = [UInt8](repeating: 0, count: 64)
+        guard (try? trailer.withUnsafeMutableBytes({ try saved.read(into: $0.baseAddress!, count: 64, at: end) })) == 64,
+              trailer == Array(sha.finalize().utf8),
               let headAt = CoveredLine.time(in: file, lineStart: lineStart, offset: offset, head: views.head)
         else { return nil }
         return Checkpoint(views: views, lineStart: lineStart, offset: offset, headAt: headAt)
     }
 
-    /// Writes this checkpoint durably (temp, fsync, rename, fsync folder); failures are ignored
-    /// (a read-only folder just means no checkpoint).
+    /// Saves this checkpoint for `log` atomically (temp file, fsync, rename). Failure leaves the
+    /// previous checkpoint, or none: it is only a cache.
     public func save(forLog log: String) {
-        let root = JSONValue.object(JSONObject([
-            ("format", .int(Self.format)), ("lineStart", .int(lineStart)), ("offset", .int(offset)), ("views", views.checkpointJSON),
-        ]))
-        try? FileSystem.writeAtomically(JSONWriter.bytes(root), to: Self.path(forLog: log))
+        let sha = SHA256Stream()
+        try? FileSystem.writeAtomically(to: Self.path(forLog: log)) { append in
+            var header = Self.magic
+            withUnsafeBytes(of: Int64(lineStart).littleEndian) { header.append(contentsOf: $0) }
+            withUnsafeBytes(of: Int64(offset).littleEndian) { header.append(contentsOf: $0) }
+            try header.withUnsafeBytes { sha.update($0); try append($0) }
+            var failure: (any Error)?
+            withoutActuallyEscaping(append) { append in
+                CheckpointWriter.write(views) { bytes in
+                    guard failure == nil else { return }
+                    sha.update(bytes)
+                    do { try append(bytes) } catch { failure = error }
+                }
+            }
+            if let failure { throw failure }
+            try Array(sha.finalize().utf8).withUnsafeBytes { try append($0) }
+        }
     }
 }

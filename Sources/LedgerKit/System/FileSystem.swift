@@ -47,6 +47,28 @@ public enum FileSystem {
         try syncDirectory(directoryName(path))
     }
 
+    /// Like `writeAtomically(_:to:mode:)` for content produced in pieces: `produce` gets a function
+    /// that appends bytes to the temp file. Nothing is visible at `path` unless every piece was written.
+    public static func writeAtomically(to path: String, mode: mode_t = 0o600,
+                                       _ produce: (_ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
+        let temp = "\(path).tmp-\(getpid())"
+        do {
+            let file = try FileDescriptor(path: temp, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: mode)
+            var offset = 0
+            try produce { bytes in
+                try file.write(bytes, at: offset)
+                offset += bytes.count
+            }
+            try file.sync()
+            if let code = IOFaults.fault(.rename) { throw SystemError("rename", path: path, code: code) }
+            guard rename(temp, path) == 0 else { throw SystemError("rename", path: path) }
+        } catch {
+            unlink(temp)
+            throw error
+        }
+        try syncDirectory(directoryName(path))
+    }
+
     /// Reads a whole file; `limit` bounds the bytes read (a larger file throws EFBIG).
     public static func read(_ path: String, limit: Int = Int.max) throws -> [UInt8] {
         let file = try FileDescriptor(path: path, flags: O_RDONLY)

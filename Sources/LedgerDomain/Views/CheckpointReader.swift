@@ -1,0 +1,158 @@
+// MARK: - CheckpointReader
+
+/// Reads the views `CheckpointWriter` wrote, pulling bytes from `source` about 1 MiB at a time.
+/// Every count, length, tag and enum is checked: any other input throws `CheckpointError` (never a trap),
+/// and the caller then replays from scratch.
+public struct CheckpointReader {
+    private var buffer: [UInt8] = []
+    private var position = 0
+    private var ended = false
+    /// Reads up to `into.count` bytes into `into`; returns how many (0 at the end).
+    private let source: (UnsafeMutableRawBufferPointer) throws -> Int
+
+    private static let chunk = 1 << 20
+    /// The longest string a row may hold (emails, names, messages are far shorter).
+    private static let maxString = 1 << 16
+
+    private init(source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) { self.source = source }
+
+    /// The views read from `source`, which must end right after them.
+    public static func read(policy: SignInPolicy = SignInPolicy(),
+                            source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) throws -> LedgerViews {
+        var r = CheckpointReader(source: source)
+        var views = LedgerViews()
+        views.signIns = SignInView(policy: policy)
+        guard try r.bytes(CheckpointWriter.magic.count) == CheckpointWriter.magic else { throw CheckpointError(message: "not a ledger checkpoint (v2)") }
+        views.events = try r.count()
+        views.restoreHead(seq: try r.count(), hash: try r.digest())
+        for _ in 0..<(try r.count()) {
+            views.users.restore(UserView.Record(uid: try r.uuid(), registration: try r.uuid(), email: try r.string(),
+                                                userName: try r.optionalString(), profileImage: try r.optionalUUID(),
+                                                createdAt: try r.optionalTime(), status: try r.choice(UserRow.Status.allCases)))
+        }
+        for _ in 0..<(try r.count()) {
+            views.sessions.upsert(SessionView.Record(session: try r.uuid(), uid: try r.uuid(), startedAt: try r.time(),
+                                                     expiresAt: try r.time(), endedAt: try r.optionalTime()))
+        }
+        for _ in 0..<(try r.count()) {
+            views.images.upsert(ImageView.Record(image: try r.uuid(), uid: try r.uuid(), contentType: try r.choice(ImageContentType.allCases),
+                                                 bytes: try r.count(), sha256: try r.digest(), storedAt: try r.time(),
+                                                 status: try r.choice(ImageRow.Status.allCases)))
+        }
+        for _ in 0..<(try r.count()) {
+            var s = RegistrationState(id: try r.uuid())
+            s.startedAt = try r.optionalTime(); s.lastAt = try r.optionalTime(); s.email = try r.optionalString(); s.uidBits = try r.optionalUUID()
+            let flags = try r.byte()
+            guard flags < 16 else { throw CheckpointError(message: "bad registration flags") }
+            s.accountLive = flags & 1 != 0; s.withImage = flags & 2 != 0; s.imageLive = flags & 4 != 0; s.profileWritten = flags & 8 != 0
+            s.imageBits = try r.optionalUUID()
+            if try r.flag() {
+                s.failure = Failed(step: try r.choice(RegistrationStep.allCases), reason: try r.string(), message: try r.string(),
+                                   email: try r.optionalString(), uid: try r.optionalString())
+            }
+            let compensations = try r.count()
+            guard compensations <= 16 else { throw CheckpointError(message: "too many compensations") }
+            for _ in 0..<compensations { s.compensations.append(try r.choice(EventType.allCases)) }
+            s.version = try r.count()
+            views.registrations.restore(s)
+        }
+        for _ in 0..<(try r.count()) {
+            var row = SignInView.Row(email: try r.string())
+            row.failures = try r.count()
+            let recent = try r.count()
+            guard recent <= 64 else { throw CheckpointError(message: "too many recent failures") }
+            for _ in 0..<recent { row.recentFailures.append(try r.time()) }
+            views.signIns.restore(row)
+        }
+        guard try r.atEnd() else { throw CheckpointError(message: "bytes after the views") }
+        return views
+    }
+
+    // MARK: - Bytes
+
+    /// Makes `count` bytes available at `position` (count ≤ the chunk).
+    private mutating func need(_ count: Int) throws {
+        if buffer.count - position >= count { return }
+        buffer.removeFirst(position)
+        position = 0
+        while buffer.count < count && !ended {
+            let old = buffer.count
+            var n = 0
+            buffer = try [UInt8](unsafeUninitializedCapacity: old + Self.chunk) { out, initialized in
+                initialized = old
+                if old > 0 { out.baseAddress!.update(from: buffer, count: old) }
+                n = try source(UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(out)[old...]))
+                initialized = old + n
+            }
+            if n == 0 { ended = true }
+        }
+        guard buffer.count >= count else { throw CheckpointError(message: "truncated") }
+    }
+
+    private mutating func atEnd() throws -> Bool {
+        if position < buffer.count { return false }
+        do { try need(1) } catch { return true }
+        return false
+    }
+
+    private mutating func bytes(_ count: Int) throws -> [UInt8] {
+        try need(count)
+        defer { position += count }
+        return Array(buffer[position..<(position + count)])
+    }
+
+    private mutating func byte() throws -> Int {
+        try need(1)
+        defer { position += 1 }
+        return Int(buffer[position])
+    }
+
+    private mutating func word() throws -> UInt64 {
+        try need(8)
+        defer { position += 8 }
+        return buffer.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: position, as: UInt64.self)) }
+    }
+
+    /// A non-negative count or number (a negative one is damage).
+    private mutating func count() throws -> Int {
+        let value = Int64(bitPattern: try word())
+        guard value >= 0 else { throw CheckpointError(message: "negative count") }
+        return Int(value)
+    }
+
+    private mutating func flag() throws -> Bool {
+        switch try byte() {
+        case 0: return false
+        case 1: return true
+        default: throw CheckpointError(message: "bad presence tag")
+        }
+    }
+
+    private mutating func time() throws -> Timestamp { Timestamp(millis: Int64(bitPattern: try word())) }
+
+    private mutating func uuid() throws -> UUIDBits { UUIDBits(high: try word(), low: try word()) }
+
+    private mutating func digest() throws -> Digest32 { Digest32(a: try word(), b: try word(), c: try word(), d: try word()) }
+
+    private mutating func string() throws -> String {
+        let length = try count()
+        guard length <= Self.maxString else { throw CheckpointError(message: "string too long") }
+        try need(length)
+        defer { position += length }
+        guard let text = buffer.withUnsafeBufferPointer({ String(validating: UnsafeBufferPointer(rebasing: $0[position..<(position + length)]), as: UTF8.self) })
+        else { throw CheckpointError(message: "invalid UTF-8") }
+        return text
+    }
+
+    private mutating func choice<Value>(_ cases: [Value]) throws -> Value {
+        let index = try byte()
+        guard index < cases.count else { throw CheckpointError(message: "unknown enum value") }
+        return cases[index]
+    }
+
+    private mutating func optionalString() throws -> String? { try flag() ? try string() : nil }
+
+    private mutating func optionalUUID() throws -> UUIDBits? { try flag() ? try uuid() : nil }
+
+    private mutating func optionalTime() throws -> Timestamp? { try flag() ? try time() : nil }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import LedgerDomain
+import LedgerKit
+import Testing
+
+// MARK: - CheckpointCodecTests
+
+/// The binary checkpoint: views read back equal to the views written; any truncation or damage is
+/// refused with `CheckpointError` or by the trailing digest, never a trap; on disk, a damaged or
+/// foreign checkpoint is ignored.
+struct CheckpointCodecTests {
+    /// The views of a generated log with every event type, and the log's path.
+    private func generated(_ folder: String) throws -> (LedgerViews, String) {
+        let bench = "\(Paths.binaries)/ledger-bench"
+        try #require(FileManager.default.isExecutableFile(atPath: bench), "no ledger-bench at \(bench): run `swift build` first")
+        let log = "\(folder)/bench.jsonl"
+        let generated = try run(bench, ["generate", "--events", "3000", "--out", log, "--seed", "21"])
+        try #require(generated.status == 0, "\(generated)")
+        return (try ViewLoader.load(path: log, asOf: nil, now: Timestamp(millis: 0)).views, log)
+    }
+
+    private func encode(_ views: LedgerViews) -> [UInt8] {
+        final class Box: @unchecked Sendable { var bytes: [UInt8] = [] }
+        let box = Box()
+        CheckpointWriter.write(views) { box.bytes.append(contentsOf: $0) }
+        return box.bytes
+    }
+
+    private func decode(_ bytes: [UInt8]) throws -> LedgerViews {
+        var position = 0
+        return try CheckpointReader.read { buffer in
+            let n = min(buffer.count, bytes.count - position)
+            bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + position, byteCount: n) }
+            position += n
+            return n
+        }
+    }
+
+    @Test func viewsRoundTrip() throws {
+        try withTempDirectory("checkpoint-codec") { folder in
+            let (views, _) = try generated(folder)
+            #expect(views.users.count > 100 && views.registrations.rows.contains { $0.failure != nil })
+            let bytes = encode(views)
+            let back = try decode(bytes)
+            #expect(back == views)
+            #expect(back.users.rows == views.users.rows && back.sessions.rows == views.sessions.rows)
+            #expect(back.registrations.rows == views.registrations.rows && back.signIns.rows == views.signIns.rows)
+            #expect(back.head == views.head && back.events == views.events)
+            #expect(back.invariantViolations().isEmpty)
+            #expect(encode(back) == bytes, "re-encoding gives the same bytes")
+            #expect(try decode(encode(LedgerViews())) == LedgerViews())
+        }
+    }
+
+    @Test func truncationsAndDamageAreRefusedWithoutATrap() throws {
+        try withTempDirectory("checkpoint-damage") { folder in
+            let (views, _) = try generated(folder)
+            let bytes = encode(views)
+            for cut in Array(0..<200) + Array(stride(from: 200, to: bytes.count, by: 97)) {
+                #expect(throws: CheckpointError.self) { try decode(Array(bytes.prefix(cut))) }
+            }
+            #expect(throws: CheckpointError.self) { try decode(bytes + [0]) }
+            let random = SeededRandom(seed: 8)
+            var refused = 0
+            for _ in 0..<400 {
+                var damaged = bytes
+                damaged[random.next(damaged.count)] ^= UInt8(1 << random.next(8))
+                do { _ = try decode(damaged) } catch is CheckpointError { refused += 1 }
+            }
+            #expect(refused > 0, "some flips hit a tag, count, enum or length")
+        }
+    }
+
+    @Test func onDiskADamagedOrTruncatedCheckpointIsIgnored() throws {
+        try withTempDirectory("checkpoint-file") { folder in
+            let (views, log) = try generated(folder)
+            let file = try FileDescriptor(path: log, flags: O_RDONLY)
+            let size = try file.size()
+            let text = try String(contentsOfFile: log, encoding: .utf8)
+            let lastLine = text.dropLast().split(separator: "\n").last!
+            let lineStart = size - lastLine.utf8.count - 1
+            Checkpoint(views: views, lineStart: lineStart, offset: size).save(forLog: log)
+            let loaded = try #require(Checkpoint.load(forLog: log, file: file))
+            #expect(loaded.views == views && loaded.offset == size)
+            let path = Checkpoint.path(forLog: log)
+            let saved = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            for at in [9, 30, saved.count / 2, saved.count - 70, saved.count - 1] {
+                var damaged = saved
+                damaged[at] ^= 0x04
+                try Data(damaged).write(to: URL(fileURLWithPath: path))
+                #expect(Checkpoint.load(forLog: log, file: file) == nil, "a flip at \(at) is caught")
+            }
+            try Data(saved.prefix(saved.count - 1)).write(to: URL(fileURLWithPath: path))
+            #expect(Checkpoint.load(forLog: log, file: file) == nil)
+            // A checkpoint naming a line the log does not hold there is ignored too.
+            try Data(saved).write(to: URL(fileURLWithPath: path))
+            #expect(Checkpoint.load(forLog: log, file: file) != nil)
+            Checkpoint(views: views, lineStart: lineStart - 1, offset: size).save(forLog: log)
+            #expect(Checkpoint.load(forLog: log, file: file) == nil)
+        }
+    }
+}
