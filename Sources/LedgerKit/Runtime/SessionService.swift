@@ -56,7 +56,8 @@ public final class SessionService {
         var hashes: [String: String] = [:]
         try store.read(from: 1) { event in
             views.apply(event)
-            if case .accountCreated(let created) = event.event { hashes[created.uid] = created.passwordHash }
+            // Only the accounts of this email: the hashes of every account would cost memory for nothing.
+            if case .accountCreated(let created) = event.event, created.email == email { hashes[created.uid] = created.passwordHash }
             return true
         }
         let user = views.users.live(email: email).flatMap { $0.status == .active ? $0 : nil }

@@ -148,7 +148,7 @@ public final class FileEventStore: EventStore {
             throw StoreError.io(error)
         }
         do {
-            try log.sync()
+            try log.syncData()
         } catch {
             throw poison(error, "the last append may or may not be on disk")
         }
