@@ -274,7 +274,7 @@ la, sq, lr = med("ledger-append", 1), med("sqlite", 1), med("ledger-registration
 re_, rb = med("register-empty"), med("register-big")
 print("| measure | median | rate |")
 print("|---|---:|---:|")
-print(f"| ledger: {appends} single-event appends, FileEventStore in-process, fsync each (`ledger-bench append`) | {1000 / la:.3f} ms/commit | {la:,.0f} commits/s |")
+print(f"| ledger: {appends} single-event appends, FileEventStore in-process, fdatasync each (`ledger-bench append`) | {1000 / la:.3f} ms/commit | {la:,.0f} commits/s |")
 print(f"| SQLite WAL, synchronous=FULL: {appends} transactions of one row (`sqlite_wal_commits.py`) | {1000 / sq:.3f} ms/commit | {sq:,.0f} commits/s |")
 print(f"| ledger: {registrations} whole registrations in-process, no image, yescrypt cost 1 (`ledger-bench registrations`) | {1000 / lr:.3f} ms/registration | {lr:,.0f} registrations/s |")
 print(f"| `LEDGER_HASH_COST=1 ledger register --password-stdin`, empty data folder | {fmt(re_, 3)} s | |")
