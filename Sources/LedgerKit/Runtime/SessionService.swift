@@ -54,11 +54,13 @@ public final class SessionService {
         let email = rawEmail.lowercasedASCII
         var views = LedgerViews()
         var hashes: [String: String] = [:]
-        try store.read(from: 1) { event in
-            views.apply(event)
-            // Only the accounts of this email: the hashes of every account would cost memory for nothing.
-            if case .accountCreated(let created) = event.event, created.email == email { hashes[created.uid] = created.passwordHash }
-            return true
+        // Every event folded; only this email's accounts built whole, for their password hashes.
+        let accounts = try store.scanViews(wanted: { event in
+            if case .accountCreated(_, let created, _) = event.fact { return created == email }
+            return false
+        }, visit: { views.apply($0, hash: $1) })
+        for event in accounts {
+            if case .accountCreated(let created) = event.event { hashes[created.uid] = created.passwordHash }
         }
         let user = views.users.live(email: email).flatMap { $0.status == .active ? $0 : nil }
         let storedHash = user.flatMap { hashes[$0.uid] }

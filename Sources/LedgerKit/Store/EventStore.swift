@@ -81,12 +81,28 @@ public protocol EventStore: AnyObject {
     func readStream(_ stream: String) throws -> [RecordedEvent]
     /// The last `seq` and `hash`.
     func head() throws -> Head
+    /// Reads every event, as `read(from: 1)` does, for callers that fold views: `visit` gets each
+    /// event as the views fold it (with its line's hash), and the events `wanted` picks are returned
+    /// whole, in order. Lets a store read most lines without building them whole.
+    func scanViews(wanted: (ViewEvent) -> Bool, visit: (ViewEvent, Digest32) -> Void) throws -> [RecordedEvent]
 }
 
 extension EventStore {
     /// Appends without a condition.
     public func append(_ events: [LedgerEvent], to stream: String, expected: ExpectedVersion) throws -> [RecordedEvent] {
         try append(events, to: stream, expected: expected, condition: nil)
+    }
+
+    /// `scanViews` through `read`: every event built whole, then converted.
+    public func scanViews(wanted: (ViewEvent) -> Bool, visit: (ViewEvent, Digest32) -> Void) throws -> [RecordedEvent] {
+        var picked: [RecordedEvent] = []
+        try read(from: 1) { event in
+            let view = ViewEvent(event)
+            visit(view, Digest32(hex: event.envelope.hash) ?? .zero)
+            if wanted(view) { picked.append(event) }
+            return true
+        }
+        return picked
     }
 
     /// Every event from `seq` on, at most `limit`.

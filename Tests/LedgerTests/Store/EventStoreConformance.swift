@@ -29,6 +29,7 @@ enum EventStoreConformance {
         case emptyBatchIsRefused
         case invalidDataIsRefused
         case emailIndexRefusesOnlyLiveEmails
+        case scanViewsVisitsEveryEventAndBuildsTheWanted
 
         var testDescription: String { rawValue }
 
@@ -51,6 +52,7 @@ enum EventStoreConformance {
             case .emptyBatchIsRefused: try EventStoreConformance.emptyBatchIsRefused(make)
             case .invalidDataIsRefused: try EventStoreConformance.invalidDataIsRefused(make)
             case .emailIndexRefusesOnlyLiveEmails: try EventStoreConformance.emailIndexRefusesOnlyLiveEmails(make)
+            case .scanViewsVisitsEveryEventAndBuildsTheWanted: try EventStoreConformance.scanViewsVisitsEveryEventAndBuildsTheWanted(make)
             }
         }
     }
@@ -179,6 +181,26 @@ enum EventStoreConformance {
         #expect(try store.readStream(a).map(\.event.type) == [.accountCreated, .imageStored, .profileWritten])
         #expect(try store.readStream(b).map(\.seq) == [2, 4])
         #expect(try store.readStream(Fixtures.stream(.registration, 12)).isEmpty)
+    }
+
+    /// `scanViews` visits every event as `read` gives it (converted for the views, with its hash) and
+    /// returns the wanted ones whole, equal to what `read` gives.
+    static func scanViewsVisitsEveryEventAndBuildsTheWanted(_ make: EventStoreFactory) throws {
+        let store = try make()
+        let a = Fixtures.stream(.registration, 20), b = Fixtures.stream(.registration, 21)
+        _ = try store.append([Fixtures.registration(1), Fixtures.event(.imageStored)], to: a, expected: .noStream)
+        _ = try store.append([Fixtures.registration(2)], to: b, expected: .noStream)
+        _ = try store.append([Fixtures.event(.profileWritten)], to: a, expected: .exactly(2))
+        let all = try store.readAll()
+        var visited: [(ViewEvent, Digest32)] = []
+        let wanted = try store.scanViews(wanted: { event in
+            if case .accountCreated = event.fact { return true }
+            return false
+        }, visit: { visited.append(($0, $1)) })
+        #expect(visited.map(\.0) == all.map(ViewEvent.init))
+        #expect(visited.map { $0.1.hex } == all.map(\.envelope.hash))
+        #expect(wanted == all.filter { $0.event.type == .accountCreated })
+        #expect(wanted.count == 2)
     }
 
     /// `head()` is seq 0 and 64 zeros when empty, then the last line's seq and hash.
