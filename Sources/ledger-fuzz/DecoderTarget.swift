@@ -10,6 +10,8 @@ struct DecoderStats {
     var json = 0
     /// Inputs that decoded as an envelope.
     var decoded = 0
+    /// Inputs read in place by `LineCodec.decodeFacts` (and compared with the full decoder).
+    var facts = 0
     /// Chain checks that returned an event.
     var events = 0
     /// Problems by kind (decoder and chain checker).
@@ -53,6 +55,7 @@ final class DecoderTarget {
         var failures: [String] = []
         bytes.withUnsafeBufferPointer { buffer in
             checkReader(buffer, &failures)
+            checkFacts(buffer, &failures)
             let lineNumber = 1 + rng.below(1000)
             let decoded: (Envelope, bodyLength: Int)
             do throws(LogProblem) {
@@ -74,6 +77,23 @@ final class DecoderTarget {
     }
 
     private func count(_ problem: LogProblem) { stats.problems[problem.kind.rawValue, default: 0] += 1 }
+
+    /// `LineCodec.decodeFacts` (replay's in-place reader): facts only for a line the full path
+    /// accepts, and then the same event, id, `prev`, `hash` and body length.
+    private func checkFacts(_ buffer: UnsafeBufferPointer<UInt8>, _ failures: inout [String]) {
+        guard let facts = LineCodec.decodeFacts(buffer) else { return }
+        stats.facts += 1
+        guard let (envelope, bodyLength) = try? LineCodec.decodeGeneric(buffer, lineNumber: 1),
+              case .event(let event) = ChainChecker.prepare(envelope) else {
+            failures.append("decodeFacts read a line the full decoder refuses")
+            return
+        }
+        if facts.event != ViewEvent(RecordedEvent(envelope: envelope, event: event)) { failures.append("decodeFacts and the full decoder disagree on the event") }
+        if facts.id != UUIDBits(uuid: envelope.id) || facts.prev != Digest32(hex: envelope.prev) || facts.hash != Digest32(hex: envelope.hash)
+            || facts.bodyLength != bodyLength {
+            failures.append("decodeFacts and the full decoder disagree on the envelope")
+        }
+    }
 
     /// `JSONReader.parse`: an error points inside the input; a value survives write → read → write unchanged.
     private func checkReader(_ buffer: UnsafeBufferPointer<UInt8>, _ failures: inout [String]) {

@@ -193,7 +193,7 @@ let stats = decoder.stats
 func counts(_ table: [String: Int]) -> String { table.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") }
 say("corpus: \(corpusSource) (\(demo.count) lines) + \(decoder.corpus.count - demo.count) generated lines")
 if specialInputs > 0 { say("specials: \(specialInputs) fixed hostile inputs (deep nesting, huge numbers, bad UTF-8, lone surrogates, 8 MB strings, 200000 members)") }
-say("decoder: \(stats.json) JSON values, \(stats.decoded) envelopes, \(stats.events) events, \(stats.scans) scanned files; problems: \(counts(stats.problems))")
+say("decoder: \(stats.json) JSON values, \(stats.decoded) envelopes (\(stats.facts) read in place too), \(stats.events) events, \(stats.scans) scanned files; problems: \(counts(stats.problems))")
 say("image: \(counts(image.accepted)); validation: \(counts(image.validations))")
 say("slowest: \(slowest.label) \(Int(slowest.seconds * 1000)) ms; max RSS \(resources.ru_maxrss / 1024) MB")
 let total = decoderInputs + imageInputs + specialInputs
