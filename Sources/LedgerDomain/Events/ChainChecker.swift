@@ -20,8 +20,10 @@ public struct ChainChecker: Sendable {
         lines = head.seq
     }
 
-    /// Makes room for the ids of about `lines` more lines at once (no rehash while the set grows).
-    public mutating func reserve(lines: Int) { ids.reserveCapacity(ids.count + max(0, lines)) }
+    /// Makes room for the ids of about `lines` more lines at once (no rehash while the set grows),
+    /// up to 4 Mi ids (64 MiB of table): an estimate from a file's size must not allocate for lines
+    /// it may not hold; past that the set grows as it fills.
+    public mutating func reserve(lines: Int) { ids.reserveCapacity(ids.count + min(max(0, lines), 1 << 22)) }
 
     /// Loads the id-set slots of `ids` (the next lines' ids) ahead of their checks; returns a value
     /// the caller must not discard (so the loads happen).

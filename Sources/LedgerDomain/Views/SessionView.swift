@@ -35,7 +35,8 @@ public struct SessionRow: Equatable, Sendable {
 
 // MARK: - SessionView
 
-/// The sessions view, compact, in start order.
+/// The sessions view, compact, in start order. A session id started again (which ledger never
+/// writes) takes the new times but stays in its first user's chain and keeps that user.
 public struct SessionView: Equatable, Sendable {
     /// One session, compact. Sessions of one user are chained through `previousOfUser`.
     struct Record: Equatable, Sendable {
