@@ -21,7 +21,7 @@ public struct ChainChecker: Sendable {
     }
 
     /// Makes room for the ids of about `lines` more lines at once (no rehash while the set grows),
-    /// up to 4 Mi ids (64 MiB of table): an estimate from a file's size must not allocate for lines
+    /// up to 4 Mi ids (a 128 MiB table): an estimate from a file's size must not allocate for lines
     /// it may not hold; past that the set grows as it fills.
     public mutating func reserve(lines: Int) { ids.reserveCapacity(ids.count + min(max(0, lines), 1 << 22)) }
 
