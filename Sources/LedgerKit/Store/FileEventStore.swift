@@ -23,12 +23,12 @@ public final class FileEventStore: EventStore {
 
     private let clock: any Clock
     private let random: any RandomSource
-    private var index = LogIndex()
-    private var poisoned: StoreError?
+    var index = LogIndex()
+    private(set) var poisoned: StoreError?
     /// Set when the index file failed this process once; it then keeps its index in memory.
-    private var indexFileDisabled = !StoreIndexFile.enabled
+    var indexFileDisabled = !StoreIndexFile.enabled
     /// The log's (device, inode), for the index file's header.
-    private var logIdentity: (dev: UInt64, ino: UInt64) = (0, 0)
+    var logIdentity: (dev: UInt64, ino: UInt64) = (0, 0)
 
     /// A store over `directory` (created on the first write).
     public init(directory: String, clock: any Clock = SystemClock(), random: any RandomSource = SecureRandom()) {
@@ -184,127 +184,9 @@ public final class FileEventStore: EventStore {
         }
     }
 
-    // MARK: - Catching up
-
-    /// Under the exclusive lock: maps the shared index file and lines this process's index up with
-    /// it — adopting what it covers when its last covered line is still in the log, else starting a
-    /// fresh one that `catchUp` fills from the whole log. Without a usable file, the index stays in memory.
-    private func syncIndexFile(_ log: FileDescriptor) {
-        guard !indexFileDisabled else { return }
-        var info = stat()
-        guard fstat(log.fd, &info) == 0 else { return }
-        logIdentity = (UInt64(info.st_dev), UInt64(info.st_ino))
-        var table = index.table
-        if table?.isCurrent != true { table = StoreIndexFile.open(path: indexPath) }
-        guard let table else {
-            indexFileDisabled = true
-            if index.table != nil { index = LogIndex() }
-            return
-        }
-        if let coverage = table.coverage(logDevice: logIdentity.dev, inode: logIdentity.ino) {
-            if index.table === table && coverage == index.coverage { return }
-            if CoveredLine.time(in: log, lineStart: coverage.lineStart, offset: coverage.offset, head: coverage.head) != nil {
-                index = LogIndex(table: table, coverage: coverage)
-                return
-            }
-        }
-        guard let fresh = StoreIndexFile.open(path: indexPath, fresh: true) else {
-            indexFileDisabled = true
-            if index.table != nil { index = LogIndex() }
-            return
-        }
-        index = LogIndex(table: fresh)
-    }
-
-    /// Verifies what was appended since the last look. A torn tail is repaired when `repairing`
-    /// (the caller holds the exclusive lock) and skipped otherwise; any other damage throws.
-    private func catchUp(_ log: FileDescriptor, repairing: Bool) throws {
-        do {
-            let size = try log.size()
-            if size < index.verifiedSize {  // the file was cut: start over
-                index = LogIndex(table: index.table == nil ? nil : StoreIndexFile.open(path: indexPath, fresh: true))
-            }
-            guard size > index.verifiedSize else { return }
-            var damage: LogProblem?
-            var torn: (problem: LogProblem, offset: Int, length: Int)?
-            var checker = index.checker
-            try LogScanner.scan(log, from: index.verifiedSize, checker: &checker) { item in
-                switch item {
-                case .event(let event, let offset, let length):
-                    index.record(event, offset: offset, length: length)
-                    return true
-                case .problem(let problem, _, _):
-                    damage = problem
-                    return false
-                case .tornTail(let problem, let offset, let length):
-                    torn = (problem, offset, length)
-                    return false
-                }
-            }
-            index.checker = checker
-            if let damage {
-                index = LogIndex()
-                throw StoreError(.damaged, "the log is damaged at \(damage) — run `ledger verify`; writers refuse until it is restored", problem: damage)
-            }
-            if let torn, repairing { try repair(log, torn: torn) }
-        } catch let error as SystemError {
-            throw StoreError.io(error)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(.io, "\(error)")
-        }
-    }
-
-    /// Moves a torn tail to `events.jsonl.broken`, cuts the log back and fsyncs both.
-    private func repair(_ log: FileDescriptor, torn: (problem: LogProblem, offset: Int, length: Int)) throws {
-        var bytes = try Self.bytes(of: log, at: torn.offset, count: torn.length)
-        if bytes.last != 0x0A { bytes.append(0x0A) }
-        let broken = try FileDescriptor(path: brokenPath, flags: O_RDWR | O_CREAT | O_APPEND)
-        let kept = try broken.size()
-        // A repair killed after its copy but before the cut left the same bytes at the end: keep one copy.
-        let copied = kept >= bytes.count && (try? Self.bytes(of: broken, at: kept - bytes.count, count: bytes.count)) == bytes
-        if !copied {
-            do {
-                try bytes.withUnsafeBytes { (raw) throws in try broken.write(raw, at: kept) }
-            } catch {
-                try? broken.truncate(to: kept)  // no partial copy stays in .broken; the log still holds the tail
-                throw error
-            }
-        }
-        do {
-            try broken.sync()
-        } catch {
-            if !copied { try? broken.truncate(to: kept) }
-            throw poison(error, "the torn last line could not be kept in \(brokenPath); the log is unchanged")
-        }
-        try log.truncate(to: torn.offset)
-        do {
-            try log.sync()
-            try FileSystem.syncDirectory(directory)
-        } catch {
-            throw poison(error, "the log was cut back to repair a torn last line, but that may not be on disk")
-        }
-        notice("repaired a torn last line (line \(torn.problem.line), \(torn.length) bytes never acknowledged): moved to \(brokenPath)")
-    }
-
-    /// `count` bytes of `file` from `offset` (fewer at its end).
-    private static func bytes(of file: FileDescriptor, at offset: Int, count: Int) throws -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let n = try out.withUnsafeMutableBytes { (raw) throws -> Int in
-                try file.read(into: raw.baseAddress! + done, count: count - done, at: offset + done)
-            }
-            if n == 0 { break }
-            done += n
-        }
-        return Array(out.prefix(done))
-    }
-
     /// Refuses every later append of this process with `error`: after a failed fsync nothing can be
     /// assumed about what the disk holds, and going on would treat the failed fsync as if it had worked.
-    private func poison(_ error: any Error, _ consequence: String) -> StoreError {
+    func poison(_ error: any Error, _ consequence: String) -> StoreError {
         let failure = StoreError(.notDurable, "\(error): \(consequence); run `ledger recover`")
         poisoned = failure
         return failure
@@ -326,82 +208,7 @@ public final class FileEventStore: EventStore {
         }
     }
 
-    // MARK: - Reads
-
-    /// Calls `body` with every event from `seq` on; a torn tail is skipped, damage throws.
-    public func read(from seq: Int, _ body: (RecordedEvent) -> Bool) throws {
-        try withReadLock { (log) throws in
-            var checker = ChainChecker()
-            var damage: LogProblem?
-            do {
-                try LogScanner.scan(log, checker: &checker) { item in
-                    switch item {
-                    case .event(let event, _, _): return event.seq < seq || body(event)
-                    case .problem(let problem, _, _): damage = problem; return false
-                    case .tornTail: return false
-                    }
-                }
-            } catch {
-                throw StoreError.io(error)
-            }
-            if let damage { throw StoreError(.damaged, "the log is damaged at \(damage)", problem: damage) }
-        }
-    }
-
-    /// Every event of `stream`, in order: the whole log is verified in place, and only the stream's
-    /// lines are built whole.
-    public func readStream(_ stream: String) throws -> [RecordedEvent] {
-        guard let (category, id) = StreamName.parse(stream), let bits = UUIDBits(uuid: id) else { return [] }
-        return try scanViews(wanted: { $0.category == category && $0.stream == bits }, visit: { _, _ in })
-    }
-
-    /// `read(from: 1)` through the in-place lane (`LogScanner.scanFacts`): every line is verified,
-    /// and only the lines `wanted` picks are read again and built whole. A torn tail is skipped,
-    /// damage throws.
-    public func scanViews(wanted: (ViewEvent) -> Bool, visit: (ViewEvent, Digest32) -> Void) throws -> [RecordedEvent] {
-        var picked: [RecordedEvent] = []
-        try withReadLock { (log) throws in
-            var checker = ChainChecker()
-            checker.reserve(lines: try log.size() / 450)
-            var damage: LogProblem?
-            var lines: [(seq: Int, offset: Int, length: Int)] = []
-            do {
-                try LogScanner.scanFacts(log, checker: &checker) { item in
-                    switch item {
-                    case .event(let event, let hash, let offset, let length):
-                        visit(event, hash)
-                        if wanted(event) { lines.append((event.seq, offset, length)) }
-                        return true
-                    case .problem(let problem, _, _): damage = problem; return false
-                    case .tornTail: return false
-                    }
-                }
-            } catch {
-                throw StoreError.io(error)
-            }
-            if let damage { throw StoreError(.damaged, "the log is damaged at \(damage)", problem: damage) }
-            // Those lines verified in the scan, and the shared lock keeps the log from changing.
-            for line in lines { picked.append(try Self.recordedEvent(in: log, at: line.offset, length: line.length, seq: line.seq)) }
-        }
-        return picked
-    }
-
-    /// The event of the verified line at `offset` (`length` bytes with its newline), built whole.
-    private static func recordedEvent(in log: FileDescriptor, at offset: Int, length: Int, seq: Int) throws -> RecordedEvent {
-        var bytes = [UInt8](repeating: 0, count: length)
-        let read = try bytes.withUnsafeMutableBytes { try log.read(into: $0.baseAddress!, count: length, at: offset) }
-        let event = bytes.withUnsafeBufferPointer { all -> RecordedEvent? in
-            guard read == length, length > 1 else { return nil }
-            guard let (envelope, _) = try? LineCodec.decode(UnsafeBufferPointer(rebasing: all[0..<(length - 1)]), lineNumber: seq),
-                  envelope.seq == seq, case .event(let event) = ChainChecker.prepare(envelope) else { return nil }
-            return RecordedEvent(envelope: envelope, event: event)
-        }
-        guard let event else {
-            let problem = LogProblem(line: seq, kind: .invalidData, message: "the line changed while it was read")
-            throw StoreError(.damaged, "the log is damaged at \(problem)", problem: problem)
-        }
-        return event
-    }
+    // MARK: - Head
 
     /// The last verified line's `seq` and `hash`.
     public func head() throws -> Head {
@@ -428,23 +235,5 @@ public final class FileEventStore: EventStore {
             head = checker.head
         }
         return head
-    }
-
-    /// Runs `body` on the open log under a shared lock; an absent log reads as empty.
-    private func withReadLock(_ body: (FileDescriptor) throws -> Void) throws {
-        do {
-            guard FileSystem.exists(logPath) else { return }
-            let lock = FileSystem.exists(lockPath) ? try FileDescriptor(path: lockPath, flags: O_RDONLY) : nil
-            try lock?.lock(LOCK_SH)
-            defer { lock?.unlock() }
-            let log = try FileDescriptor(path: logPath, flags: O_RDONLY)
-            try body(log)
-        } catch let error as SystemError {
-            throw StoreError.io(error)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(.io, "\(error)")
-        }
     }
 }

@@ -33,18 +33,7 @@ public enum FileSystem {
 
     /// Writes `bytes` to `path` durably: temp file, fsync, rename, fsync the folder. No half-written file remains.
     public static func writeAtomically(_ bytes: [UInt8], to path: String, mode: mode_t = 0o600) throws {
-        let temp = "\(path).tmp-\(getpid())"
-        do {
-            let file = try FileDescriptor(path: temp, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: mode)
-            try bytes.withUnsafeBytes { (raw) throws in try file.write(raw, at: 0) }
-            try file.sync()
-            if let code = IOFaults.fault(.rename) { throw SystemError("rename", path: path, code: code) }
-            guard rename(temp, path) == 0 else { throw SystemError("rename", path: path) }
-        } catch {
-            unlink(temp)
-            throw error
-        }
-        try syncDirectory(directoryName(path))
+        try writeAtomically(to: path, mode: mode) { append in try bytes.withUnsafeBytes { try append($0) } }
     }
 
     /// Like `writeAtomically(_:to:mode:)` for content produced in pieces: `produce` gets a function

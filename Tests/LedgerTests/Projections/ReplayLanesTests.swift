@@ -10,12 +10,8 @@ import Testing
 /// generated log with every event type.
 struct ReplayLanesTests {
     @Test func inPlaceAndWholeLinesFoldTheSameViews() throws {
-        let bench = "\(Paths.binaries)/ledger-bench"
-        try #require(FileManager.default.isExecutableFile(atPath: bench), "no ledger-bench at \(bench): run `swift build` first")
         try withTempDirectory("replay-lanes") { folder in
-            let log = "\(folder)/bench.jsonl"
-            let generated = try run(bench, ["generate", "--events", "4000", "--out", log, "--seed", "31"])
-            try #require(generated.status == 0, "\(generated)")
+            let log = try GeneratedLog.make(in: folder, events: 4000, seed: 31)
             // 4,000 events: under the checkpoint interval, so nothing is saved beside the log.
             let inPlace = try ViewLoader.load(path: log, asOf: nil, now: Timestamp(millis: 0)).views
 

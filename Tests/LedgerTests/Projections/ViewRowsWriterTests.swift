@@ -35,12 +35,8 @@ struct ViewRowsWriterTests {
     }
 
     @Test func generatedLogRowsAreByteIdentical() throws {
-        let bench = "\(Paths.binaries)/ledger-bench"
-        try #require(FileManager.default.isExecutableFile(atPath: bench), "no ledger-bench at \(bench): run `swift build` first")
         try withTempDirectory("rows-writer") { folder in
-            let log = "\(folder)/bench.jsonl"
-            let generated = try run(bench, ["generate", "--events", "3000", "--out", log, "--seed", "11"])
-            try #require(generated.status == 0, "\(generated)")
+            let log = try GeneratedLog.make(in: folder, events: 3000, seed: 11)
             let loaded = try ViewLoader.load(path: log, asOf: nil, now: Timestamp(millis: 0))
             let views = loaded.views
             #expect(views.users.count > 100 && views.sessions.count > 100 && views.images.count > 10)

@@ -11,11 +11,7 @@ import Testing
 struct CheckpointCodecTests {
     /// The views of a generated log with every event type, and the log's path.
     private func generated(_ folder: String) throws -> (LedgerViews, String) {
-        let bench = "\(Paths.binaries)/ledger-bench"
-        try #require(FileManager.default.isExecutableFile(atPath: bench), "no ledger-bench at \(bench): run `swift build` first")
-        let log = "\(folder)/bench.jsonl"
-        let generated = try run(bench, ["generate", "--events", "3000", "--out", log, "--seed", "21"])
-        try #require(generated.status == 0, "\(generated)")
+        let log = try GeneratedLog.make(in: folder, events: 3000, seed: 21)
         return (try ViewLoader.load(path: log, asOf: nil, now: Timestamp(millis: 0)).views, log)
     }
 

@@ -1,0 +1,122 @@
+import Glibc
+import LedgerDomain
+
+// MARK: - FileEventStore catching up
+
+extension FileEventStore {
+    /// Under the exclusive lock: maps the shared index file and lines this process's index up with
+    /// it — adopting what it covers when its last covered line is still in the log, else starting a
+    /// fresh one that `catchUp` fills from the whole log. Without a usable file, the index stays in memory.
+    func syncIndexFile(_ log: FileDescriptor) {
+        guard !indexFileDisabled else { return }
+        var info = stat()
+        guard fstat(log.fd, &info) == 0 else { return }
+        logIdentity = (UInt64(info.st_dev), UInt64(info.st_ino))
+        var table = index.table
+        if table?.isCurrent != true { table = StoreIndexFile.open(path: indexPath) }
+        guard let table else {
+            indexFileDisabled = true
+            if index.table != nil { index = LogIndex() }
+            return
+        }
+        if let coverage = table.coverage(logDevice: logIdentity.dev, inode: logIdentity.ino) {
+            if index.table === table && coverage == index.coverage { return }
+            if CoveredLine.time(in: log, lineStart: coverage.lineStart, offset: coverage.offset, head: coverage.head) != nil {
+                index = LogIndex(table: table, coverage: coverage)
+                return
+            }
+        }
+        guard let fresh = StoreIndexFile.open(path: indexPath, fresh: true) else {
+            indexFileDisabled = true
+            if index.table != nil { index = LogIndex() }
+            return
+        }
+        index = LogIndex(table: fresh)
+    }
+
+    /// Verifies what was appended since the last look. A torn tail is repaired when `repairing`
+    /// (the caller holds the exclusive lock) and skipped otherwise; any other damage throws.
+    func catchUp(_ log: FileDescriptor, repairing: Bool) throws {
+        do {
+            let size = try log.size()
+            if size < index.verifiedSize {  // the file was cut: start over
+                index = LogIndex(table: index.table == nil ? nil : StoreIndexFile.open(path: indexPath, fresh: true))
+            }
+            guard size > index.verifiedSize else { return }
+            var damage: LogProblem?
+            var torn: (problem: LogProblem, offset: Int, length: Int)?
+            var checker = index.checker
+            try LogScanner.scan(log, from: index.verifiedSize, checker: &checker) { item in
+                switch item {
+                case .event(let event, let offset, let length):
+                    index.record(event, offset: offset, length: length)
+                    return true
+                case .problem(let problem, _, _):
+                    damage = problem
+                    return false
+                case .tornTail(let problem, let offset, let length):
+                    torn = (problem, offset, length)
+                    return false
+                }
+            }
+            index.checker = checker
+            if let damage {
+                index = LogIndex()
+                throw StoreError(.damaged, "the log is damaged at \(damage) — run `ledger verify`; writers refuse until it is restored", problem: damage)
+            }
+            if let torn, repairing { try repair(log, torn: torn) }
+        } catch let error as SystemError {
+            throw StoreError.io(error)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.io, "\(error)")
+        }
+    }
+
+    /// Moves a torn tail to `events.jsonl.broken`, cuts the log back and fsyncs both.
+    func repair(_ log: FileDescriptor, torn: (problem: LogProblem, offset: Int, length: Int)) throws {
+        var bytes = try Self.bytes(of: log, at: torn.offset, count: torn.length)
+        if bytes.last != 0x0A { bytes.append(0x0A) }
+        let broken = try FileDescriptor(path: brokenPath, flags: O_RDWR | O_CREAT | O_APPEND)
+        let kept = try broken.size()
+        // A repair killed after its copy but before the cut left the same bytes at the end: keep one copy.
+        let copied = kept >= bytes.count && (try? Self.bytes(of: broken, at: kept - bytes.count, count: bytes.count)) == bytes
+        if !copied {
+            do {
+                try bytes.withUnsafeBytes { (raw) throws in try broken.write(raw, at: kept) }
+            } catch {
+                try? broken.truncate(to: kept)  // no partial copy stays in .broken; the log still holds the tail
+                throw error
+            }
+        }
+        do {
+            try broken.sync()
+        } catch {
+            if !copied { try? broken.truncate(to: kept) }
+            throw poison(error, "the torn last line could not be kept in \(brokenPath); the log is unchanged")
+        }
+        try log.truncate(to: torn.offset)
+        do {
+            try log.sync()
+            try FileSystem.syncDirectory(directory)
+        } catch {
+            throw poison(error, "the log was cut back to repair a torn last line, but that may not be on disk")
+        }
+        notice("repaired a torn last line (line \(torn.problem.line), \(torn.length) bytes never acknowledged): moved to \(brokenPath)")
+    }
+
+    /// `count` bytes of `file` from `offset` (fewer at its end).
+    static func bytes(of file: FileDescriptor, at offset: Int, count: Int) throws -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = try out.withUnsafeMutableBytes { (raw) throws -> Int in
+                try file.read(into: raw.baseAddress! + done, count: count - done, at: offset + done)
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return Array(out.prefix(done))
+    }
+}
