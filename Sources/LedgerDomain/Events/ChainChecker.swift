@@ -27,7 +27,7 @@ public struct ChainChecker: Sendable {
 
     /// Loads the id-set slots of `ids` (the next lines' ids) ahead of their checks; returns a value
     /// the caller must not discard (so the loads happen).
-    public func touch(_ ids: [UUIDBits]) -> UInt64 {
+    public func touch(_ ids: UnsafeBufferPointer<UUIDBits>) -> UInt64 {
         var sum: UInt64 = 0
         for id in ids { sum &+= self.ids.touch(id) }
         return sum

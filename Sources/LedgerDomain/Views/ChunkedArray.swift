@@ -19,7 +19,7 @@ struct ChunkedArray<Element>: RandomAccessCollection {
 
     /// The element at `index` (0 ..< count).
     subscript(index: Int) -> Element {
-        get { chunks[index >> Self.shift][index & (Self.chunkSize - 1)] }
+        _read { yield chunks[index >> Self.shift][index & (Self.chunkSize - 1)] }
         set { chunks[index >> Self.shift][index & (Self.chunkSize - 1)] = newValue }
         _modify { yield &chunks[index >> Self.shift][index & (Self.chunkSize - 1)] }
     }

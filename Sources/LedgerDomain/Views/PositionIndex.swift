@@ -4,11 +4,15 @@
 /// and 32 bits of the key's hash; keys are read back from the owner's array (`keyAt`) only when those
 /// bits match, so a probe rarely touches a row. About a third of the memory of a `[Key: Int32]`
 /// dictionary, which matters for views of millions of rows. Ids hash with `UUIDBits.seededHash`,
-/// other keys with the standard library's per-process seeded `Hasher`, so crafted keys cannot force
-/// collisions. Positions are never removed (the views only add rows and repoint keys).
+/// strings (emails) with `String.seededHash`, other keys with the standard library's per-process
+/// seeded `Hasher`, so crafted keys cannot force collisions. Positions are never removed (the views
+/// only add rows and repoint keys).
 struct PositionIndex: Sendable {
-    /// `empty`, or the hash's high 32 bits above the position.
+    /// `empty`, or the hash's high 32 bits (the tag) above the position. An entry's home slot is
+    /// given by its tag's top bits, so growing re-places entries without reading a key back.
     private var slots: [UInt64] = []
+    /// log2 of `slots.count` (0 while empty).
+    private var bits = 0
     /// Positions held.
     private(set) var count = 0
 
@@ -22,11 +26,11 @@ struct PositionIndex: Sendable {
     /// The position of `key`, if held.
     func find<Key: Hashable>(_ key: Key, keyAt: (Int32) -> Key) -> Int32? {
         guard !slots.isEmpty else { return nil }
-        let hash = Self.hash(key)
-        let tag = UInt64(truncatingIfNeeded: hash) >> 32
+        let tag = Self.tag(of: key)
+        let home = self.home(tag)
         return slots.withUnsafeBufferPointer { slots in
             let mask = slots.count - 1
-            var i = hash & mask
+            var i = home
             while true {
                 let slot = slots[i]
                 if slot == Self.empty { return nil }
@@ -43,13 +47,13 @@ struct PositionIndex: Sendable {
 
     /// Points `key` at `position`: adds it, or repoints it when held.
     mutating func set<Key: Hashable>(_ key: Key, to position: Int32, keyAt: (Int32) -> Key) {
-        if (count + 1) * 4 > slots.count * 3 { grow(keyAt: keyAt) }
-        let hash = Self.hash(key)
-        let tag = UInt64(truncatingIfNeeded: hash) >> 32
+        if (count + 1) * 4 > slots.count * 3 { grow() }
+        let tag = Self.tag(of: key)
+        let home = self.home(tag)
         let entry = tag << 32 | UInt64(UInt32(bitPattern: position))
         slots.withUnsafeMutableBufferPointer { slots in
             let mask = slots.count - 1
-            var i = hash & mask
+            var i = home
             while true {
                 let slot = slots[i]
                 if slot == Self.empty {
@@ -66,22 +70,35 @@ struct PositionIndex: Sendable {
         }
     }
 
-    /// The hash of `key`: `seededHash` for ids (cheap), `hashValue` for anything else.
+    /// The tag of `key`: the high 32 bits of `seededHash` for ids and strings (cheap), of
+    /// `hashValue` for anything else.
     @inline(__always)
-    private static func hash<Key: Hashable>(_ key: Key) -> Int {
-        if let id = key as? UUIDBits { return id.seededHash }
-        return key.hashValue
+    private static func tag<Key: Hashable>(of key: Key) -> UInt64 {
+        let hash: Int
+        if let id = key as? UUIDBits {
+            hash = id.seededHash
+        } else if let text = key as? String {
+            hash = text.seededHash
+        } else {
+            hash = key.hashValue
+        }
+        return UInt64(truncatingIfNeeded: hash) >> 32
     }
 
-    /// Doubles the slots and places every entry again.
-    private mutating func grow<Key: Hashable>(keyAt: (Int32) -> Key) {
+    /// The home slot of `tag`: its top `bits` bits.
+    @inline(__always)
+    private func home(_ tag: UInt64) -> Int { Int(truncatingIfNeeded: tag >> (32 - UInt64(bits))) }
+
+    /// Doubles the slots and places every entry again (from its tag: no key is read back).
+    private mutating func grow() {
         let old = slots
-        slots = [UInt64](repeating: Self.empty, count: Swift.max(16, old.count * 2))
+        bits = Swift.max(4, bits + 1)
+        slots = [UInt64](repeating: Self.empty, count: 1 << bits)
+        let shift = UInt64(32 - bits)
         slots.withUnsafeMutableBufferPointer { slots in
             let mask = slots.count - 1
             for entry in old where entry != Self.empty {
-                let position = Int32(truncatingIfNeeded: entry)
-                var i = Self.hash(keyAt(position)) & mask
+                var i = Int(truncatingIfNeeded: (entry >> 32) >> shift)
                 while slots[i] != Self.empty { i = (i + 1) & mask }
                 slots[i] = entry
             }

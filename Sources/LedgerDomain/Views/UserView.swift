@@ -53,8 +53,10 @@ public struct UserView: Equatable, Sendable {
     private(set) var records = ChunkedArray<Record>()
     /// Position in `records` by uid.
     private var index = PositionIndex()
-    /// Live (pending or active) accounts by email: position in `records`.
-    private var liveByEmail: [String: Int32] = [:]
+    /// The last account created with each email: position in `records`. The account is live (has
+    /// the email) unless it was deleted since; a deleted account keeps its slot until the email is
+    /// used again, so the fold never removes a key.
+    private var byEmail = PositionIndex()
 
     /// An empty view.
     public init() {}
@@ -67,7 +69,9 @@ public struct UserView: Equatable, Sendable {
         case .accountCreated(let uid, let email, _):
             let record = Record(uid: uid, registration: event.stream, email: email, userName: nil, profileImage: nil,
                                 createdAt: nil, status: .pending)
-            liveByEmail[email] = upsert(record)
+            let at = upsert(record)
+            let rows = records
+            byEmail.set(email, to: at) { rows[Int($0)].email }
         case .profileWritten(let uid, let userName, let profileImage, let createdAt):
             guard let at = position(of: uid).map(Int.init) else { return }
             records[at].userName = userName
@@ -77,8 +81,6 @@ public struct UserView: Equatable, Sendable {
         case .accountDeleted(let uid):
             guard let at = position(of: uid) else { return }
             records[Int(at)].status = .deleted
-            let email = records[Int(at)].email
-            if liveByEmail[email] == at { liveByEmail[email] = nil }
         default:
             break
         }
@@ -104,10 +106,19 @@ public struct UserView: Equatable, Sendable {
     /// The position of the user with `uid`.
     func position(of uid: UUIDBits) -> Int32? { index.find(uid) { records[Int($0)].uid } }
 
-    /// Restores a checkpointed row (live rows are indexed by email).
+    /// Restores a checkpointed row (rows come in creation order, so the last one with an email keeps it).
     mutating func restore(_ record: Record) {
         let at = upsert(record)
-        if record.status != .deleted { liveByEmail[record.email] = at }
+        let rows = records
+        byEmail.set(record.email, to: at) { rows[Int($0)].email }
+    }
+
+    /// The position of the last account created with `email`, deleted or not.
+    private func lastPosition(of email: String) -> Int32? { byEmail.find(email) { records[Int($0)].email } }
+
+    /// The position of the live account with `email`.
+    private func livePosition(of email: String) -> Int32? {
+        lastPosition(of: email).flatMap { records[Int($0)].status == .deleted ? nil : $0 }
     }
 
     // MARK: - Reads
@@ -127,7 +138,7 @@ public struct UserView: Equatable, Sendable {
     }
 
     /// The live account with `email`, if any.
-    public func live(email: String) -> UserRow? { liveByEmail[email].map { records[Int($0)].row } }
+    public func live(email: String) -> UserRow? { livePosition(of: email).map { records[Int($0)].row } }
 
     /// Status of the user with `uid` (nil when unknown), without spelling the row out.
     func status(of uid: UUIDBits) -> UserRow.Status? { position(of: uid).map { records[Int($0)].status } }
@@ -141,12 +152,10 @@ public struct UserView: Equatable, Sendable {
         for (at, record) in records.enumerated() {
             if position(of: record.uid) != Int32(at) { out.append("user \(record.uid.uuidString) is not indexed by uid") }
             if record.status == .active && record.createdAt == nil { out.append("active user \(record.uid.uuidString) has no profile") }
-            if record.status != .deleted && liveByEmail[record.email] != Int32(at) {
+            if record.status != .deleted && livePosition(of: record.email) != Int32(at) {
                 out.append("live user \(record.uid.uuidString) is not indexed by email")
             }
-        }
-        for (email, at) in liveByEmail where records[Int(at)].status == .deleted || records[Int(at)].email != email {
-            out.append("email \(email) indexes a user that is not live")
+            if lastPosition(of: record.email) == nil { out.append("email of user \(record.uid.uuidString) is not indexed") }
         }
         if index.count != records.count { out.append("index and users differ") }
         return out

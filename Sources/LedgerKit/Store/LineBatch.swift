@@ -1,11 +1,16 @@
 import Dispatch
 import Glibc
 import LedgerDomain
+import Synchronization
 
 // MARK: - LineBatch
 
 /// One chunk of a log: its bytes, the complete lines in it, and (once prepared) each line decoded
 /// and hashed. A class so a worker can prepare it while the scanner checks the batch before it.
+///
+/// Lines are prepared in blocks that threads claim from a shared counter (`prepareClaimed`): a
+/// worker starts on the batch, and the scanner, once it has checked the batch before, joins in on
+/// what is left, so neither waits on a fixed share of the other's work.
 final class LineBatch: @unchecked Sendable {
     /// The bytes, starting at file offset `base`.
     let bytes: [UInt8]
@@ -19,24 +24,54 @@ final class LineBatch: @unchecked Sendable {
     let eof: Bool
     /// The 1-based line number of `ranges[0]`.
     let firstLine: Int
-    /// `ranges`, decoded and hashed (filled by `prepare`). Written by one worker, then read by the scanner after it waited.
-    private(set) var prepared: [LogScanner.PreparedLine] = []
-    /// The ids of the lines read in place (`fast`), for the checker to load ahead.
-    private(set) var factIDs: [UUIDBits] = []
+    /// Lines per claimed block.
+    private static let block = 64
+    /// One slot per line, initialized block by block as blocks are prepared.
+    private let lines: UnsafeMutablePointer<LogScanner.PreparedLine>
+    /// The ids of the lines read in place (zero bits for the others), for the checker to load ahead.
+    private let ids: UnsafeMutablePointer<UUIDBits>
+    /// The next block to claim (it may run past the last block).
+    private let claims = Atomic<Int>(0)
 
     init(bytes: [UInt8], base: Int, ranges: [Range<Int>], unterminated: Range<Int>?, eof: Bool, firstLine: Int) {
         self.bytes = bytes; self.base = base; self.ranges = ranges; self.unterminated = unterminated
         self.eof = eof; self.firstLine = firstLine
+        lines = .allocate(capacity: max(1, ranges.count))
+        ids = .allocate(capacity: max(1, ranges.count))
     }
 
-    /// Decodes and hashes every complete line, on `parts` threads (`fast`: see `LogScanner.scanFacts`).
-    func prepare(parts: Int, fast: Bool) {
-        prepared = bytes.withUnsafeBufferPointer { all in
-            LogScanner.prepare(all, ranges, firstLine: firstLine, parts: parts, fast: fast)
-        }
-        if fast {
-            factIDs = prepared.compactMap { line in
-                if case .facts(let facts) = line { facts.id } else { nil }
+    deinit {
+        // Every claimed block was prepared: the scanner waits for its worker before dropping a batch.
+        let prepared = min(ranges.count, claims.load(ordering: .relaxed) * Self.block)
+        lines.deinitialize(count: prepared)
+        lines.deallocate()
+        ids.deallocate()
+    }
+
+    /// The 1-based line number of the line after this batch.
+    var nextLine: Int { firstLine + ranges.count }
+
+    /// The prepared lines; read only once every block was prepared (and waited for).
+    var prepared: UnsafeBufferPointer<LogScanner.PreparedLine> { UnsafeBufferPointer(start: lines, count: ranges.count) }
+
+    /// The ids of the lines read in place, zero bits for the others; read like `prepared`.
+    var factIDs: UnsafeBufferPointer<UUIDBits> { UnsafeBufferPointer(start: ids, count: ranges.count) }
+
+    /// Claims and prepares blocks of lines until none is left (`fast`: see `LogScanner.scanFacts`).
+    /// Any number of threads may call it at once; each block is prepared by exactly one.
+    func prepareClaimed(fast: Bool) {
+        let count = ranges.count
+        guard claims.load(ordering: .relaxed) * Self.block < count else { return }
+        let sha = fast ? SHA256Context() : nil
+        bytes.withUnsafeBufferPointer { all in
+            while true {
+                let lower = claims.wrappingAdd(1, ordering: .relaxed).oldValue * Self.block
+                guard lower < count else { return }
+                for i in lower..<min(count, lower + Self.block) {
+                    let line = LogScanner.prepare(UnsafeBufferPointer(rebasing: all[ranges[i]]), number: firstLine + i, sha: sha)
+                    if case .facts(let facts) = line { (ids + i).initialize(to: facts.id) } else { (ids + i).initialize(to: .zero) }
+                    (lines + i).initialize(to: line)
+                }
             }
         }
     }

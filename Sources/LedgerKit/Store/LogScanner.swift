@@ -74,26 +74,30 @@ public enum LogScanner {
 
     /// Reads `file` from `offset` in batches and hands each to `visit` once prepared, until it returns false.
     ///
-    /// Batches are pipelined: while `visit` checks one batch on this thread, a worker decodes and
-    /// hashes the next batch's lines (which need no other line).
+    /// Batches are pipelined: while `visit` checks one batch on this thread, a worker prepares the
+    /// next one (decodes and hashes its lines, which need no other line) and then reads the one after
+    /// it. When `visit` is done first, this thread helps prepare what the worker has not claimed.
     private static func pipeline(_ file: FileDescriptor, from offset: Int, firstLine: Int, fast: Bool,
                                  _ visit: (LineBatch, UnsafeBufferPointer<UInt8>) -> Bool) throws {
-        var reader = ChunkReader(file, from: offset)
+        let reader = ReadAhead(ChunkReader(file, from: offset))
         var current = try reader.next(firstLine: firstLine)
-        current.prepare(parts: workers, fast: fast)
+        current.prepareClaimed(fast: fast)
+        var ahead = current.eof ? nil : try reader.next(firstLine: current.nextLine)
         let worker = DispatchGroup()
         defer { worker.wait() }  // never leave a worker behind on an early stop or an error
         while true {
-            var next: LineBatch?
-            if !current.eof {
-                let upcoming = try reader.next(firstLine: current.firstLine + current.ranges.count)
-                next = upcoming
-                DispatchQueue.global().async(group: worker) { upcoming.prepare(parts: workers, fast: fast) }
+            if let upcoming = ahead {
+                DispatchQueue.global().async(group: worker) {
+                    upcoming.prepareClaimed(fast: fast)
+                    if !upcoming.eof { reader.readAhead(firstLine: upcoming.nextLine) }
+                }
             }
             let keepGoing = current.bytes.withUnsafeBufferPointer { visit(current, $0) }
+            if keepGoing { ahead?.prepareClaimed(fast: fast) }
             worker.wait()
-            guard keepGoing, let upcoming = next else { return }
+            guard keepGoing, let upcoming = ahead else { return }
             current = upcoming
+            ahead = upcoming.eof ? nil : try reader.takeAhead()
         }
     }
 
@@ -122,31 +126,6 @@ public enum LogScanner {
             return .decoded(envelope, hash: hash, ChainChecker.prepare(envelope))
         } catch {
             return .undecodable(error)
-        }
-    }
-
-    /// Workers that prepare lines: the cores, at most 8.
-    static let workers = max(1, min(8, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-
-    /// Prepares `ranges` of `all`, spread over `parts` threads when there are enough lines.
-    static func prepare(_ all: UnsafeBufferPointer<UInt8>, _ ranges: [Range<Int>], firstLine: Int, parts: Int, fast: Bool) -> [PreparedLine] {
-        let count = ranges.count
-        guard parts > 1, count >= 256 else {
-            let sha = fast ? SHA256Context() : nil
-            return ranges.enumerated().map { prepare(UnsafeBufferPointer(rebasing: all[$0.element]), number: firstLine + $0.offset, sha: sha) }
-        }
-        return [PreparedLine](unsafeUninitializedCapacity: count) { buffer, initialized in
-            // Each part initializes its own index range of `buffer` and reads `all`, which outlives the call.
-            nonisolated(unsafe) let slots = buffer
-            nonisolated(unsafe) let bytes = all
-            DispatchQueue.concurrentPerform(iterations: parts) { part in
-                let lower = count * part / parts, upper = count * (part + 1) / parts
-                let sha = fast ? SHA256Context() : nil
-                for i in lower..<upper {
-                    (slots.baseAddress! + i).initialize(to: prepare(UnsafeBufferPointer(rebasing: bytes[ranges[i]]), number: firstLine + i, sha: sha))
-                }
-            }
-            initialized = count
         }
     }
 
@@ -192,6 +171,30 @@ public enum LogScanner {
 
 /// Where `scanFacts` leaves the sum of its look-ahead loads, so the optimizer keeps them.
 nonisolated(unsafe) private var touchSink: UInt64 = 0
+
+// MARK: - ReadAhead
+
+/// The scanner's chunk reader, shared with the worker that reads the batch after the one it prepares.
+/// Only one thread uses it at a time: the worker between its start and the scanner's wait.
+private final class ReadAhead: @unchecked Sendable {
+    private var reader: ChunkReader
+    private var read: Result<LineBatch, any Error>?
+
+    init(_ reader: ChunkReader) { self.reader = reader }
+
+    /// The next batch, read now.
+    func next(firstLine: Int) throws -> LineBatch { try reader.next(firstLine: firstLine) }
+
+    /// Reads the next batch and keeps it (or the error) for `takeAhead`.
+    func readAhead(firstLine: Int) { read = Result { try reader.next(firstLine: firstLine) } }
+
+    /// The batch `readAhead` read; rethrows its error.
+    func takeAhead() throws -> LineBatch {
+        defer { read = nil }
+        guard let read else { throw SystemError("read", path: "log", code: EIO) }
+        return try read.get()
+    }
+}
 
 // MARK: - FactItem
 
