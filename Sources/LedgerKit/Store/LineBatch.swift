@@ -32,6 +32,8 @@ final class LineBatch: @unchecked Sendable {
     private let ids: UnsafeMutablePointer<UUIDBits>
     /// The next block to claim (it may run past the last block).
     private let claims = Atomic<Int>(0)
+    /// Lines moved out by `take` (the scanner's thread only).
+    private var taken = 0
 
     init(bytes: [UInt8], base: Int, ranges: [Range<Int>], unterminated: Range<Int>?, eof: Bool, firstLine: Int) {
         self.bytes = bytes; self.base = base; self.ranges = ranges; self.unterminated = unterminated
@@ -43,7 +45,7 @@ final class LineBatch: @unchecked Sendable {
     deinit {
         // Every claimed block was prepared: the scanner waits for its worker before dropping a batch.
         let prepared = min(ranges.count, claims.load(ordering: .relaxed) * Self.block)
-        lines.deinitialize(count: prepared)
+        if prepared > taken { (lines + taken).deinitialize(count: prepared - taken) }
         lines.deallocate()
         ids.deallocate()
     }
@@ -51,8 +53,12 @@ final class LineBatch: @unchecked Sendable {
     /// The 1-based line number of the line after this batch.
     var nextLine: Int { firstLine + ranges.count }
 
-    /// The prepared lines; read only once every block was prepared (and waited for).
-    var prepared: UnsafeBufferPointer<LogScanner.PreparedLine> { UnsafeBufferPointer(start: lines, count: ranges.count) }
+    /// Moves prepared line `index` out, once every block was prepared (and waited for). Lines are
+    /// taken in order, each at most once: the scanner hands each on without copying it.
+    func take(_ index: Int) -> LogScanner.PreparedLine {
+        taken = index + 1
+        return (lines + index).move()
+    }
 
     /// The ids of the lines read in place, zero bits for the others; read like `prepared`.
     var factIDs: UnsafeBufferPointer<UUIDBits> { UnsafeBufferPointer(start: ids, count: ranges.count) }
@@ -68,9 +74,8 @@ final class LineBatch: @unchecked Sendable {
                 let lower = claims.wrappingAdd(1, ordering: .relaxed).oldValue * Self.block
                 guard lower < count else { return }
                 for i in lower..<min(count, lower + Self.block) {
-                    let line = LogScanner.prepare(UnsafeBufferPointer(rebasing: all[ranges[i]]), number: firstLine + i, sha: sha)
-                    if case .facts(let facts) = line { (ids + i).initialize(to: facts.id) } else { (ids + i).initialize(to: .zero) }
-                    (lines + i).initialize(to: line)
+                    let id = LogScanner.prepare(UnsafeBufferPointer(rebasing: all[ranges[i]]), number: firstLine + i, sha: sha, into: lines + i)
+                    (ids + i).initialize(to: id ?? .zero)
                 }
             }
         }

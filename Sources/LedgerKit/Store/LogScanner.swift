@@ -32,10 +32,10 @@ public enum LogScanner {
     public static func scanLines(_ file: FileDescriptor, from offset: Int = 0, checker: inout ChainChecker,
                                  _ body: (ScanItem, UnsafeBufferPointer<UInt8>) -> Bool) throws {
         try pipeline(file, from: offset, firstLine: checker.lines + 1, fast: false) { batch, all in
-            for (range, line) in zip(batch.ranges, batch.prepared) {
+            for (i, range) in batch.ranges.enumerated() {
                 let bytes = UnsafeBufferPointer(rebasing: all[range])
-                let last = batch.eof && batch.unterminated == nil && range == batch.ranges.last
-                if !body(finish(line, bytes, offset: batch.base + range.lowerBound, last: last, checker: &checker), bytes) { return false }
+                let last = batch.eof && batch.unterminated == nil && i == batch.ranges.count - 1
+                if !body(finish(batch.take(i), bytes, offset: batch.base + range.lowerBound, last: last, checker: &checker), bytes) { return false }
             }
             if let rest = batch.unterminated {
                 let line = UnsafeBufferPointer(rebasing: all[rest])
@@ -54,14 +54,15 @@ public enum LogScanner {
         defer { if touched == 1 { touchSink = touched } }
         try pipeline(file, from: offset, firstLine: checker.lines + 1, fast: true) { batch, all in
             touched &+= checker.touch(batch.factIDs)
-            for (range, line) in zip(batch.ranges, batch.prepared) {
+            for (i, range) in batch.ranges.enumerated() {
                 let bytes = UnsafeBufferPointer(rebasing: all[range])
                 let offset = batch.base + range.lowerBound
+                let line = batch.take(i)
                 if case .facts(let facts) = line, checker.check(facts, bodyHash: facts.hash) {
                     if !body(.event(facts.event, hash: facts.hash, offset: offset, length: bytes.count + 1)) { return false }
                     continue
                 }
-                let last = batch.eof && batch.unterminated == nil && range == batch.ranges.last
+                let last = batch.eof && batch.unterminated == nil && i == batch.ranges.count - 1
                 if !body(FactItem(finish(line, bytes, offset: offset, last: last, checker: &checker))) { return false }
             }
             if let rest = batch.unterminated {
@@ -120,6 +121,24 @@ public enum LogScanner {
            sha.digest(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: line[0..<facts.bodyLength]))) == facts.hash {
             return .facts(facts)
         }
+        return prepareWhole(line, number: number)
+    }
+
+    /// Like `prepare`, initializing `slot` with the result; returns the line's id when it was read in place.
+    static func prepare(_ line: UnsafeBufferPointer<UInt8>, number: Int, sha: SHA256Context?,
+                        into slot: UnsafeMutablePointer<PreparedLine>) -> UUIDBits? {
+        if let sha, let facts = LineCodec.decodeFacts(line),
+           sha.digest(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: line[0..<facts.bodyLength]))) == facts.hash {
+            let id = facts.id
+            slot.initialize(to: .facts(facts))
+            return id
+        }
+        slot.initialize(to: prepareWhole(line, number: number))
+        return nil
+    }
+
+    /// Decodes and hashes one line with the full decoder.
+    private static func prepareWhole(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> PreparedLine {
         do throws(LogProblem) {
             let (envelope, bodyLength) = try LineCodec.decode(line, lineNumber: number)
             let hash = SHA256.hex(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: line[0..<bodyLength])))
