@@ -76,8 +76,8 @@ public enum LogScanner {
     /// Reads `file` from `offset` in batches and hands each to `visit` once prepared, until it returns false.
     ///
     /// Batches are pipelined: while `visit` checks one batch on this thread, a worker prepares the
-    /// next one (decodes and hashes its lines, which need no other line) and then reads the one after
-    /// it. When `visit` is done first, this thread helps prepare what the worker has not claimed.
+    /// next one (decodes and hashes its lines, which need no other line), having first read the one
+    /// after it. When `visit` is done first, this thread helps prepare what the worker has not claimed.
     private static func pipeline(_ file: FileDescriptor, from offset: Int, firstLine: Int, fast: Bool,
                                  _ visit: (LineBatch, UnsafeBufferPointer<UInt8>) -> Bool) throws {
         let reader = ReadAhead(ChunkReader(file, from: offset))
@@ -89,8 +89,8 @@ public enum LogScanner {
         while true {
             if let upcoming = ahead {
                 DispatchQueue.global().async(group: worker) {
-                    upcoming.prepareClaimed(fast: fast)
                     if !upcoming.eof { reader.readAhead(firstLine: upcoming.nextLine) }
+                    upcoming.prepareClaimed(fast: fast)
                 }
             }
             let keepGoing = current.bytes.withUnsafeBufferPointer { visit(current, $0) }
