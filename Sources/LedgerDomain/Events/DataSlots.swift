@@ -128,7 +128,13 @@ struct DataSlots {
     private static func string(_ bytes: UnsafeBufferPointer<UInt8>, quote: Int) -> (Kind, Int)? {
         var i = quote + 1
         var ascii = true
+        let raw = UnsafeRawPointer(bytes.baseAddress!)
         while i < bytes.count {
+            // Eight plain bytes (printable ASCII other than a quote or a backslash) at a time.
+            if i + 8 <= bytes.count, !needsLook(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
+                i += 8
+                continue
+            }
             let byte = bytes[i]
             if byte == UInt8(ascii: "\"") {
                 if !ascii, String(validating: UnsafeBufferPointer(rebasing: bytes[(quote + 1)..<i]), as: UTF8.self) == nil { return nil }
@@ -144,6 +150,18 @@ struct DataSlots {
             i += 1
         }
         return nil
+    }
+
+    /// True when one of the eight bytes of `word` is a quote, a backslash, a control character or
+    /// not ASCII (the exact "has a byte" tests of Bit Twiddling Hacks: no false negatives).
+    @inline(__always)
+    static func needsLook(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
+        let zeroQuote = (quotes &- ones) & ~quotes & highs
+        let zeroBackslash = (backslashes &- ones) & ~backslashes & highs
+        let control = (word &- ones &* 0x20) & ~word & highs
+        return (zeroQuote | zeroBackslash | control | (word & highs)) != 0
     }
 
     // MARK: - Values
