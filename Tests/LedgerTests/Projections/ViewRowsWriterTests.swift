@@ -57,4 +57,25 @@ struct ViewRowsWriterTests {
         let loaded = try ViewLoader.load(path: Paths.demoLog, asOf: nil, now: Timestamp(millis: 1_800_000_000_000))
         expectSameRows(loaded.views, at: loaded.asOfTime)
     }
+
+    @Test func rowsLongerThanTheWritersBufferAreByteIdentical() {
+        // Names of 200,000 and 300,000 characters, one plain and one with escapes: longer than the
+        // writer's 128 KiB buffer, so they go to the sink on their own, between buffered bytes.
+        var views = LedgerViews()
+        let plain = String(repeating: "é", count: 100_000)
+        let escaped = String(repeating: "a\"b\\c\n", count: 50_000)
+        for (n, name) in [plain, escaped, "short"].enumerated() {
+            let uid = "00000000-0000-4000-8000-00000000000\(n)"
+            let registration = "10000000-0000-4000-8000-00000000000\(n)"
+            let at = Timestamp(millis: 1_800_000_000_000 + Int64(n))
+            views.apply(ViewEvent(seq: 2 * n + 1, at: at, category: .registration, stream: UUIDBits(uuid: registration)!,
+                                  fact: .accountCreated(uid: UUIDBits(uuid: uid)!, email: "u\(n)@example.com", withImage: false)),
+                        hash: .zero)
+            views.apply(ViewEvent(seq: 2 * n + 2, at: at, category: .registration, stream: UUIDBits(uuid: registration)!,
+                                  fact: .profileWritten(uid: UUIDBits(uuid: uid)!, userName: name, profileImage: nil, createdAt: at)),
+                        hash: .zero)
+        }
+        #expect(views.users.count == 3)
+        expectSameRows(views, at: Timestamp(millis: 1_800_000_000_000))
+    }
 }
