@@ -15,18 +15,22 @@ extension String {
 // MARK: - SeededBytes
 
 /// The byte hash behind `String.seededHash`: 16 bytes per round folded with a full-width multiply
-/// (the wyhash construction), keyed by `UUIDHashSeed`.
+/// (the wyhash construction), keyed by `UUIDHashSeed` on both factors, so no input known without the
+/// seed zeroes a product.
 enum SeededBytes {
-    /// The hash of `bytes`.
-    static func hash(_ bytes: UnsafeRawBufferPointer) -> Int {
-        let seed = UUIDHashSeed.value
+    /// The hash of `bytes` under the process's seed.
+    @inline(__always)
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> Int { hash(bytes, seed: UUIDHashSeed.value) }
+
+    /// The hash of `bytes` under `seed`.
+    static func hash(_ bytes: UnsafeRawBufferPointer, seed: (UInt64, UInt64)) -> Int {
         let count = bytes.count
         var state = seed.0 ^ (UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15)
         var at = 0
         while count - at > 16 {
             let a = bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)
             let b = bytes.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self)
-            state = fold(a ^ seed.1 ^ state, b ^ 0xE703_7ED1_A0B4_28DB)
+            state = fold(a ^ seed.1 ^ state, b ^ seed.0 ^ 0xE703_7ED1_A0B4_28DB)
             at += 16
         }
         // The last 1 to 16 bytes (none for an empty string): two loads that may overlap.
@@ -39,7 +43,7 @@ enum SeededBytes {
             for i in 0..<rest { a = a << 8 | UInt64(bytes[at + i]) }
             b = UInt64(bytes[at]) << 16 | UInt64(bytes[at + rest / 2]) << 8 | UInt64(bytes[count - 1])
         }
-        state = fold(a ^ seed.1 ^ state, b ^ 0x8EBC_6AF0_9C88_C6E3)
+        state = fold(a ^ seed.1 ^ state, b ^ seed.0 ^ 0x8EBC_6AF0_9C88_C6E3)
         return Int(truncatingIfNeeded: fold(state ^ 0x5899_65CC_7537_4CC3, UInt64(truncatingIfNeeded: count) ^ seed.0))
     }
 

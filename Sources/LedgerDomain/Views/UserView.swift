@@ -106,9 +106,12 @@ public struct UserView: Equatable, Sendable {
     /// The position of the user with `uid`.
     func position(of uid: UUIDBits) -> Int32? { index.find(uid) { records[Int($0)].uid } }
 
-    /// Restores a checkpointed row (rows come in creation order, so the last one with an email keeps it).
+    /// Restores a checkpointed row. Rows come in first-creation order, which is not the order of the
+    /// last creation when a uid was created again, so an email goes to its live account when it has
+    /// one (the fold's answer: an email has at most one live account), else to a deleted one.
     mutating func restore(_ record: Record) {
         let at = upsert(record)
+        guard record.status != .deleted || livePosition(of: record.email) == nil else { return }
         let rows = records
         byEmail.set(record.email, to: at) { rows[Int($0)].email }
     }

@@ -17,7 +17,8 @@ public enum ScanItem {
 // MARK: - LogScanner
 
 /// Streams a log file in large chunks, decoding and verifying every line (JSON, hash, chain, schema).
-/// Memory holds one chunk (or one line, if longer) plus the checker's id set.
+/// Memory holds three chunks (the one checked, the one being prepared, the one read ahead; a chunk
+/// grows to hold a line longer than it) plus the checker's id set.
 public enum LogScanner {
     /// Bytes read per call.
     public static let chunkSize = 1 << 20

@@ -59,4 +59,21 @@ struct PositionIndexTests {
         for n in 0..<100_000 { tags.insert(UInt32(truncatingIfNeeded: UInt64(bitPattern: Int64("user\(n)@example.com".seededHash)) >> 32)) }
         #expect(tags.count > 99_000)
     }
+
+    @Test func theStringHashDependsOnTheSeed() {
+        // Another seed gives another hash for (nearly) every string, on both sides of each round.
+        var same = 0
+        for n in 0..<10_000 {
+            let bytes = Array("member\(n)@mail.example.org".utf8)
+            let (one, other) = bytes.withUnsafeBytes {
+                (SeededBytes.hash($0, seed: (1, 2)), SeededBytes.hash($0, seed: (1, 3)))
+            }
+            let (third, fourth) = bytes.withUnsafeBytes {
+                (SeededBytes.hash($0, seed: (5, 2)), SeededBytes.hash($0, seed: (1, 2)))
+            }
+            if one == other || third == fourth { same += 1 }
+            #expect(one == fourth, "the same seed gives the same hash")
+        }
+        #expect(same == 0)
+    }
 }

@@ -95,4 +95,27 @@ struct CheckpointCodecTests {
             #expect(Checkpoint.load(forLog: log, file: file) == nil)
         }
     }
+
+    @Test func anEmailReusedByARecreatedAccountRestoresAsFolded() throws {
+        // A(e) created, A deleted, B(e) created, B deleted, A(e) created again: A keeps its first
+        // place, so B is later in row order though A was created last. Restored, the email must
+        // still name A, live, as the fold does.
+        let a = UUIDBits(uuid: "00000000-0000-4000-8000-00000000000a")!, b = UUIDBits(uuid: "00000000-0000-4000-8000-00000000000b")!
+        let registration = UUIDBits(uuid: "10000000-0000-4000-8000-000000000001")!
+        var views = LedgerViews()
+        let facts: [ViewEvent.Fact] = [
+            .accountCreated(uid: a, email: "e@example.com", withImage: false), .accountDeleted(uid: a),
+            .accountCreated(uid: b, email: "e@example.com", withImage: false), .accountDeleted(uid: b),
+            .accountCreated(uid: a, email: "e@example.com", withImage: false),
+        ]
+        for (n, fact) in facts.enumerated() {
+            views.apply(ViewEvent(seq: n + 1, at: Timestamp(millis: Int64(n)), category: .registration, stream: registration, fact: fact),
+                        hash: .zero)
+            #expect(views.invariantViolations().isEmpty)
+        }
+        #expect(views.users.live(email: "e@example.com")?.uid == a.uuidString)
+        let back = try decode(encode(views))
+        #expect(back.users.live(email: "e@example.com")?.uid == a.uuidString)
+        #expect(back.invariantViolations().isEmpty)
+    }
 }
