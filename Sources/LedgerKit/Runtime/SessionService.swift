@@ -52,17 +52,22 @@ public final class SessionService {
     /// Signs in: a session, or `AuthError(.signInRefused)` after appending `SignInFailed` with the true reason.
     public func login(email rawEmail: String, password: String) throws -> Started {
         let email = rawEmail.lowercasedASCII
-        var views = LedgerViews()
+        // Only the two views a sign-in reads are folded (users, then sign-in failures, as
+        // `LedgerViews.apply` orders them); only this email's accounts are built whole, for their
+        // password hashes.
+        var users = UserView(), signIns = SignInView()
         var hashes: [String: String] = [:]
-        // Every event folded; only this email's accounts built whole, for their password hashes.
         let accounts = try store.scanViews(wanted: { event in
             if case .accountCreated(_, let created, _) = event.fact { return created == email }
             return false
-        }, visit: { views.apply($0, hash: $1) })
+        }, visit: { event, _ in
+            users.apply(event)
+            signIns.apply(event, users: users)
+        })
         for event in accounts {
             if case .accountCreated(let created) = event.event { hashes[created.uid] = created.passwordHash }
         }
-        let user = views.users.live(email: email).flatMap { $0.status == .active ? $0 : nil }
+        let user = users.live(email: email).flatMap { $0.status == .active ? $0 : nil }
         let storedHash = user.flatMap { hashes[$0.uid] }
         let matches: Bool
         if let storedHash {
@@ -74,7 +79,7 @@ public final class SessionService {
         let reason: SignInFailure?
         if user == nil || storedHash == nil {
             reason = .unknownEmail
-        } else if views.signIns.lockedUntil(email, at: clock.now()) != nil {
+        } else if signIns.lockedUntil(email, at: clock.now()) != nil {
             reason = .locked
         } else {
             reason = matches ? nil : .wrongPassword
