@@ -96,12 +96,17 @@ public final class RegistrationCoordinator {
         return outcome
     }
 
-    /// The registration id for an idempotency key: a UUID made from SHA-256 of the key.
+    /// The registration id for an idempotency key: the first 16 bytes of SHA-256 of
+    /// `ledger-idempotency-key:` + the key, as a version-4 UUID.
     public static func registrationID(forKey key: String) -> String {
-        Identifiers.uuid(fromRandom: Array(SHA256.digest(Array("ledger-idempotency-key:\(key)".utf8).withUnsafeBytes { $0 }).prefix(16)))
+        // The bytes are hashed inside `withUnsafeBytes`: a pointer taken out of it dangles.
+        let digest = Array("ledger-idempotency-key:\(key)".utf8).withUnsafeBytes { SHA256.digest($0) }
+        return Identifiers.uuid(fromRandom: Array(digest.prefix(16)))
     }
 
     private func earlierResult(_ stream: String, _ registration: String) throws -> RegistrationResult? {
+        // A new key (the usual case) is answered by the store's index; only a retry reads its stream.
+        guard try store.streamVersion(stream) > 0 else { return nil }
         let events = try store.readStream(stream)
         guard !events.isEmpty else { return nil }
         var state = RegistrationState(registration: registration)

@@ -85,6 +85,9 @@ public protocol EventStore: AnyObject {
     /// event as the views fold it (with its line's hash), and the events `wanted` picks are returned
     /// whole, in order. Lets a store read most lines without building them whole.
     func scanViews(wanted: (ViewEvent) -> Bool, visit: (ViewEvent, Digest32) -> Void) throws -> [RecordedEvent]
+    /// The number of events in `stream` (0 when it has none): what `append` checks an expected
+    /// version against. Lets a store answer from an index instead of reading the stream.
+    func streamVersion(_ stream: String) throws -> Int
 }
 
 extension EventStore {
@@ -104,6 +107,9 @@ extension EventStore {
         }
         return picked
     }
+
+    /// `streamVersion` through `readStream`.
+    public func streamVersion(_ stream: String) throws -> Int { try readStream(stream).count }
 
     /// Every event from `seq` on, at most `limit`.
     public func readAll(from seq: Int = 1, limit: Int = .max) throws -> [RecordedEvent] {

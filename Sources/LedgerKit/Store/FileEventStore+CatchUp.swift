@@ -34,6 +34,42 @@ extension FileEventStore {
         index = LogIndex(table: fresh)
     }
 
+    /// Under the exclusive lock, before an append or a version lookup: the index lined up with the
+    /// log (the shared index file adopted or rebuilt, what was appended since verified, a torn tail
+    /// repaired), and the index file told what it now covers.
+    func lineUp(_ log: FileDescriptor) throws {
+        syncIndexFile(log)
+        try catchUp(log, repairing: true)
+        if index.lostTable {
+            indexFileDisabled = true
+            index = LogIndex()
+            try catchUp(log, repairing: true)
+        }
+        index.table?.setCoverage(index.coverage, logDevice: logIdentity.dev, inode: logIdentity.ino)
+    }
+
+    /// The number of events in `stream`, from the writers' index: only the lines appended since this
+    /// process (or the index file) last looked are read, not the stream. Under the exclusive lock,
+    /// as an append's check is; an absent log has no streams.
+    public func streamVersion(_ stream: String) throws -> Int {
+        if let poisoned { throw poisoned }
+        do {
+            guard FileSystem.exists(logPath) else { return 0 }
+            let lock = try FileDescriptor(path: lockPath, flags: O_RDWR | O_CREAT)
+            try lock.lock(LOCK_EX)
+            defer { lock.unlock() }
+            let log = try FileDescriptor(path: logPath, flags: O_RDWR)
+            try lineUp(log)
+            return index.version(of: stream)
+        } catch let error as SystemError {
+            throw StoreError.io(error)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.io, "\(error)")
+        }
+    }
+
     /// Verifies what was appended since the last look. A torn tail is repaired when `repairing`
     /// (the caller holds the exclusive lock) and skipped otherwise; any other damage throws.
     func catchUp(_ log: FileDescriptor, repairing: Bool) throws {

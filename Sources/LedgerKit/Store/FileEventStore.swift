@@ -70,14 +70,7 @@ public final class FileEventStore: EventStore {
             let isNew = !FileSystem.exists(logPath)
             let log = try FileDescriptor(path: logPath, flags: O_RDWR | O_CREAT)
             if isNew { try FileSystem.syncDirectory(directory) }
-            syncIndexFile(log)
-            try catchUp(log, repairing: true)
-            if index.lostTable {
-                indexFileDisabled = true
-                index = LogIndex()
-                try catchUp(log, repairing: true)
-            }
-            index.table?.setCoverage(index.coverage, logDevice: logIdentity.dev, inode: logIdentity.ino)
+            try lineUp(log)
             let lookups: (any StoreLookups)? = index.table
             let served = lookups != nil && condition?.answersFromStoreLookups == true
             if let condition, !served { try feed(condition, from: log) }

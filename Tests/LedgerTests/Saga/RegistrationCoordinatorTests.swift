@@ -222,4 +222,22 @@ import Testing
             #expect(store.events.count == count)
         }
     }
+
+    @Test func differentIdempotencyKeysAreDifferentRegistrations() throws {
+        // The id is SHA-256 of the key's bytes (values computed with Python's hashlib): a release
+        // build once hashed a dangling pointer instead, and every key mapped to one registration.
+        #expect(RegistrationCoordinator.registrationID(forKey: "a") == "506d8d42-bb0b-47ee-9259-3be62399c44e")
+        #expect(RegistrationCoordinator.registrationID(forKey: "order-42") == "61abd095-f8cd-4616-91e4-832c5985e7a9")
+        try withTempDirectory { dir in
+            let store = InMemoryEventStore(), blobs = MemoryBlobStore()
+            var other = input()
+            other.email = "someone.else@example.com"
+            let first = try coordinator(store, blobs, dir).register(input(), idempotencyKey: "key-1")
+            let second = try coordinator(store, blobs, dir, seed: 12).register(other, idempotencyKey: "key-2")
+            #expect(second.registration != first.registration)
+            #expect(second.uid != first.uid)
+            #expect(!second.replayed)
+            #expect(second.outcome == .completed)
+        }
+    }
 }

@@ -30,6 +30,7 @@ enum EventStoreConformance {
         case invalidDataIsRefused
         case emailIndexRefusesOnlyLiveEmails
         case scanViewsVisitsEveryEventAndBuildsTheWanted
+        case streamVersionCountsAStreamsEvents
 
         var testDescription: String { rawValue }
 
@@ -53,6 +54,7 @@ enum EventStoreConformance {
             case .invalidDataIsRefused: try EventStoreConformance.invalidDataIsRefused(make)
             case .emailIndexRefusesOnlyLiveEmails: try EventStoreConformance.emailIndexRefusesOnlyLiveEmails(make)
             case .scanViewsVisitsEveryEventAndBuildsTheWanted: try EventStoreConformance.scanViewsVisitsEveryEventAndBuildsTheWanted(make)
+            case .streamVersionCountsAStreamsEvents: try EventStoreConformance.streamVersionCountsAStreamsEvents(make)
             }
         }
     }
@@ -181,6 +183,26 @@ enum EventStoreConformance {
         #expect(try store.readStream(a).map(\.event.type) == [.accountCreated, .imageStored, .profileWritten])
         #expect(try store.readStream(b).map(\.seq) == [2, 4])
         #expect(try store.readStream(Fixtures.stream(.registration, 12)).isEmpty)
+    }
+
+    /// `streamVersion` is the count of a stream's events (what `append` checks), 0 for an unknown
+    /// stream or an empty store, and agrees with `readStream` as the log grows.
+    static func streamVersionCountsAStreamsEvents(_ make: EventStoreFactory) throws {
+        let store = try make()
+        let a = Fixtures.stream(.registration, 30), b = Fixtures.stream(.registration, 31)
+        #expect(try store.streamVersion(a) == 0)
+        _ = try store.append([Fixtures.registration(1), Fixtures.event(.imageStored)], to: a, expected: .noStream)
+        #expect(try store.streamVersion(a) == 2)
+        #expect(try store.streamVersion(b) == 0)
+        _ = try store.append([Fixtures.registration(2)], to: b, expected: .noStream)
+        _ = try store.append([Fixtures.event(.profileWritten)], to: a, expected: .exactly(2))
+        for stream in [a, b, Fixtures.stream(.session, 32)] {
+            #expect(try store.streamVersion(stream) == store.readStream(stream).count)
+        }
+        #expect(try store.streamVersion(a) == 3)
+        // The version is what `append` accepts next.
+        _ = try store.append([Fixtures.event(.failed, 2)], to: b, expected: .exactly(try store.streamVersion(b)))
+        #expect(try store.streamVersion(b) == 2)
     }
 
     /// `scanViews` visits every event as `read` gives it (converted for the views, with its hash) and

@@ -82,6 +82,33 @@ struct StoreIndexFileTests {
         }
     }
 
+    @Test func streamVersionsComeFromTheIndexAndFollowOtherWriters() throws {
+        try withTempDirectory { dir in
+            for n in 1...30 { try register(n, in: dir) }
+            let reader = writer(dir)
+            #expect(try reader.streamVersion(Fixtures.stream(.registration, 5)) == 1)
+            // Another process appends: the next lookup reads only those lines and counts them.
+            _ = try writer(dir).append([Fixtures.event(.imageStored, 5)], to: Fixtures.stream(.registration, 5), expected: .exactly(1))
+            #expect(try reader.streamVersion(Fixtures.stream(.registration, 5)) == 2)
+            #expect(try reader.streamVersion(Fixtures.stream(.registration, 31)) == 0)
+            // Damage a covered line in place: a lookup through the index does not read it, as a
+            // writer's append does not; `ledger verify` still finds it.
+            var lines = splitLines(try readBytes(reader.logPath))
+            let at = lines[2].firstIndex(of: UInt8(ascii: "@"))!
+            lines[2][at - 1] = UInt8(ascii: "Z")
+            try writeBytes(lines.flatMap { $0 }, to: reader.logPath)
+            #expect(try writer(dir).streamVersion(Fixtures.stream(.registration, 7)) == 1)
+        }
+        // A data folder with no log has no streams, and the lookup creates nothing.
+        try withTempDirectory { (empty: String) throws -> Void in
+            let probe = writer(empty)
+            let version = try probe.streamVersion(Fixtures.stream(.registration, 1))
+            #expect(version == 0)
+            #expect(!FileSystem.exists(probe.logPath))
+            #expect(!FileSystem.exists(probe.lockPath))
+        }
+    }
+
     // MARK: - Any index state is safe
 
     @Test(arguments: ["garbage", "short", "other-boot", "empty"])
