@@ -8,7 +8,7 @@ public struct ViewRowsWriter {
     private let buffer = RowBuffer()
     private let sink: (UnsafeRawBufferPointer) -> Void
 
-    /// A writer that feeds `sink`.
+    /// A writer that feeds `sink` (which must not keep the pointer it gets after it returns).
     public init(sink: @escaping (UnsafeRawBufferPointer) -> Void) {
         self.sink = sink
     }
@@ -89,6 +89,7 @@ public struct ViewRowsWriter {
     /// The next `count` bytes of the buffer (`count` ≤ `RowBuffer.capacity`), to be filled by the caller.
     @inline(__always)
     private func room(_ count: Int) -> UnsafeMutablePointer<UInt8> {
+        assert(count <= RowBuffer.capacity, "room is for pieces that fit the buffer")
         if buffer.count + count > RowBuffer.capacity { flush() }
         defer { buffer.count += count }
         return buffer.base + buffer.count
@@ -101,12 +102,12 @@ public struct ViewRowsWriter {
             sink(UnsafeRawBufferPointer(bytes))
             return
         }
-        if bytes.count > 0 { room(bytes.count).update(from: bytes.baseAddress!, count: bytes.count) }
+        if bytes.count > 0 { room(bytes.count).initialize(from: bytes.baseAddress!, count: bytes.count) }
     }
 
     private func raw(_ literal: StaticString) {
         let count = literal.utf8CodeUnitCount
-        room(count).update(from: literal.utf8Start, count: count)
+        room(count).initialize(from: literal.utf8Start, count: count)
     }
 
     private func string(_ text: String) {

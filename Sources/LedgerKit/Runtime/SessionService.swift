@@ -55,7 +55,7 @@ public final class SessionService {
         // Only the two views a sign-in reads are folded (users, then sign-in failures, as
         // `LedgerViews.apply` orders them); only this email's accounts are built whole, for their
         // password hashes.
-        var users = UserView(), signIns = SignInView()
+        var users = UserView(), signIns = SignInView(policy: policy)
         var hashes: [String: String] = [:]
         let accounts = try store.scanViews(wanted: { event in
             if case .accountCreated(_, let created, _) = event.fact { return created == email }

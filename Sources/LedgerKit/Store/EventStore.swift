@@ -86,7 +86,9 @@ public protocol EventStore: AnyObject {
     /// whole, in order. Lets a store read most lines without building them whole.
     func scanViews(wanted: (ViewEvent) -> Bool, visit: (ViewEvent, Digest32) -> Void) throws -> [RecordedEvent]
     /// The number of events in `stream` (0 when it has none): what `append` checks an expected
-    /// version against. Lets a store answer from an index instead of reading the stream.
+    /// version against. Lets a store answer from an index instead of reading the stream; the file
+    /// store does it as a writer does before an append (it may take the writers' lock, create the
+    /// lock and index files, and repair a torn tail), and an absent log has no streams.
     func streamVersion(_ stream: String) throws -> Int
 }
 

@@ -231,6 +231,16 @@ public final class PostgresEventStore: EventStore {
         }
     }
 
+    /// The number of events in `stream`: its last stream position, the number `append` checks.
+    public func streamVersion(_ stream: String) throws -> Int {
+        let connection = try connection()
+        do {
+            return try connection.execute("SELECT coalesce(max(stream_position), 0) FROM ledger_events WHERE stream = $1", [stream]).int(0, 0) ?? 0
+        } catch {
+            throw storeError(error, during: "a stream version lookup")
+        }
+    }
+
     /// The last `seq` and `hash` (seq 0 and the genesis hash when empty).
     public func head() throws -> Head {
         let connection = try connection()
