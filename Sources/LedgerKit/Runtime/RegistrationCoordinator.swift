@@ -107,7 +107,7 @@ public final class RegistrationCoordinator {
     private func earlierResult(_ stream: String, _ registration: String) throws -> RegistrationResult? {
         // A new key (the usual case) is answered by the store's index; only a retry reads its stream.
         guard try store.streamVersion(stream) > 0 else { return nil }
-        let events = try store.readStream(stream)
+        let events = try store.readStreamForAppend(stream)
         guard !events.isEmpty else { return nil }
         var state = RegistrationState(registration: registration)
         events.forEach { state.evolve($0) }

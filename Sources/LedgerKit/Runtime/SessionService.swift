@@ -97,7 +97,7 @@ public final class SessionService {
     public func logout(sessionId: String) throws -> SessionRow {
         let stream = StreamCategory.session.stream(sessionId)
         var views = SessionView()
-        let events = Identifiers.isLowercaseUUID(sessionId) ? try store.readStream(stream) : []
+        let events = Identifiers.isLowercaseUUID(sessionId) ? try store.readStreamForAppend(stream) : []
         events.forEach { views.apply($0) }
         guard let row = views.row(sessionId: sessionId), row.status(at: clock.now()) == .active else {
             throw AuthError(.noSession, "no active session \(sessionId)")

@@ -90,6 +90,10 @@ public protocol EventStore: AnyObject {
     /// store does it as a writer does before an append (it may take the writers' lock, create the
     /// lock and index files, and repair a torn tail), and an absent log has no streams.
     func streamVersion(_ stream: String) throws -> Int
+    /// Every event of `stream`, in order, as a writer about to append to it sees them: the same
+    /// events as `readStream`. The file store reads them where the writers' index says they are
+    /// (trusting the lines it covers, as an append does) instead of verifying the whole log.
+    func readStreamForAppend(_ stream: String) throws -> [RecordedEvent]
 }
 
 extension EventStore {
@@ -109,6 +113,9 @@ extension EventStore {
         }
         return picked
     }
+
+    /// `readStreamForAppend` through `readStream`.
+    public func readStreamForAppend(_ stream: String) throws -> [RecordedEvent] { try readStream(stream) }
 
     /// `streamVersion` through `readStream`.
     public func streamVersion(_ stream: String) throws -> Int { try readStream(stream).count }

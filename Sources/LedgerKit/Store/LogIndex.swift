@@ -37,7 +37,7 @@ struct LogIndex {
     /// Records one verified event whose line spans `[offset, offset + length)`.
     mutating func record(_ event: RecordedEvent, offset: Int, length: Int) {
         if let table, !lostTable {
-            if !table.apply(event) { lostTable = true }
+            if !table.apply(event, offset: offset) { lostTable = true }
         } else {
             streamVersions[event.stream, default: 0] += 1
         }
@@ -50,6 +50,12 @@ struct LogIndex {
     func version(of stream: String) -> Int {
         if let table { return table.version(of: stream) }
         return streamVersions[stream, default: 0]
+    }
+
+    /// Where `stream`'s lines are, when the index file is in use (else nil).
+    func lines(of stream: String) -> StoreIndexFile.StreamLines? {
+        guard let table, !lostTable else { return nil }
+        return table.lines(of: stream)
     }
 
     /// What the index file should record as covered now.

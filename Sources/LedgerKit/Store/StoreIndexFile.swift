@@ -4,8 +4,9 @@ import LedgerDomain
 // MARK: - StoreIndexFile
 
 /// `events.jsonl.index`: what a writer must know about the whole log — each stream's version and
-/// which emails belong to live accounts — as a memory-mapped open-addressing hash table, so a new
-/// process appends after reading only the lines the index does not cover yet, not the whole log.
+/// where its first and last lines are, and which emails belong to live accounts — as a
+/// memory-mapped open-addressing hash table, so a new process appends after reading only the lines
+/// the index does not cover yet, not the whole log, and reads a stream without reading the log.
 ///
 /// It is a cache of the log, never a source of truth: only writers holding the log's exclusive
 /// lock touch it; it is never fsynced, and its header names the boot it was written in, the log
@@ -17,10 +18,18 @@ import LedgerDomain
 final class StoreIndexFile: StoreLookups {
     // MARK: - Layout
 
-    static let magic: [UInt8] = Array("LDGRIX01".utf8)
+    static let magic: [UInt8] = Array("LDGRIX02".utf8)
     static let headerSize = 4096
     static let slotSize = 48
     static let initialCapacity = 1 << 12
+
+    /// Where a stream's lines are (see `lines(of:)`).
+    struct StreamLines: Equatable {
+        var count: Int
+        var first: Int
+        var last: Int
+        var lastSeq: Int
+    }
 
     /// Slot tags (0 = empty).
     enum Tag: UInt8 {
@@ -166,13 +175,17 @@ final class StoreIndexFile: StoreLookups {
 
     /// Folds one event of the log into the table; idempotent per event (slots remember the last seq).
     /// False when the table is full and could not grow (the caller then drops the index).
-    func apply(_ event: RecordedEvent) -> Bool {
+    /// `offset` is where the event's line starts: a stream slot keeps its first and last line's.
+    func apply(_ event: RecordedEvent, offset: Int) -> Bool {
         guard reserve(3) else { return false }
         let seq = Int64(event.seq)
         if let (category, id) = StreamName.parse(event.stream), let tag = Self.tag(category) {
             let slot = find(tag, Self.key(id), inserting: true)!
             if load(Int64.self, at: slot + 40) < seq {
-                store(load(UInt32.self, at: slot + 4) &+ 1, at: slot + 4)
+                let version = load(UInt32.self, at: slot + 4)
+                if version == 0 { store(Int64(offset), at: slot + 24) }
+                store(Int64(offset), at: slot + 32)
+                store(version &+ 1, at: slot + 4)
                 store(seq, at: slot + 40)
             }
         }
@@ -211,6 +224,15 @@ final class StoreIndexFile: StoreLookups {
         guard let (category, id) = StreamName.parse(stream), let tag = Self.tag(category),
               let slot = find(tag, Self.key(id), inserting: false) else { return 0 }
         return Int(load(UInt32.self, at: slot + 4))
+    }
+
+    /// Where `stream`'s lines are: its event count, the offsets of its first and last lines, and the
+    /// last one's seq (count 0 when it has none).
+    func lines(of stream: String) -> StreamLines {
+        guard let (category, id) = StreamName.parse(stream), let tag = Self.tag(category),
+              let slot = find(tag, Self.key(id), inserting: false) else { return StreamLines(count: 0, first: 0, last: 0, lastSeq: 0) }
+        return StreamLines(count: Int(load(UInt32.self, at: slot + 4)), first: Int(load(Int64.self, at: slot + 24)),
+                           last: Int(load(Int64.self, at: slot + 32)), lastSeq: Int(load(Int64.self, at: slot + 40)))
     }
 
     /// True when a live account holds `email`.

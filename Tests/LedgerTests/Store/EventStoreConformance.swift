@@ -31,6 +31,7 @@ enum EventStoreConformance {
         case emailIndexRefusesOnlyLiveEmails
         case scanViewsVisitsEveryEventAndBuildsTheWanted
         case streamVersionCountsAStreamsEvents
+        case readStreamForAppendEqualsReadStream
 
         var testDescription: String { rawValue }
 
@@ -55,6 +56,7 @@ enum EventStoreConformance {
             case .emailIndexRefusesOnlyLiveEmails: try EventStoreConformance.emailIndexRefusesOnlyLiveEmails(make)
             case .scanViewsVisitsEveryEventAndBuildsTheWanted: try EventStoreConformance.scanViewsVisitsEveryEventAndBuildsTheWanted(make)
             case .streamVersionCountsAStreamsEvents: try EventStoreConformance.streamVersionCountsAStreamsEvents(make)
+            case .readStreamForAppendEqualsReadStream: try EventStoreConformance.readStreamForAppendEqualsReadStream(make)
             }
         }
     }
@@ -203,6 +205,28 @@ enum EventStoreConformance {
         // The version is what `append` accepts next.
         _ = try store.append([Fixtures.event(.failed, 2)], to: b, expected: .exactly(try store.streamVersion(b)))
         #expect(try store.streamVersion(b) == 2)
+    }
+
+    /// `readStreamForAppend` gives what `readStream` gives, for streams of one, two and more events
+    /// interleaved with others, and none for an unknown stream.
+    static func readStreamForAppendEqualsReadStream(_ make: EventStoreFactory) throws {
+        let store = try make()
+        let a = Fixtures.stream(.registration, 40), b = Fixtures.stream(.registration, 41), c = Fixtures.stream(.registration, 42)
+        let session = Fixtures.stream(.session, 43)
+        _ = try store.append([Fixtures.registration(1)], to: a, expected: .noStream)
+        _ = try store.append([Fixtures.registration(2)], to: b, expected: .noStream)
+        _ = try store.append([Fixtures.event(.sessionStarted, 3)], to: session, expected: .noStream)
+        _ = try store.append([Fixtures.registration(4)], to: c, expected: .noStream)
+        _ = try store.append([Fixtures.event(.imageStored, 1)], to: a, expected: .exactly(1))
+        _ = try store.append([Fixtures.event(.failed, 2)], to: b, expected: .exactly(1))
+        _ = try store.append([Fixtures.event(.profileWritten, 1)], to: a, expected: .exactly(2))
+        _ = try store.append([Fixtures.event(.sessionEnded, 3)], to: session, expected: .exactly(1))
+        _ = try store.append([Fixtures.event(.failed, 1), Fixtures.event(.imageDeleted, 1)], to: a, expected: .exactly(3))
+        for stream in [a, b, c, session, Fixtures.stream(.session, 44)] {
+            let indexed = try store.readStreamForAppend(stream), whole = try store.readStream(stream)
+            #expect(indexed == whole, "\(stream)")
+        }
+        #expect(try store.readStreamForAppend(a).map(\.seq) == [1, 5, 7, 9, 10])
     }
 
     /// `scanViews` visits every event as `read` gives it (converted for the views, with its hash) and

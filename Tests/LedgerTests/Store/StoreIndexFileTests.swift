@@ -109,6 +109,31 @@ struct StoreIndexFileTests {
         }
     }
 
+    @Test func streamsAreReadWhereTheIndexSaysAndADisagreeingLineFallsBackToTheWholeLog() throws {
+        try withTempDirectory { dir in
+            for n in 1...30 { try register(n, in: dir) }
+            let reader = writer(dir)
+            let stream = Fixtures.stream(.registration, 5)
+            // Another process appends: the next read lines the index up and finds the new line.
+            _ = try writer(dir).append([Fixtures.event(.imageStored, 5)], to: stream, expected: .exactly(1))
+            _ = try writer(dir).append([Fixtures.event(.profileWritten, 5)], to: stream, expected: .exactly(2))
+            #expect(try reader.readStreamForAppend(stream) == reader.readStream(stream))
+            #expect(try reader.readStreamForAppend(stream).map(\.event.type) == [.accountCreated, .imageStored, .profileWritten])
+            // Without the index file, the same answer (the index is rebuilt from the log).
+            try FileSystem.remove(reader.indexPath)
+            #expect(try writer(dir).readStreamForAppend(stream).map(\.seq) == reader.readStream(stream).map(\.seq))
+            // A line of the stream damaged in place: the line no longer hashes to its hash, so the
+            // read falls back to the whole log, which reports the damage instead of the event.
+            var lines = splitLines(try readBytes(reader.logPath))
+            let at = lines[4].firstIndex(of: UInt8(ascii: "@"))!
+            lines[4][at - 1] = UInt8(ascii: "Z")
+            try writeBytes(lines.flatMap { $0 }, to: reader.logPath)
+            #expect(throws: StoreError.self) { _ = try writer(dir).readStreamForAppend(stream) }
+            // Other streams, whose lines are intact, still read from the index.
+            #expect(try writer(dir).readStreamForAppend(Fixtures.stream(.registration, 9)).count == 1)
+        }
+    }
+
     // MARK: - Any index state is safe
 
     @Test(arguments: ["garbage", "short", "other-boot", "empty"])
