@@ -38,7 +38,7 @@ extension FileEventStore {
     private static func events(of stream: String, at lines: StoreIndexFile.StreamLines, in log: FileDescriptor,
                                end: Int) -> [RecordedEvent]? {
         guard lines.count > 0 else { return [] }
-        guard lines.first <= lines.last, lines.last < end else { return nil }
+        guard lines.first >= 0, lines.first <= lines.last, lines.last < end else { return nil }
         var out: [RecordedEvent] = []
         if lines.count <= 2 {
             for offset in lines.count == 1 ? [lines.first] : [lines.first, lines.last] {

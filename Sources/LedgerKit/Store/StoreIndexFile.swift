@@ -177,6 +177,9 @@ final class StoreIndexFile: StoreLookups {
     /// False when the table is full and could not grow (the caller then drops the index).
     /// `offset` is where the event's line starts: a stream slot keeps its first and last line's.
     func apply(_ event: RecordedEvent, offset: Int) -> Bool {
+        // Untrusted until `setCoverage` records what the slots now hold: a writer killed between two
+        // stores of one slot (its count, then its seq) leaves a table the next writer rebuilds.
+        if load(Int64.self, at: 176) != 0 { store(Int64(0), at: 176) }
         guard reserve(3) else { return false }
         let seq = Int64(event.seq)
         if let (category, id) = StreamName.parse(event.stream), let tag = Self.tag(category) {
