@@ -52,28 +52,28 @@ extension FileEventStore {
     /// process (or the index file) last looked are read, not the stream. Under the exclusive lock,
     /// as an append's check is; an absent log has no streams.
     public func streamVersion(_ stream: String) throws -> Int {
+        try withLinedUpLog { _ in index.version(of: stream) } ?? 0
+    }
+
+    /// Runs `body` on the open log under the exclusive lock, the index lined up with it (`lineUp`);
+    /// nil, creating nothing, when there is no log.
+    func withLinedUpLog<T>(_ body: (FileDescriptor) throws -> T) throws -> T? {
         if let poisoned { throw poisoned }
-        do {
-            guard FileSystem.exists(logPath) else { return 0 }
+        guard FileSystem.exists(logPath) else { return nil }
+        return try StoreError.mapping {
             let lock = try FileDescriptor(path: lockPath, flags: O_RDWR | O_CREAT)
             try lock.lock(LOCK_EX)
             defer { lock.unlock() }
             let log = try FileDescriptor(path: logPath, flags: O_RDWR)
             try lineUp(log)
-            return index.version(of: stream)
-        } catch let error as SystemError {
-            throw StoreError.io(error)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(.io, "\(error)")
+            return try body(log)
         }
     }
 
     /// Verifies what was appended since the last look. A torn tail is repaired when `repairing`
     /// (the caller holds the exclusive lock) and skipped otherwise; any other damage throws.
     func catchUp(_ log: FileDescriptor, repairing: Bool) throws {
-        do {
+        try StoreError.mapping {
             let size = try log.size()
             if size < index.verifiedSize {  // the file was cut: start over
                 index = LogIndex(table: index.table == nil ? nil : StoreIndexFile.open(path: indexPath, fresh: true))
@@ -101,12 +101,6 @@ extension FileEventStore {
                 throw StoreError(.damaged, "the log is damaged at \(damage) — run `ledger verify`; writers refuse until it is restored", problem: damage)
             }
             if let torn, repairing { try repair(log, torn: torn) }
-        } catch let error as SystemError {
-            throw StoreError.io(error)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(.io, "\(error)")
         }
     }
 

@@ -81,19 +81,13 @@ extension FileEventStore {
 
     /// Runs `body` on the open log under a shared lock; an absent log reads as empty.
     func withReadLock(_ body: (FileDescriptor) throws -> Void) throws {
-        do {
+        try StoreError.mapping {
             guard FileSystem.exists(logPath) else { return }
             let lock = FileSystem.exists(lockPath) ? try FileDescriptor(path: lockPath, flags: O_RDONLY) : nil
             try lock?.lock(LOCK_SH)
             defer { lock?.unlock() }
             let log = try FileDescriptor(path: logPath, flags: O_RDONLY)
             try body(log)
-        } catch let error as SystemError {
-            throw StoreError.io(error)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(.io, "\(error)")
         }
     }
 }

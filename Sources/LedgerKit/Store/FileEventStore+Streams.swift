@@ -10,23 +10,11 @@ extension FileEventStore {
     /// to the stream and check as an event, and the count and last seq must be the index's; when
     /// anything disagrees, or there is no index file, the whole log is read (`readStream`).
     public func readStreamForAppend(_ stream: String) throws -> [RecordedEvent] {
-        if let poisoned { throw poisoned }
-        guard FileSystem.exists(logPath) else { return [] }
-        var found: [RecordedEvent]?
-        do {
-            let lock = try FileDescriptor(path: lockPath, flags: O_RDWR | O_CREAT)
-            try lock.lock(LOCK_EX)
-            defer { lock.unlock() }
-            let log = try FileDescriptor(path: logPath, flags: O_RDWR)
-            try lineUp(log)
-            if let lines = index.lines(of: stream) { found = Self.events(of: stream, at: lines, in: log, end: index.verifiedSize) }
-        } catch let error as SystemError {
-            throw StoreError.io(error)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(.io, "\(error)")
+        let found = try withLinedUpLog { log -> [RecordedEvent]? in
+            guard let lines = index.lines(of: stream) else { return nil }
+            return Self.events(of: stream, at: lines, in: log, end: index.verifiedSize)
         }
+        guard let found else { return [] }  // no log
         // Outside the exclusive lock: the whole-log read takes the shared one.
         return try found ?? readStream(stream)
     }

@@ -62,7 +62,7 @@ public final class FileEventStore: EventStore {
                 throw StoreError(.invalidBatch, "\(event.type.rawValue) cannot be appended: \(error)")
             }
         }
-        do {
+        return try StoreError.mapping {
             try FileSystem.makeDirectories(directory)
             let lock = try FileDescriptor(path: lockPath, flags: O_RDWR | O_CREAT)
             try lock.lock(LOCK_EX)
@@ -89,12 +89,6 @@ public final class FileEventStore: EventStore {
                 index.table?.setCoverage(index.coverage, logDevice: logIdentity.dev, inode: logIdentity.ino)
             }
             return recorded
-        } catch let error as SystemError {
-            throw StoreError.io(error)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(.io, "\(error)")
         }
     }
 

@@ -45,6 +45,11 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         return StoreError(.io, "\(error)")
     }
 
+    /// Runs `body`; whatever it throws comes out as a store error (`io` unless it is one already).
+    static func mapping<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch { throw io(error) }
+    }
+
     /// "Wrong expected version", naming the stream and both versions.
     public static func wrongVersion(stream: String, expected: ExpectedVersion, actual: Int) -> StoreError {
         StoreError(.wrongExpectedVersion, "wrong expected version \(expected) for stream \(stream): its version is \(actual)")
