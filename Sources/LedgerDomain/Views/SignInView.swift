@@ -9,6 +9,16 @@ public struct SignInPolicy: Equatable, Sendable {
 
     /// The default policy.
     public init() {}
+
+    /// When `recent` (an email's consecutive wrong-password times, oldest first) locks it at `now`,
+    /// the instant the lock ends; else nil.
+    public func lockedUntil(recent: [Timestamp], at now: Timestamp) -> Timestamp? {
+        guard maxFailures > 0, recent.count >= maxFailures else { return nil }
+        let last = recent[recent.count - 1], first = recent[recent.count - maxFailures]
+        guard last.millis - first.millis <= window else { return nil }
+        let until = last.adding(milliseconds: window)
+        return now < until ? until : nil
+    }
 }
 
 // MARK: - SignInView
@@ -78,10 +88,6 @@ public struct SignInView: Equatable, Sendable {
 
     /// When the account with `email` is locked at `now`, the instant the lock ends; else nil.
     public func lockedUntil(_ email: String, at now: Timestamp) -> Timestamp? {
-        guard let recent = row(email: email)?.recentFailures, recent.count >= policy.maxFailures else { return nil }
-        let last = recent[recent.count - 1], first = recent[recent.count - policy.maxFailures]
-        guard last.millis - first.millis <= policy.window else { return nil }
-        let until = last.adding(milliseconds: policy.window)
-        return now < until ? until : nil
+        policy.lockedUntil(recent: row(email: email)?.recentFailures ?? [], at: now)
     }
 }

@@ -52,34 +52,18 @@ public final class SessionService {
     /// Signs in: a session, or `AuthError(.signInRefused)` after appending `SignInFailed` with the true reason.
     public func login(email rawEmail: String, password: String) throws -> Started {
         let email = rawEmail.lowercasedASCII
-        // Only the two views a sign-in reads are folded (users, then sign-in failures, as
-        // `LedgerViews.apply` orders them); only this email's accounts are built whole, for their
-        // password hashes.
-        var users = UserView(), signIns = SignInView(policy: policy)
-        var hashes: [String: String] = [:]
-        let accounts = try store.scanViews(wanted: { event in
-            if case .accountCreated(_, let created, _) = event.fact { return created == email }
-            return false
-        }, visit: { event, _ in
-            users.apply(event)
-            signIns.apply(event, users: users)
-        })
-        for event in accounts {
-            if case .accountCreated(let created) = event.event { hashes[created.uid] = created.passwordHash }
-        }
-        let user = users.live(email: email).flatMap { $0.status == .active ? $0 : nil }
-        let storedHash = user.flatMap { hashes[$0.uid] }
+        let record = try signInRecord(email: email)
         let matches: Bool
-        if let storedHash {
-            matches = hasher.verify(password, against: storedHash)
+        if let account = record.account {
+            matches = hasher.verify(password, against: account.passwordHash)
         } else {
             _ = try? hasher.hash(password, random: random)  // the same work as a verification
             matches = false
         }
         let reason: SignInFailure?
-        if user == nil || storedHash == nil {
+        if record.account == nil {
             reason = .unknownEmail
-        } else if signIns.lockedUntil(email, at: clock.now()) != nil {
+        } else if policy.lockedUntil(recent: record.recentFailures, at: clock.now()) != nil {
             reason = .locked
         } else {
             reason = matches ? nil : .wrongPassword
@@ -90,7 +74,31 @@ public final class SessionService {
                                  to: StreamCategory.signin.stream(attempt), expected: .noStream)
             throw AuthError(.signInRefused, Self.refusal)
         }
-        return try start(uid: user!.uid)
+        return try start(uid: record.account!.uid)
+    }
+
+    /// What the sign-in of `email` needs: from the store's index when it has one (and the policy
+    /// counts no more failures than a record keeps), else folded from the whole log — only the users
+    /// and sign-in views, and only this email's accounts built whole, for their password hashes.
+    public func signInRecord(email: String) throws -> SignInRecord {
+        if policy.maxFailures <= SignInRecord.keptFailures, let record = try store.signInRecord(email: email) { return record }
+        var users = UserView(), signIns = SignInView(policy: policy)
+        var hashes: [String: String] = [:]
+        let accounts = try store.scanViews(wanted: { event in
+            if case .accountCreated(_, let created, _) = event.fact { return created == email }
+            return false
+        }, visit: { event, _ in
+            // In `LedgerViews.apply`'s order: users, then sign-in failures.
+            users.apply(event)
+            signIns.apply(event, users: users)
+        })
+        for event in accounts {
+            if case .accountCreated(let created) = event.event { hashes[created.uid] = created.passwordHash }
+        }
+        let account = users.live(email: email).flatMap { user in
+            user.status == .active ? hashes[user.uid].map { SignInRecord.Account(uid: user.uid, passwordHash: $0) } : nil
+        }
+        return SignInRecord(account: account, recentFailures: signIns.row(email: email)?.recentFailures ?? [])
     }
 
     /// Ends an active session with reason `logout`.

@@ -94,6 +94,9 @@ public protocol EventStore: AnyObject {
     /// events as `readStream`. The file store reads them where the writers' index says they are
     /// (trusting the lines it covers, as an append does) instead of verifying the whole log.
     func readStreamForAppend(_ stream: String) throws -> [RecordedEvent]
+    /// What a sign-in needs to know about `email` (lowercase), answered from an index of the store's
+    /// own without reading the log; nil when the store has none (the caller then folds the log).
+    func signInRecord(email: String) throws -> SignInRecord?
 }
 
 extension EventStore {
@@ -116,6 +119,9 @@ extension EventStore {
 
     /// `readStreamForAppend` through `readStream`.
     public func readStreamForAppend(_ stream: String) throws -> [RecordedEvent] { try readStream(stream) }
+
+    /// No index to answer from: nil.
+    public func signInRecord(email: String) throws -> SignInRecord? { nil }
 
     /// `streamVersion` through `readStream`.
     public func streamVersion(_ stream: String) throws -> Int { try readStream(stream).count }

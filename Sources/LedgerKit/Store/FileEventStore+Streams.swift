@@ -55,7 +55,7 @@ extension FileEventStore {
     }
 
     /// The line starting at `offset` (without its newline), read up to `end` at most.
-    private static func line(in log: FileDescriptor, at offset: Int, end: Int) throws -> [UInt8]? {
+    static func line(in log: FileDescriptor, at offset: Int, end: Int) throws -> [UInt8]? {
         var want = 4096
         while true {
             let bytes = try bytes(of: log, at: offset, count: min(want, end - offset))
@@ -68,8 +68,14 @@ extension FileEventStore {
     /// The event of one line of `stream`, checked alone (decodes, hashes to its declared hash, is a
     /// valid event of that stream); nil otherwise.
     private static func event(_ line: [UInt8], of stream: String) -> RecordedEvent? {
+        checkedEvent(line).flatMap { $0.stream == stream ? $0 : nil }
+    }
+
+    /// The event of one line, checked alone: it decodes, hashes to its declared hash and is a valid
+    /// event; nil otherwise.
+    static func checkedEvent(_ line: [UInt8]) -> RecordedEvent? {
         line.withUnsafeBufferPointer { all -> RecordedEvent? in
-            guard let (envelope, bodyLength) = try? LineCodec.decode(all, lineNumber: 0), envelope.stream == stream,
+            guard let (envelope, bodyLength) = try? LineCodec.decode(all, lineNumber: 0),
                   SHA256.hex(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: all[0..<bodyLength]))) == envelope.hash,
                   case .event(let event) = ChainChecker.prepare(envelope) else { return nil }
             return RecordedEvent(envelope: envelope, event: event)

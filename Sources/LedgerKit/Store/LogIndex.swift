@@ -58,6 +58,12 @@ struct LogIndex {
         return table.lines(of: stream)
     }
 
+    /// What the index file says about `email` for a sign-in, when it is in use (else nil).
+    func signIn(email: String) -> StoreIndexFile.SignInEntry? {
+        guard let table, !lostTable else { return nil }
+        return table.signIn(email: email)
+    }
+
     /// What the index file should record as covered now.
     var coverage: StoreIndexFile.Coverage {
         StoreIndexFile.Coverage(lineStart: lineStart, offset: verifiedSize, head: checker.head, lastAt: lastAt)

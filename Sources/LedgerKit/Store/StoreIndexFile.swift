@@ -18,7 +18,7 @@ import LedgerDomain
 final class StoreIndexFile: StoreLookups {
     // MARK: - Layout
 
-    static let magic: [UInt8] = Array("LDGRIX02".utf8)
+    static let magic: [UInt8] = Array("LDGRIX03".utf8)
     static let headerSize = 4096
     static let slotSize = 48
     static let initialCapacity = 1 << 12
@@ -34,6 +34,10 @@ final class StoreIndexFile: StoreLookups {
     /// Slot tags (0 = empty).
     enum Tag: UInt8 {
         case registrationStream = 1, sessionStream = 2, signinStream = 3, email = 5, uid = 6
+        /// By uid: its status and its `AccountCreated` line (`StoreIndexFile+SignIn`).
+        case account = 7
+        /// By email: consecutive wrong passwords and the last two times; then the three before them.
+        case failures = 8, olderFailures = 9
     }
 
     /// The covered prefix of the log, as the header records it.
@@ -180,7 +184,7 @@ final class StoreIndexFile: StoreLookups {
         // Untrusted until `setCoverage` records what the slots now hold: a writer killed between two
         // stores of one slot (its count, then its seq) leaves a table the next writer rebuilds.
         if load(Int64.self, at: 176) != 0 { store(Int64(0), at: 176) }
-        guard reserve(3) else { return false }
+        guard reserve(4) else { return false }
         let seq = Int64(event.seq)
         if let (category, id) = StreamName.parse(event.stream), let tag = Self.tag(category) {
             let slot = find(tag, Self.key(id), inserting: true)!
@@ -217,6 +221,7 @@ final class StoreIndexFile: StoreLookups {
         default:
             break
         }
+        applySignIn(event, offset: offset, seq: seq)
         return true
     }
 
@@ -271,7 +276,7 @@ final class StoreIndexFile: StoreLookups {
     }
 
     /// The byte offset of the slot holding `(tag, key)`; with `inserting`, a fresh slot for it when absent.
-    private func find(_ tag: Tag, _ key: UUIDBits, inserting: Bool) -> Int? {
+    func find(_ tag: Tag, _ key: UUIDBits, inserting: Bool) -> Int? {
         let mask = capacity - 1
         var i = Int(truncatingIfNeeded: (key.high ^ (key.low &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(tag.rawValue)) >> 7) & mask
         while true {
@@ -337,8 +342,8 @@ final class StoreIndexFile: StoreLookups {
 
     // MARK: - Raw access
 
-    private func load<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> T { base.loadUnaligned(fromByteOffset: offset, as: T.self) }
-    private func store<T: FixedWidthInteger>(_ value: T, at offset: Int) { base.storeBytes(of: value, toByteOffset: offset, as: T.self) }
-    private func loadKey(at offset: Int) -> UUIDBits { UUIDBits(high: load(UInt64.self, at: offset), low: load(UInt64.self, at: offset + 8)) }
+    func load<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> T { base.loadUnaligned(fromByteOffset: offset, as: T.self) }
+    func store<T: FixedWidthInteger>(_ value: T, at offset: Int) { base.storeBytes(of: value, toByteOffset: offset, as: T.self) }
+    func loadKey(at offset: Int) -> UUIDBits { UUIDBits(high: load(UInt64.self, at: offset), low: load(UInt64.self, at: offset + 8)) }
     private func storeKey(_ key: UUIDBits, at offset: Int) { store(key.high, at: offset); store(key.low, at: offset + 8) }
 }

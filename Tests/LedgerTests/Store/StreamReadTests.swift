@@ -30,19 +30,11 @@ struct StreamReadTests {
         return (a, b, s, c)
     }
 
-    /// Damages line `i` (0-based) in place: flips one byte inside its data.
-    private func damage(_ path: String, line i: Int) throws {
-        var lines = splitLines(try readBytes(path))
-        let at = lines[i].lastIndex(of: UInt8(ascii: "{"))! + 2
-        lines[i][at] = lines[i][at] == UInt8(ascii: "x") ? UInt8(ascii: "y") : UInt8(ascii: "x")
-        try writeBytes(lines.flatMap { $0 }, to: path)
-    }
-
     @Test func aStreamOfMoreThanTwoLinesIsReadFromTheSpanBetweenThem() throws {
         try withTempDirectory { dir in
             let (a, _, _, _) = try build(dir)
             let expected = try writer(dir).readStream(a)
-            try damage(writer(dir).logPath, line: 5)  // b's 2nd line, inside a's span
+            try damageLine(writer(dir).logPath, line: 5)  // b's 2nd line, inside a's span
             #expect(throws: StoreError.self) { _ = try writer(dir).readStream(a) }
             let fast = try writer(dir).readStreamForAppend(a)
             #expect(fast == expected)
@@ -53,7 +45,7 @@ struct StreamReadTests {
         try withTempDirectory { dir in
             let (_, b, s, c) = try build(dir)
             let eb = try writer(dir).readStream(b), es = try writer(dir).readStream(s)
-            try damage(writer(dir).logPath, line: 3)  // c
+            try damageLine(writer(dir).logPath, line: 3)  // c
             #expect(try writer(dir).readStreamForAppend(b) == eb)
             #expect(try writer(dir).readStreamForAppend(s) == es)
             // The damaged stream itself: the whole-log read, which reports the damage.
@@ -78,7 +70,7 @@ struct StreamReadTests {
             try writeBytes(bytes, to: path)
             let expected = try writer(dir).readStream(a)
             _ = try writer(dir).streamVersion(a)  // re-applies lines 2..5
-            try damage(writer(dir).logPath, line: 2)  // b's 2nd, inside a's span
+            try damageLine(writer(dir).logPath, line: 2)  // b's 2nd, inside a's span
             #expect(try writer(dir).readStreamForAppend(a) == expected)
         }
     }

@@ -107,6 +107,7 @@ final class PostgresServer: @unchecked Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for fd: Int32 in 0...2 { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_RDWR, 0) }
+        closeInheritedDescriptors(&actions)  // see `spawnAndWait`
         guard posix_spawn(&pid, argv[0], &actions, nil, cArgs, environ) == 0 else { throw SystemTestError("cannot start the cluster watchdog") }
         return PostgresServer(url: PostgresURL("postgres://postgres@127.0.0.1:\(cluster.port)/postgres")!, cluster: cluster)
     }
@@ -142,6 +143,11 @@ final class PostgresServer: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else is inherited: the server `pg_ctl start` leaves behind outlives the test, and a
+        // descriptor it kept — the socket by which Foundation's `Process` learns that a `ledger` child
+        // started at the same moment on another thread has exited — would make that child's
+        // `waitUntilExit()` wait forever (swift-corelibs-foundation#4795).
+        closeInheritedDescriptors(&actions)
         chmod(FileSystemPath.parent(output), 0o777)
         let inTmp = ["/bin/sh", "-c", "cd /tmp && exec \"$@\"", "sh"] + argv
         let cArgs = inTmp.map { strdup($0) } + [nil]
@@ -152,6 +158,19 @@ final class PostgresServer: @unchecked Sendable {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+
+    /// Makes a spawned child close every descriptor above standard error: glibc's
+    /// `posix_spawn_file_actions_addclosefrom_np` (2.34+; not in Swift's Glibc module, so looked up),
+    /// else one `addclose` per descriptor open now.
+    static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+            return
+        }
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for fd in open.compactMap(Int32.init) where fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
     }
 
     /// A loopback TCP port nobody listens on right now.

@@ -48,3 +48,12 @@ func splitLines(_ bytes: [UInt8]) -> [[UInt8]] {
     if !current.isEmpty { lines.append(current) }
     return lines
 }
+
+/// Damages line `i` (0-based) of the log at `path` in place: flips one byte inside its data, so the
+/// line no longer hashes to its declared hash.
+func damageLine(_ path: String, line i: Int) throws {
+    var lines = splitLines(try readBytes(path))
+    let at = lines[i].lastIndex(of: UInt8(ascii: "{"))! + 2
+    lines[i][at] = lines[i][at] == UInt8(ascii: "x") ? UInt8(ascii: "y") : UInt8(ascii: "x")
+    try writeBytes(lines.flatMap { $0 }, to: path)
+}

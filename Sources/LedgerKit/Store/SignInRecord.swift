@@ -1,0 +1,33 @@
+import LedgerDomain
+
+// MARK: - SignInRecord
+
+/// What a sign-in needs to know about one email — its live, active account and its recent wrong
+/// passwords — as a store's index answers it without reading the log (`EventStore.signInRecord`).
+/// It is exactly what folding `UserView` and `SignInView` over the whole log gives.
+public struct SignInRecord: Equatable, Sendable {
+    /// An account that may sign in.
+    public struct Account: Equatable, Sendable {
+        /// Its uid.
+        public var uid: String
+        /// The yescrypt hash its `AccountCreated` recorded.
+        public var passwordHash: String
+
+        /// An account from its parts.
+        public init(uid: String, passwordHash: String) { self.uid = uid; self.passwordHash = passwordHash }
+    }
+
+    /// Wrong-password times a record keeps: a `SignInPolicy` counting more must fold the log.
+    public static let keptFailures = 5
+
+    /// The email's account when it is live (created, not deleted) and active (its profile written).
+    public var account: Account?
+    /// The times of the email's consecutive wrong passwords since a session of its account last
+    /// started, oldest first: the last `keptFailures` at most.
+    public var recentFailures: [Timestamp]
+
+    /// A record from its parts.
+    public init(account: Account? = nil, recentFailures: [Timestamp] = []) {
+        self.account = account; self.recentFailures = recentFailures
+    }
+}

@@ -1,0 +1,183 @@
+import LedgerDomain
+import LedgerKit
+import Testing
+
+// MARK: - SignInIndexTests
+
+/// `FileEventStore.signInRecord` answers from the writers' index exactly what folding the users and
+/// sign-in views over the whole log gives, and `SessionService.login` uses it: it signs in without
+/// reading the log, and a line it reads that does not check falls back to the fold.
+struct SignInIndexTests {
+    /// Forwards to a store but has no index of its own, so a `SessionService` over it folds the log.
+    final class FoldingStore: EventStore {
+        let inner: any EventStore
+        init(_ inner: any EventStore) { self.inner = inner }
+        func append(_ events: [LedgerEvent], to stream: String, expected: ExpectedVersion,
+                    condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+            try inner.append(events, to: stream, expected: expected, condition: condition)
+        }
+        func read(from seq: Int, _ body: (RecordedEvent) -> Bool) throws { try inner.read(from: seq, body) }
+        func readStream(_ stream: String) throws -> [RecordedEvent] { try inner.readStream(stream) }
+        func head() throws -> Head { try inner.head() }
+        func scanViews(wanted: (ViewEvent) -> Bool, visit: (ViewEvent, Digest32) -> Void) throws -> [RecordedEvent] {
+            try inner.scanViews(wanted: wanted, visit: visit)
+        }
+    }
+
+    private static let emails = (0..<4).map { "person\($0)@example.com" }
+    private static let uids = (0..<6).map { Fixtures.uuid(500 + $0) }
+
+    /// Appends one random event of the kinds a sign-in reads (accounts created, written, deleted;
+    /// refused sign-ins; session starts), after moving the clock on by a random step.
+    private func appendRandomEvent(_ n: Int, to store: FileEventStore, clock: FixedClock, random: SeededRandom) throws {
+        clock.instant = clock.instant.adding(milliseconds: random.pick([Int64(1), 1_000, 60_000, 240_000, 900_000, 3_600_000]))
+        let u = random.next(Self.uids.count), uid = Self.uids[u]
+        // A uid keeps its email, but now and then is created again with another one.
+        let email = random.oneIn(12) ? random.pick(Self.emails) : Self.emails[u % Self.emails.count]
+        let (event, stream): (LedgerEvent, String)
+        switch random.next(10) {
+        case 0, 1:
+            event = .accountCreated(AccountCreated(uid: uid, email: email, passwordHash: "$y$j9T$salt\(n)$hash\(n)"))
+            stream = Fixtures.stream(.registration, 10_000 + n)
+        case 2, 3:
+            event = .profileWritten(ProfileWritten(uid: uid, email: email, userName: "P \(n)", profileImageName: nil, createdAt: clock.instant))
+            stream = Fixtures.stream(.registration, 10_000 + n)
+        case 4:
+            event = .accountDeleted(AccountDeleted(uid: uid))
+            stream = Fixtures.stream(.registration, 10_000 + n)
+        case 5, 6, 7:
+            let reason = random.pick([SignInFailure.wrongPassword, .wrongPassword, .wrongPassword, .unknownEmail, .locked])
+            event = .signInFailed(SignInFailed(email: random.pick(Self.emails), reason: reason))
+            stream = Fixtures.stream(.signin, 10_000 + n)
+        default:
+            event = .sessionStarted(SessionStarted(sessionId: Fixtures.uuid(20_000 + n), uid: uid, tokenHash: Fixtures.hex64(n),
+                                                   expiresAt: clock.instant.adding(milliseconds: 3_600_000)))
+            stream = Fixtures.stream(.session, 10_000 + n)
+        }
+        _ = try store.append([event], to: stream, expected: .noStream)
+    }
+
+    /// Policies a record can serve: each count it keeps, with two windows.
+    private static let policies: [SignInPolicy] = (1...SignInRecord.keptFailures).map { max in
+        var policy = SignInPolicy()
+        policy.maxFailures = max
+        policy.window = max == 3 ? 3_600_000 : 900_000
+        return policy
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3])
+    func theIndexAnswersWhatTheFoldGives(seed: UInt64) throws {
+        try withTempDirectory { dir in
+            let random = SeededRandom(seed: seed), clock = FixedClock()
+            var store = FileEventStore(directory: dir, clock: clock, random: SeededRandom(seed: seed + 100))
+            // The oracle: the users view and one sign-in view per policy, folded as events are appended.
+            var users = UserView(), signIns = Self.policies.map { SignInView(policy: $0) }, folded = 0
+            var answered = 0, withAccount = 0, locked = 0
+            let count = 240
+            for n in 0..<count {
+                // Now and then another process (a new store) appends, catching the index up first.
+                if random.oneIn(4) { store = FileEventStore(directory: dir, clock: clock, random: SeededRandom(seed: seed * 1000 + UInt64(n))) }
+                try appendRandomEvent(n, to: store, clock: clock, random: random)
+                try store.read(from: folded + 1) { event in
+                    users.apply(event)
+                    for i in signIns.indices { signIns[i].apply(ViewEvent(event), users: users) }
+                    folded = event.seq
+                    return true
+                }
+                for email in Self.emails {
+                    guard let indexed = try store.signInRecord(email: email) else { continue }
+                    answered += 1
+                    if indexed.account != nil { withAccount += 1 }
+                    // The whole record, against `SessionService`'s own fold of the log (every few events: it reads it all).
+                    if n % 6 == 5 || n == count - 1 {
+                        let fold = try SessionService(store: FoldingStore(store), clock: clock, random: SecureRandom(),
+                                                      hasher: PasswordHasher(cost: 1)).signInRecord(email: email)
+                        #expect(indexed == fold, "seed \(seed), event \(n), \(email)")
+                    }
+                    // The lock decision agrees under every policy a record can serve.
+                    for (policy, view) in zip(Self.policies, signIns) {
+                        for now in [clock.instant, clock.instant.adding(milliseconds: 600_000)] {
+                            let expected = view.lockedUntil(email, at: now)
+                            #expect(policy.lockedUntil(recent: indexed.recentFailures, at: now) == expected, "seed \(seed), event \(n)")
+                            if expected != nil { locked += 1 }
+                        }
+                    }
+                }
+            }
+            // The index answers nearly always (only a uid created again with another email makes it fold),
+            // and the histories reach accounts that may sign in and emails that are locked.
+            #expect(answered >= count * 4 * 9 / 10)
+            #expect(withAccount > 50)
+            #expect(locked > 0)
+        }
+    }
+
+    // MARK: - Through login
+
+    /// Registers `email` on a file store in `dir`, then appends other users' sign-ups around it.
+    private func registered(_ email: String, in dir: String) throws -> FileEventStore {
+        let store = FileEventStore(directory: dir, clock: FixedClock(step: 1), random: SeededRandom(seed: 5))
+        let coordinator = RegistrationCoordinator(store: store, blobs: MemoryBlobStore(), directory: dir, clock: FixedClock(step: 1),
+                                                      random: SeededRandom(seed: 6), hasher: PasswordHasher(cost: 1), failpoints: Failpoints())
+        for (i, address) in ["before@example.com", email, "after@example.com"].enumerated() {
+            let result = try coordinator.register(RegistrationInput(email: address, userName: "User \(i)", password: "password number \(i)", image: nil),
+                                                  idempotencyKey: nil)
+            #expect(result.outcome == .completed)
+        }
+        return store
+    }
+
+    private func service(_ store: any EventStore, maxFailures: Int = 5) -> SessionService {
+        let service = SessionService(store: store, clock: FixedClock(step: 1), random: SeededRandom(seed: 8), hasher: PasswordHasher(cost: 1))
+        service.policy.maxFailures = maxFailures
+        return service
+    }
+
+    @Test func loginReadsTheIndexNotTheLog() throws {
+        try withTempDirectory { dir in
+            let store = try registered("me@example.com", in: dir)
+            try damageLine(store.logPath, line: 0)  // the first user's account line, which no sign-in of mine reads
+            let fresh = FileEventStore(directory: dir, clock: FixedClock(step: 1), random: SeededRandom(seed: 9))
+            let started = try service(fresh).login(email: "ME@example.com", password: "password number 1")
+            let record = try fresh.signInRecord(email: "me@example.com")
+            #expect(started.uid == record?.account?.uid)
+            // A policy that counts more failures than the index keeps folds the log, which reports the damage.
+            #expect(throws: StoreError.self) { _ = try service(fresh, maxFailures: 6).login(email: "me@example.com", password: "password number 1") }
+        }
+    }
+
+    @Test func anAccountLineThatDoesNotCheckFallsBackToTheFold() throws {
+        try withTempDirectory { dir in
+            let store = try registered("me@example.com", in: dir)
+            let lines = splitLines(try readBytes(store.logPath))
+            let mine = try #require(lines.firstIndex { String(decoding: $0, as: UTF8.self).contains(#""email":"me@example.com","password"#) })
+            try damageLine(store.logPath, line: mine)
+            let fresh = FileEventStore(directory: dir, clock: FixedClock(step: 1), random: SeededRandom(seed: 9))
+            #expect(try fresh.signInRecord(email: "me@example.com") == nil)
+            #expect(throws: StoreError.self) { _ = try service(fresh).login(email: "me@example.com", password: "password number 1") }
+        }
+    }
+
+    @Test func fiveWrongPasswordsLockThroughTheIndexAndASessionClearsThem() throws {
+        try withTempDirectory { dir in
+            let store = try registered("me@example.com", in: dir)
+            let sessions = service(store)
+            for _ in 0..<4 {
+                #expect(throws: AuthError.self) { _ = try sessions.login(email: "me@example.com", password: "wrong") }
+            }
+            _ = try sessions.login(email: "me@example.com", password: "password number 1")  // clears the four
+            #expect(try store.signInRecord(email: "me@example.com")?.recentFailures == [])
+            for _ in 0..<5 {
+                #expect(throws: AuthError.self) { _ = try sessions.login(email: "me@example.com", password: "wrong") }
+            }
+            #expect(try store.signInRecord(email: "me@example.com")?.recentFailures.count == 5)
+            #expect(throws: AuthError.self) { _ = try sessions.login(email: "me@example.com", password: "password number 1") }
+            var reasons: [SignInFailure] = []
+            try store.read(from: 1) { event in
+                if case .signInFailed(let failed) = event.event { reasons.append(failed.reason) }
+                return true
+            }
+            #expect(reasons == Array(repeating: .wrongPassword, count: 9) + [.locked])
+        }
+    }
+}
