@@ -45,6 +45,9 @@ public final class RegistrationCoordinator {
     private var writtenImage: String?
     /// Called before a failpoint kills the process (flush output).
     public var beforeCrash: () -> Void = {}
+    /// The account a first session is for, appended in the batch that completes the registration
+    /// (set by `register`, never by `recover`); then the session that batch started.
+    private var session: (uid: String, started: SessionService.Started?)?
 
     /// A coordinator over the data directory's store and blob folder; `locks` defaults to lock files under `directory`.
     public init(store: any EventStore, blobs: any BlobStore, directory: String, clock: any Clock, random: any RandomSource,
@@ -90,9 +93,14 @@ public final class RegistrationCoordinator {
         if let imageName { try lock.noteImage(imageName) }
         try blobs.prepare()
         let plan = Plan(valid: valid, uid: newID(), imageName: imageName, passwordHash: try hasher.hash(valid.password, random: random))
+        session = (plan.uid, nil)
+        defer { session = nil }
         try drive(&state, plan: plan)
         var outcome = result(state)
-        if state.outcome == .completed { try startSession(for: plan.uid, into: &outcome) }
+        if state.outcome == .completed, let started = session?.started {
+            outcome.sessionId = started.sessionId
+            outcome.token = started.token
+        }
         return outcome
     }
 
@@ -249,38 +257,38 @@ public final class RegistrationCoordinator {
     }
 
     /// Appends the staged events; on any error the state goes back to before them and the error is thrown.
+    /// The batch that completes a registration also starts its first session (`SessionStarted` in
+    /// the session's own stream): one durable write for both, all or nothing.
     private func flushOrThrow(_ state: inout RegistrationState) throws {
         guard let before = staged.before else { return }
         let batch = staged
         let stream = StreamCategory.registration.stream(state.registration)
         let expected: ExpectedVersion = before.version == 0 ? .noStream : .exactly(before.version)
+        var parts = [StreamAppend(batch.events, to: stream, expected: expected)]
+        let started = state.outcome == .completed ? newSession() : nil
+        if let started { parts.append(started.part) }
         do {
-            let recorded = try store.append(batch.events, to: stream, expected: expected, condition: batch.condition)
+            let recorded = try store.append(parts, condition: batch.condition)
             staged = StagedEvents()
             state = before
-            recorded.forEach { state.evolve($0) }
+            recorded.filter { $0.stream == stream }.forEach { state.evolve($0) }
         } catch {
             staged = StagedEvents()  // none of them happened
             state = before
             throw error
         }
+        if let started { session?.started = started.started }
         batch.events.forEach { failpoints.afterAppending($0.type, flush: beforeCrash) }
+        if started != nil { failpoints.afterAppending(.sessionStarted, flush: beforeCrash) }
     }
 
     // MARK: - Session and results
 
-    private func startSession(for uid: String, into outcome: inout RegistrationResult) throws {
-        let sessions = SessionService(store: store, clock: clock, random: random, hasher: hasher, failpoints: failpoints)
-        sessions.beforeCrash = beforeCrash
-        do {
-            let started = try sessions.start(uid: uid)
-            outcome.sessionId = started.sessionId
-            outcome.token = started.token
-        } catch let error as StoreError where error.code == .notDurable {
-            throw error
-        } catch {
-            outcome.sessionId = nil  // registered, but not signed in: `ledger login` works
-        }
+    /// The first session of the account being registered, when `register` wants one and the
+    /// `SessionStarted` failpoint lets it (an injected error: registered, but not signed in).
+    private func newSession() -> (part: StreamAppend, started: SessionService.Started)? {
+        guard let uid = session?.uid, session?.started == nil, (try? failpoints.beforeAppending(.sessionStarted)) != nil else { return nil }
+        return SessionService(store: store, clock: clock, random: random, hasher: hasher, failpoints: failpoints).newSession(uid: uid)
     }
 
     func result(_ state: RegistrationState) -> RegistrationResult {

@@ -40,13 +40,21 @@ public final class SessionService {
     /// Starts a session for `uid`: appends `SessionStarted` with the token's hash.
     public func start(uid: String) throws -> Started {
         try failpoints.beforeAppending(.sessionStarted)
+        let (part, started) = newSession(uid: uid)
+        _ = try store.append([part], condition: nil)
+        failpoints.afterAppending(.sessionStarted, flush: beforeCrash)
+        return started
+    }
+
+    /// A new session for `uid`, not yet appended: the append that starts it (`SessionStarted` with
+    /// the token's hash, in a new stream) and what its owner gets once that is durable.
+    public func newSession(uid: String) -> (part: StreamAppend, started: Started) {
         let sessionId = Identifiers.uuid(fromRandom: random.bytes(16))
         let token = SessionToken(random: random)
         let expiresAt = clock.now().adding(milliseconds: lifetime)
         let event = SessionStarted(sessionId: sessionId, uid: uid, tokenHash: token.hash, expiresAt: expiresAt)
-        _ = try store.append([.sessionStarted(event)], to: StreamCategory.session.stream(sessionId), expected: .noStream)
-        failpoints.afterAppending(.sessionStarted, flush: beforeCrash)
-        return Started(sessionId: sessionId, uid: uid, token: token.value, expiresAt: expiresAt)
+        return (StreamAppend([.sessionStarted(event)], to: StreamCategory.session.stream(sessionId), expected: .noStream),
+                Started(sessionId: sessionId, uid: uid, token: token.value, expiresAt: expiresAt))
     }
 
     /// Signs in: a session, or `AuthError(.signInRefused)` after appending `SignInFailed` with the true reason.

@@ -30,6 +30,53 @@ public enum ExpectedVersion: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
+// MARK: - StreamAppend
+
+/// One stream's part of an append: its events, and what the appender believes its version is.
+public struct StreamAppend: Sendable {
+    /// The events, in order.
+    public var events: [LedgerEvent]
+    /// The stream they go to.
+    public var stream: String
+    /// The version the stream must have before them.
+    public var expected: ExpectedVersion
+
+    /// A part from its members.
+    public init(_ events: [LedgerEvent], to stream: String, expected: ExpectedVersion) {
+        self.events = events; self.stream = stream; self.expected = expected
+    }
+
+    /// Checks what every store refuses before taking its lock: an empty batch, two parts for one
+    /// stream, a stream name that is not `<category>-<lowercase uuid>`, an event of another category
+    /// than its stream's, and data a reader would reject (e.g. an uppercase email), which must never
+    /// reach the log. Returns each event as a reader decodes it, in order.
+    public static func validate(_ parts: [StreamAppend]) throws -> [LedgerEvent] {
+        guard !parts.isEmpty, parts.allSatisfy({ !$0.events.isEmpty }) else {
+            throw StoreError(.invalidBatch, "an append needs at least one event")
+        }
+        guard Set(parts.map(\.stream)).count == parts.count else {
+            throw StoreError(.invalidBatch, "an append names a stream twice; put its events in one part")
+        }
+        var decoded: [LedgerEvent] = []
+        for part in parts {
+            guard let category = StreamName.parse(part.stream)?.category else {
+                throw StoreError(.invalidBatch, "stream \(part.stream) is not <registration|session|signin>-<lowercase uuid>")
+            }
+            if let wrong = part.events.first(where: { $0.type.category != category }) {
+                throw StoreError(.invalidBatch, "\(wrong.type.rawValue) does not belong in stream \(part.stream)")
+            }
+            for event in part.events {
+                do {
+                    decoded.append(try LedgerEvent.decode(type: event.type, data: event.data))
+                } catch {
+                    throw StoreError(.invalidBatch, "\(event.type.rawValue) cannot be appended: \(error)")
+                }
+            }
+        }
+        return decoded
+    }
+}
+
 // MARK: - AppendCondition
 
 /// A check evaluated atomically with an append, against every event up to the head
@@ -71,10 +118,10 @@ public protocol StoreLookups: AnyObject {
 /// The backend-neutral event store: batch appends to one stream with an expected version,
 /// forward reads from a global position, stream reads, and the head.
 public protocol EventStore: AnyObject {
-    /// Appends `events` to `stream` atomically, durably, after checking `expected` and `condition`.
+    /// Appends the parts' events, in order, atomically and durably (one write and one sync), after
+    /// checking every part's expected version and `condition` (asked once per part): all or none.
     /// Returns the recorded events. Nothing is reported as appended unless it is durable.
-    func append(_ events: [LedgerEvent], to stream: String, expected: ExpectedVersion,
-                condition: (any AppendCondition)?) throws -> [RecordedEvent]
+    func append(_ parts: [StreamAppend], condition: (any AppendCondition)?) throws -> [RecordedEvent]
     /// Calls `body` with every event whose `seq` is at least `from`, in order, until it returns false.
     func read(from seq: Int, _ body: (RecordedEvent) -> Bool) throws
     /// Every event of `stream`, in order.
@@ -100,9 +147,15 @@ public protocol EventStore: AnyObject {
 }
 
 extension EventStore {
+    /// Appends `events` to `stream` atomically, durably, after checking `expected` and `condition`.
+    public func append(_ events: [LedgerEvent], to stream: String, expected: ExpectedVersion,
+                       condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+        try append([StreamAppend(events, to: stream, expected: expected)], condition: condition)
+    }
+
     /// Appends without a condition.
     public func append(_ events: [LedgerEvent], to stream: String, expected: ExpectedVersion) throws -> [RecordedEvent] {
-        try append(events, to: stream, expected: expected, condition: nil)
+        try append([StreamAppend(events, to: stream, expected: expected)], condition: nil)
     }
 
     /// `scanViews` through `read`: every event built whole, then converted.

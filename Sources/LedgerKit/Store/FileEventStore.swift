@@ -43,25 +43,10 @@ public final class FileEventStore: EventStore {
 
     // MARK: - Append
 
-    /// Appends `events` to `stream` as one write and one fsync, under the exclusive lock.
-    public func append(_ events: [LedgerEvent], to stream: String, expected: ExpectedVersion,
-                       condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+    /// Appends the parts as one write and one fsync, under the exclusive lock.
+    public func append(_ parts: [StreamAppend], condition: (any AppendCondition)?) throws -> [RecordedEvent] {
         if let poisoned { throw poisoned }
-        guard !events.isEmpty else { throw StoreError(.invalidBatch, "an append needs at least one event") }
-        guard let category = StreamName.parse(stream)?.category else {
-            throw StoreError(.invalidBatch, "stream \(stream) is not <registration|session|signin>-<lowercase uuid>")
-        }
-        if let wrong = events.first(where: { $0.type.category != category }) {
-            throw StoreError(.invalidBatch, "\(wrong.type.rawValue) does not belong in stream \(stream)")
-        }
-        // Data a reader would reject (e.g. an uppercase email) must never reach the log.
-        for event in events {
-            do {
-                _ = try LedgerEvent.decode(type: event.type, data: event.data)
-            } catch {
-                throw StoreError(.invalidBatch, "\(event.type.rawValue) cannot be appended: \(error)")
-            }
-        }
+        _ = try StreamAppend.validate(parts)
         return try StoreError.mapping {
             try FileSystem.makeDirectories(directory)
             let lock = try FileDescriptor(path: lockPath, flags: O_RDWR | O_CREAT)
@@ -74,14 +59,18 @@ public final class FileEventStore: EventStore {
             let lookups: (any StoreLookups)? = index.table
             let served = lookups != nil && condition?.answersFromStoreLookups == true
             if let condition, !served { try feed(condition, from: log) }
-            let version = index.version(of: stream)
-            guard expected.accepts(version) else { throw StoreError.wrongVersion(stream: stream, expected: expected, actual: version) }
-            if let condition, let lookups, served {
-                try condition.check(events, stream: stream, lookups: lookups)
-            } else {
-                try condition?.check(events, stream: stream)
+            for part in parts {
+                let version = index.version(of: part.stream)
+                guard part.expected.accepts(version) else {
+                    throw StoreError.wrongVersion(stream: part.stream, expected: part.expected, actual: version)
+                }
+                if let condition, let lookups, served {
+                    try condition.check(part.events, stream: part.stream, lookups: lookups)
+                } else {
+                    try condition?.check(part.events, stream: part.stream)
+                }
             }
-            let recorded = try write(events, to: stream, log: log, condition: served ? nil : condition)
+            let recorded = try write(parts, log: log, condition: served ? nil : condition)
             if index.lostTable {
                 indexFileDisabled = true
                 index = LogIndex()  // the next append reads the whole log once, without the index file
@@ -92,15 +81,14 @@ public final class FileEventStore: EventStore {
         }
     }
 
-    private func write(_ events: [LedgerEvent], to stream: String, log: FileDescriptor,
-                       condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+    private func write(_ parts: [StreamAppend], log: FileDescriptor, condition: (any AppendCondition)?) throws -> [RecordedEvent] {
         var buffer: [UInt8] = []
         var pending: [(envelope: Envelope, offset: Int, length: Int)] = []
         var head = index.checker.head
         var at = max(clock.now(), index.lastAt)
         let start = index.verifiedSize
         var batchIDs = Set<String>()
-        for event in events {
+        for (stream, event) in parts.flatMap({ part in part.events.map { (part.stream, $0) } }) {
             // A repeated id would make the log invalid; with a sound CSPRNG this loop runs once.
             var id = Identifiers.uuid(fromRandom: random.bytes(16))
             var tries = 1

@@ -24,23 +24,23 @@ struct FailpointCase: CustomTestStringConvertible, Sendable {
 
     var testDescription: String { failpoints }
 
-    // With an image the blob is written first, then `AccountCreated`, `ImageStored` and
-    // `ProfileWritten` are one batch: a crash after any of the three comes after all three are
-    // durable (completed, no session), and the image step fails before any account exists
+    // With an image the blob is written first, then `AccountCreated`, `ImageStored`,
+    // `ProfileWritten` and the first session's `SessionStarted` are one batch: a crash after any of
+    // them comes after all four are durable (completed, with its session), and the image step fails before any account exists
     // (rejected, nothing to compensate; the blob written before a refused batch is discarded).
     static let all: [FailpointCase] = [
         FailpointCase(failpoints: "AccountCreated=error", status: 1, reported: "rejected", outcome: "rejected",
                       step: "account", reason: "io-error", compensations: [], session: false),
         FailpointCase(failpoints: "AccountCreated=crash", status: 137, reported: nil, outcome: "completed",
-                      step: nil, reason: nil, compensations: [], session: false),
+                      step: nil, reason: nil, compensations: [], session: true),
         FailpointCase(failpoints: "ImageStored=error", status: 1, reported: "rejected", outcome: "rejected",
                       step: "image", reason: "io-error", compensations: [], session: false),
         FailpointCase(failpoints: "ImageStored=crash", status: 137, reported: nil, outcome: "completed",
-                      step: nil, reason: nil, compensations: [], session: false),
+                      step: nil, reason: nil, compensations: [], session: true),
         FailpointCase(failpoints: "ProfileWritten=error", status: 1, reported: "compensated", outcome: "compensated",
                       step: "profile", reason: "io-error", compensations: ["ImageDeleted", "AccountDeleted"], session: false),
         FailpointCase(failpoints: "ProfileWritten=crash", status: 137, reported: nil, outcome: "completed",
-                      step: nil, reason: nil, compensations: [], session: false),
+                      step: nil, reason: nil, compensations: [], session: true),
         FailpointCase(failpoints: "ProfileWritten=error,ImageDeleted=error", status: 1, reported: "compensation-pending",
                       outcome: "compensated", step: "profile", reason: "io-error", compensations: ["ImageDeleted", "AccountDeleted"], session: false),
         FailpointCase(failpoints: "ProfileWritten=error,ImageDeleted=crash", status: 137, reported: nil,

@@ -16,8 +16,8 @@ import Testing
 //   write  1 image name noted in the lock file   fsync 1 blob temp file
 //          2 blob temp file                           2 profile_image/ folder (after the rename)
 //          3 log: AccountCreated + ImageStored        3 log (the batch)
-//            + ProfileWritten (one batch)
-//          4 log: SessionStarted                      4 log (SessionStarted)
+//            + ProfileWritten + SessionStarted
+//            (one batch)
 //   rename 1 blob temp file → profile_image/<uuid>
 // With a torn last line the first append (the batch, after the blob) repairs it first: one more
 // write (the copy appended to `events.jsonl.broken`, 3rd) and three more fsyncs (`.broken`, the cut
@@ -70,21 +70,19 @@ struct IOFaultCase: CustomTestStringConvertible, Sendable {
 
     /// Per base and operation, the expected outcome of N = 1, 2, …, K.
     static let counted: [(DrillBase, String, [DrillExpectation])] = {
-        let writes: [DrillExpectation] = [.environment, rejectedImage, rejectedAccount, .registeredWithoutSession, .clean]
-        let tornWrites: [DrillExpectation] = [.environment, rejectedImage, rejectedAccount /* the `.broken` copy */, rejectedAccount,
-                                              .registeredWithoutSession, .clean]
-        let fsyncs: [DrillExpectation] = [rejectedImage, rejectedImage, .storeFsync(appended: 3), .storeFsync(appended: 4), .clean]
+        let writes: [DrillExpectation] = [.environment, rejectedImage, rejectedAccount, .clean]
+        let tornWrites: [DrillExpectation] = [.environment, rejectedImage, rejectedAccount /* the `.broken` copy */, rejectedAccount, .clean]
+        let fsyncs: [DrillExpectation] = [rejectedImage, rejectedImage, .storeFsync(appended: 4), .clean]
         let tornFsyncs: [DrillExpectation] = [rejectedImage, rejectedImage, .storeFsync(appended: 0), .storeFsync(appended: 0),
-                                              .storeFsync(appended: 0), .storeFsync(appended: 3), .storeFsync(appended: 4), .clean]
+                                              .storeFsync(appended: 0), .storeFsync(appended: 4), .clean]
         let renames: [DrillExpectation] = [rejectedImage, .clean]
         // Killed before the Nth call: nothing of the registration is in the log until its batch was
-        // written (then all three events are: the page cache survives a process crash).
-        let killWrites: [DrillExpectation] = [.killed(appended: 0), .killed(appended: 0), .killed(appended: 0), .killed(appended: 3), .clean]
-        let tornKillWrites: [DrillExpectation] = [.killed(appended: 0), .killed(appended: 0), .killed(appended: 0), .killed(appended: 0),
-                                                  .killed(appended: 3), .clean]
-        let killFsyncs: [DrillExpectation] = [.killed(appended: 0), .killed(appended: 0), .killed(appended: 3), .killed(appended: 4), .clean]
+        // written (then all four events are: the page cache survives a process crash).
+        let killWrites: [DrillExpectation] = [.killed(appended: 0), .killed(appended: 0), .killed(appended: 0), .clean]
+        let tornKillWrites: [DrillExpectation] = [.killed(appended: 0), .killed(appended: 0), .killed(appended: 0), .killed(appended: 0), .clean]
+        let killFsyncs: [DrillExpectation] = [.killed(appended: 0), .killed(appended: 0), .killed(appended: 4), .clean]
         let tornKillFsyncs: [DrillExpectation] = [.killed(appended: 0), .killed(appended: 0), .killed(appended: 0), .killed(appended: 0),
-                                                  .killed(appended: 0), .killed(appended: 3), .killed(appended: 4), .clean]
+                                                  .killed(appended: 0), .killed(appended: 4), .clean]
         return [(.clean, "write", writes), (.clean, "enospc", writes), (.clean, "fsync", fsyncs), (.clean, "rename", renames),
                 (.clean, "kill-write", killWrites), (.clean, "kill-fsync", killFsyncs),
                 (.torn, "write", tornWrites), (.torn, "enospc", tornWrites), (.torn, "fsync", tornFsyncs), (.torn, "rename", renames),

@@ -50,19 +50,19 @@ import Testing
     // MARK: - Durable writes per registration
 
     /// Steps that touch nothing outside the log are one append: a registration without an image is
-    /// one durable write (plus the session's own).
+    /// one durable write, its first session included.
     @Test func aRegistrationWithoutAnImageIsOneWrite() throws {
         try withTempDirectory { dir in
             let store = InMemoryEventStore(), blobs = MemoryBlobStore()
             let result = try coordinator(store, blobs, dir).register(input(image: false), idempotencyKey: nil)
             #expect(result.outcome == .completed)
-            #expect(store.batches == [["AccountCreated", "ProfileWritten"], ["SessionStarted"]])
+            #expect(store.batches == [["AccountCreated", "ProfileWritten", "SessionStarted"]])
             _ = checkViews(store)
         }
     }
 
     /// The one outside effect (the blob) comes before anything is created, so the account, the image
-    /// and the profile are one durable write too (plus the blob's own syncs and the session's write).
+    /// the profile and the first session are one durable write too (plus the blob's own syncs).
     @Test func aRegistrationWithAnImageIsOneWriteAfterItsBlob() throws {
         try withTempDirectory { dir in
             let store = InMemoryEventStore(), blobs = MemoryBlobStore()
@@ -71,7 +71,7 @@ import Testing
             let result = try coordinator(store, blobs, dir).register(input(), idempotencyKey: nil)
             #expect(result.outcome == .completed)
             #expect(batchesBeforeTheBlob == 0, "the blob is written before any event")
-            #expect(store.batches == [["AccountCreated", "ImageStored", "ProfileWritten"], ["SessionStarted"]])
+            #expect(store.batches == [["AccountCreated", "ImageStored", "ProfileWritten", "SessionStarted"]])
             #expect(blobs.blobs[result.profileImageName ?? ""] == png)
             _ = checkViews(store)
         }

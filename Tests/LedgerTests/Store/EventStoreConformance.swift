@@ -18,6 +18,8 @@ enum EventStoreConformance {
         case anyVersionAlwaysAppends
         case batchGetsConsecutiveSeqs
         case conflictingBatchAppendsNothing
+        case partsForSeveralStreamsAreOneBatch
+        case aConflictingPartAppendsNoPart
         case readsFromAGlobalPosition
         case readStreamReturnsOnlyThatStream
         case headOfEmptyAndNonEmptyStore
@@ -43,6 +45,8 @@ enum EventStoreConformance {
             case .anyVersionAlwaysAppends: try EventStoreConformance.anyVersionAlwaysAppends(make)
             case .batchGetsConsecutiveSeqs: try EventStoreConformance.batchGetsConsecutiveSeqs(make)
             case .conflictingBatchAppendsNothing: try EventStoreConformance.conflictingBatchAppendsNothing(make)
+            case .partsForSeveralStreamsAreOneBatch: try EventStoreConformance.partsForSeveralStreamsAreOneBatch(make)
+            case .aConflictingPartAppendsNoPart: try EventStoreConformance.aConflictingPartAppendsNoPart(make)
             case .readsFromAGlobalPosition: try EventStoreConformance.readsFromAGlobalPosition(make)
             case .readStreamReturnsOnlyThatStream: try EventStoreConformance.readStreamReturnsOnlyThatStream(make)
             case .headOfEmptyAndNonEmptyStore: try EventStoreConformance.headOfEmptyAndNonEmptyStore(make)
@@ -147,6 +151,61 @@ enum EventStoreConformance {
         #expect(try store.readStream(stream).count == 1)
         // The next good append continues right after the head.
         #expect(try store.append(batch, to: stream, expected: .exactly(1)).map(\.seq) == [2, 3, 4])
+    }
+
+    /// Parts for several streams are appended in order with consecutive seqs, each at its stream's
+    /// next position, and the condition is asked once per part.
+    static func partsForSeveralStreamsAreOneBatch(_ make: EventStoreFactory) throws {
+        let store = try make()
+        let registration = Fixtures.stream(.registration, 5), session = Fixtures.stream(.session, 6)
+        _ = try store.append([Fixtures.registration(1)], to: registration, expected: .noStream)
+        let condition = RecordingCondition()
+        let recorded = try store.append([StreamAppend([Fixtures.event(.profileWritten)], to: registration, expected: .exactly(1)),
+                                         StreamAppend([Fixtures.event(.sessionStarted)], to: session, expected: .noStream)],
+                                        condition: condition)
+        #expect(recorded.map(\.seq) == [2, 3])
+        #expect(recorded.map(\.stream) == [registration, session])
+        #expect(condition.checks.map(\.stream) == [registration, session])
+        #expect(try store.readAll() == [try store.readStream(registration)[0]] + recorded)
+        #expect(try store.readStream(registration).map(\.event) == [Fixtures.registration(1), Fixtures.event(.profileWritten)])
+        #expect(try store.readStream(session).map(\.event) == [Fixtures.event(.sessionStarted)])
+        #expect(try store.streamVersion(session) == 1)
+        #expect(try store.readStreamForAppend(session) == [recorded[1]])
+        // A stream named twice in one append is refused.
+        let twice = try #require(throws: StoreError.self) {
+            try store.append([StreamAppend([Fixtures.signIn(7)], to: Fixtures.stream(.signin, 7), expected: .noStream),
+                              StreamAppend([Fixtures.signIn(8)], to: Fixtures.stream(.signin, 7), expected: .any)], condition: nil)
+        }
+        #expect(twice.code == .invalidBatch)
+        #expect(try store.head().seq == 3)
+    }
+
+    /// When one part fails its expected version, its category check or the condition, no part is appended.
+    static func aConflictingPartAppendsNoPart(_ make: EventStoreFactory) throws {
+        let store = try make()
+        let registration = Fixtures.stream(.registration, 5), session = Fixtures.stream(.session, 6)
+        _ = try store.append([Fixtures.event(.sessionStarted)], to: session, expected: .noStream)
+        let before = try store.head()
+        let good = StreamAppend([Fixtures.registration(1)], to: registration, expected: .noStream)
+        let conflict = try #require(throws: StoreError.self) {
+            try store.append([good, StreamAppend([Fixtures.event(.sessionEnded)], to: session, expected: .noStream)], condition: nil)
+        }
+        #expect(conflict.code == .wrongExpectedVersion)
+        let misplaced = try #require(throws: StoreError.self) {
+            try store.append([good, StreamAppend([Fixtures.registration(2)], to: session, expected: .exactly(1))], condition: nil)
+        }
+        #expect(misplaced.code == .invalidBatch)
+        let condition = RecordingCondition()
+        condition.refusal = StoreError(.conditionFailed, "email already in use", reason: "email-already-in-use")
+        #expect(throws: StoreError.self) {
+            try store.append([StreamAppend([Fixtures.event(.sessionEnded)], to: session, expected: .exactly(1)), good], condition: condition)
+        }
+        #expect(try store.head() == before)
+        #expect(try store.readStream(registration).isEmpty)
+        #expect(try store.readStream(session).count == 1)
+        // The same parts, right: both go in.
+        let recorded = try store.append([good, StreamAppend([Fixtures.event(.sessionEnded)], to: session, expected: .exactly(1))], condition: nil)
+        #expect(recorded.map(\.seq) == [2, 3])
     }
 
     // MARK: - Reads

@@ -12,9 +12,8 @@ struct SignInIndexTests {
     final class FoldingStore: EventStore {
         let inner: any EventStore
         init(_ inner: any EventStore) { self.inner = inner }
-        func append(_ events: [LedgerEvent], to stream: String, expected: ExpectedVersion,
-                    condition: (any AppendCondition)?) throws -> [RecordedEvent] {
-            try inner.append(events, to: stream, expected: expected, condition: condition)
+        func append(_ parts: [StreamAppend], condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+            try inner.append(parts, condition: condition)
         }
         func read(from seq: Int, _ body: (RecordedEvent) -> Bool) throws { try inner.read(from: seq, body) }
         func readStream(_ stream: String) throws -> [RecordedEvent] { try inner.readStream(stream) }

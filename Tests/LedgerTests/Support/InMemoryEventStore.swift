@@ -29,35 +29,25 @@ final class InMemoryEventStore: EventStore {
 
     // MARK: - EventStore
 
-    func append(_ batch: [LedgerEvent], to stream: String, expected: ExpectedVersion,
-                condition: (any AppendCondition)?) throws -> [RecordedEvent] {
-        guard !batch.isEmpty else { throw StoreError(.invalidBatch, "an append needs at least one event") }
-        guard let category = StreamName.parse(stream)?.category else {
-            throw StoreError(.invalidBatch, "stream \(stream) is not <registration|session|signin>-<lowercase uuid>")
-        }
-        if let wrong = batch.first(where: { $0.type.category != category }) {
-            throw StoreError(.invalidBatch, "\(wrong.type.rawValue) does not belong in stream \(stream)")
-        }
-        for event in batch {
-            do {
-                _ = try LedgerEvent.decode(type: event.type, data: event.data)
-            } catch {
-                throw StoreError(.invalidBatch, "\(event.type.rawValue) cannot be appended: \(error)")
-            }
-        }
+    func append(_ parts: [StreamAppend], condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+        _ = try StreamAppend.validate(parts)
         if let condition {
             for event in events where event.seq > condition.position { condition.observe(event) }
         }
-        let version = streamVersions[stream, default: 0]
-        guard expected.accepts(version) else { throw StoreError.wrongVersion(stream: stream, expected: expected, actual: version) }
-        try condition?.check(batch, stream: stream)
+        for part in parts {
+            let version = streamVersions[part.stream, default: 0]
+            guard part.expected.accepts(version) else {
+                throw StoreError.wrongVersion(stream: part.stream, expected: part.expected, actual: version)
+            }
+            try condition?.check(part.events, stream: part.stream)
+        }
 
         // Build and check every line before keeping any: all or nothing.
         var next = checker
         var recorded: [RecordedEvent] = []
         var bytes: [UInt8] = []
         var at = max(clock.now(), lastAt)
-        for event in batch {
+        for (stream, event) in parts.flatMap({ part in part.events.map { (part.stream, $0) } }) {
             let id = Identifiers.uuid(fromRandom: random.bytes(16))
             let type = event.type
             let body = LineCodec.body(seq: next.head.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
@@ -75,10 +65,10 @@ final class InMemoryEventStore: EventStore {
         }
         checker = next
         log += bytes
-        batches.append(batch.map(\.type.rawValue))
+        batches.append(parts.flatMap { $0.events.map(\.type.rawValue) })
         for event in recorded {
             events.append(event)
-            streamVersions[stream, default: 0] += 1
+            streamVersions[event.stream, default: 0] += 1
             lastAt = max(lastAt, event.at)
             condition?.observe(event)
         }

@@ -61,10 +61,9 @@ public final class PostgresEventStore: EventStore {
 
     // MARK: - Append
 
-    /// Appends `events` to `stream` in one transaction serialized on the head; see the type's summary.
-    public func append(_ events: [LedgerEvent], to stream: String, expected: ExpectedVersion,
-                       condition: (any AppendCondition)?) throws -> [RecordedEvent] {
-        let decoded = try Self.validate(events, stream: stream)
+    /// Appends the parts in one transaction serialized on the head; see the type's summary.
+    public func append(_ parts: [StreamAppend], condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+        let decoded = try StreamAppend.validate(parts)
         let connection = try begin()
         var pending: [(envelope: Envelope, event: LedgerEvent)] = []
         do {
@@ -76,37 +75,47 @@ public final class PostgresEventStore: EventStore {
             if let condition, !served, condition.position < head.seq {
                 try Self.forEachEvent(connection, from: condition.position + 1, through: head.seq) { condition.observe($0); return true }
             }
-            let version = try connection.execute("SELECT coalesce(max(stream_position), 0) FROM ledger_events WHERE stream = $1", [stream]).int(0, 0) ?? 0
-            guard expected.accepts(version) else { throw StoreError.wrongVersion(stream: stream, expected: expected, actual: version) }
-            if let condition, served {
-                try condition.check(events, stream: stream, lookups: PostgresLookups(connection: connection))
-            } else {
-                try condition?.check(events, stream: stream)
+            var versions: [Int] = []
+            for part in parts {
+                let version = try connection.execute("SELECT coalesce(max(stream_position), 0) FROM ledger_events WHERE stream = $1",
+                                                     [part.stream]).int(0, 0) ?? 0
+                guard part.expected.accepts(version) else {
+                    throw StoreError.wrongVersion(stream: part.stream, expected: part.expected, actual: version)
+                }
+                if let condition, served {
+                    try condition.check(part.events, stream: part.stream, lookups: PostgresLookups(connection: connection))
+                } else {
+                    try condition?.check(part.events, stream: part.stream)
+                }
+                versions.append(version)
             }
-            let ids = try freshIDs(events.count, connection)
+            let ids = try freshIDs(decoded.count, connection)
             var chain = head
             var at = max(clock.now(), lastAt ?? Timestamp(millis: 0))
             var rows: [[String?]] = []
-            for (index, event) in events.enumerated() {
-                let type = event.type
-                let body = LineCodec.body(seq: chain.seq + 1, id: ids[index], at: at, type: type.rawValue, v: type.currentVersion,
-                                          stream: stream, data: event.data, prev: chain.hash)
-                let hash = SHA256.hex(body)
-                let envelope = Envelope(seq: chain.seq + 1, id: ids[index], at: at, type: type.rawValue, v: type.currentVersion,
-                                        stream: stream, data: event.data, prev: chain.hash, hash: hash)
-                var line = LineCodec.line(body: body, hash: hash)
-                line.removeLast()  // the newline is the file's separator, not part of the stored line
-                rows.append(Self.row(envelope, streamPosition: version + index + 1, line: String(decoding: line, as: UTF8.self)))
-                pending.append((envelope, decoded[index]))
-                chain = Head(seq: chain.seq + 1, hash: hash)
-                at = max(at, clock.now())
+            for (part, version) in zip(parts, versions) {
+                for (position, event) in part.events.enumerated() {
+                    let type = event.type, id = ids[pending.count]
+                    let body = LineCodec.body(seq: chain.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
+                                              stream: part.stream, data: event.data, prev: chain.hash)
+                    let hash = SHA256.hex(body)
+                    let envelope = Envelope(seq: chain.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
+                                            stream: part.stream, data: event.data, prev: chain.hash, hash: hash)
+                    var line = LineCodec.line(body: body, hash: hash)
+                    line.removeLast()  // the newline is the file's separator, not part of the stored line
+                    rows.append(Self.row(envelope, streamPosition: version + position + 1, line: String(decoding: line, as: UTF8.self)))
+                    pending.append((envelope, decoded[pending.count]))
+                    chain = Head(seq: chain.seq + 1, hash: hash)
+                    at = max(at, clock.now())
+                }
             }
             try Self.insert(rows, connection)
             try connection.execute("SELECT pg_notify($1, $2)", [PostgresSchema.channel, String(chain.seq)])
         } catch {
             if connection.isOpen { _ = try? connection.execute("ROLLBACK") }
             if let error = error as? PostgresError, error.isUniqueViolation, error.constraint == "ledger_events_stream_position" {
-                throw StoreError(.wrongExpectedVersion, "wrong expected version \(expected) for stream \(stream): another append took that position")
+                let streams = parts.map { "\($0.stream) (expected \($0.expected))" }.joined(separator: ", ")
+                throw StoreError(.wrongExpectedVersion, "wrong expected version for \(streams): another append took that position")
             }
             throw storeError(error, during: "the append")
         }
@@ -142,25 +151,6 @@ public final class PostgresEventStore: EventStore {
             throw storeError(error, during: "the append")
         }
         return connection
-    }
-
-    /// The checks every backend makes before appending: a non-empty batch, a valid stream name of the
-    /// events' category, and data a reader would accept. Returns the decoded events.
-    static func validate(_ events: [LedgerEvent], stream: String) throws -> [LedgerEvent] {
-        guard !events.isEmpty else { throw StoreError(.invalidBatch, "an append needs at least one event") }
-        guard let category = StreamName.parse(stream)?.category else {
-            throw StoreError(.invalidBatch, "stream \(stream) is not <registration|session|signin>-<lowercase uuid>")
-        }
-        if let wrong = events.first(where: { $0.type.category != category }) {
-            throw StoreError(.invalidBatch, "\(wrong.type.rawValue) does not belong in stream \(stream)")
-        }
-        return try events.map { event in
-            do {
-                return try LedgerEvent.decode(type: event.type, data: event.data)
-            } catch {
-                throw StoreError(.invalidBatch, "\(event.type.rawValue) cannot be appended: \(error)")
-            }
-        }
     }
 
     /// `count` random ids, none already in the table or repeated in the batch (the unique constraint is the backstop).
