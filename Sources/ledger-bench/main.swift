@@ -1,7 +1,7 @@
 // ledger-bench: generates realistic v1 logs and times replay, verify, append and register (issue 5).
 //   ledger-bench generate --events N --out FILE [--seed S]
 //   ledger-bench run [--events N] [--runs R] [--ledger PATH] [--work DIR] [--log FILE] [--appends K] [--seed S]
-//   ledger-bench append --count K --dir DIR [--runs R] [--store URL]
+//   ledger-bench append --count K --dir DIR [--runs R] [--store URL] [--batch event|registration]
 //   ledger-bench registrations --count K --dir DIR [--runs R] [--store URL]
 // See Docs/Performance.md and Tests/Bench/compare.sh.
 import Glibc
@@ -9,7 +9,7 @@ import Glibc
 let usage = """
     usage: ledger-bench generate --events N --out FILE [--seed S]
            ledger-bench run [--events N] [--runs R] [--ledger PATH] [--work DIR] [--log FILE] [--appends K] [--seed S]
-           ledger-bench append --count K --dir DIR [--runs R] [--store URL]
+           ledger-bench append --count K --dir DIR [--runs R] [--store URL] [--batch event|registration]
            ledger-bench registrations --count K --dir DIR [--runs R] [--store URL]
     """
 
