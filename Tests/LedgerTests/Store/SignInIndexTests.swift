@@ -28,7 +28,7 @@ struct SignInIndexTests {
 
     /// Appends one random event of the kinds a sign-in reads (accounts created, written, deleted;
     /// refused sign-ins; session starts), after moving the clock on by a random step.
-    private func appendRandomEvent(_ n: Int, to store: FileEventStore, clock: FixedClock, random: SeededRandom) throws {
+    private func appendRandomEvent(_ n: Int, to store: any EventStore, clock: FixedClock, random: SeededRandom) throws {
         clock.instant = clock.instant.adding(milliseconds: random.pick([Int64(1), 1_000, 60_000, 240_000, 900_000, 3_600_000]))
         let u = random.next(Self.uids.count), uid = Self.uids[u]
         // A uid keeps its email, but now and then is created again with another one.
@@ -64,18 +64,36 @@ struct SignInIndexTests {
         return policy
     }
 
-    @Test(arguments: [UInt64(1), 2, 3])
-    func theIndexAnswersWhatTheFoldGives(seed: UInt64) throws {
-        try withTempDirectory { dir in
-            let random = SeededRandom(seed: seed), clock = FixedClock()
-            var store = FileEventStore(directory: dir, clock: clock, random: SeededRandom(seed: seed + 100))
+    /// Calls `body` with a maker of stores over one fresh, empty storage of `backend` (each call: another process).
+    private func withStores(_ backend: Backend, clock: FixedClock, _ body: (_ make: (UInt64) throws -> any EventStore) throws -> Void) throws {
+        switch backend {
+        case .postgres:
+            let server = try PostgresServer.get()
+            let url = try server.createDatabase()
+            defer { server.dropDatabase(url) }
+            try PostgresEventStore(url: url).createSchema()
+            try body { seed in PostgresEventStore(url: url, clock: clock, random: SeededRandom(seed: seed)) }
+        default:
+            try withTempDirectory { dir in
+                try body { seed in FileEventStore(directory: dir, clock: clock, random: SeededRandom(seed: seed)) }
+            }
+        }
+    }
+
+    /// The file store's index and the PostgreSQL store's queries give what the fold gives.
+    @Test(arguments: [Backend.file, .postgres], [UInt64(1), 2, 3])
+    func theStoreAnswersWhatTheFoldGives(backend: Backend, seed: UInt64) throws {
+        let clock = FixedClock()
+        try withStores(backend, clock: clock) { make in
+            let random = SeededRandom(seed: seed)
+            var store = try make(seed + 100)
             // The oracle: the users view and one sign-in view per policy, folded as events are appended.
             var users = UserView(), signIns = Self.policies.map { SignInView(policy: $0) }, folded = 0
             var answered = 0, withAccount = 0, locked = 0
             let count = 240
             for n in 0..<count {
                 // Now and then another process (a new store) appends, catching the index up first.
-                if random.oneIn(4) { store = FileEventStore(directory: dir, clock: clock, random: SeededRandom(seed: seed * 1000 + UInt64(n))) }
+                if random.oneIn(4) { store = try make(seed * 1000 + UInt64(n)) }
                 try appendRandomEvent(n, to: store, clock: clock, random: random)
                 try store.read(from: folded + 1) { event in
                     users.apply(event)
@@ -91,7 +109,7 @@ struct SignInIndexTests {
                     if n % 6 == 5 || n == count - 1 {
                         let fold = try SessionService(store: FoldingStore(store), clock: clock, random: SecureRandom(),
                                                       hasher: PasswordHasher(cost: 1)).signInRecord(email: email)
-                        #expect(indexed == fold, "seed \(seed), event \(n), \(email)")
+                        #expect(indexed == fold, "\(backend) seed \(seed), event \(n), \(email)")
                     }
                     // The lock decision agrees under every policy a record can serve.
                     for (policy, view) in zip(Self.policies, signIns) {

@@ -36,6 +36,12 @@ public enum PostgresSchema {
         // Email uniqueness is asked of the server (`PostgresLookups`): accounts by email, deletions by uid.
         "CREATE INDEX IF NOT EXISTS ledger_events_account_email ON ledger_events ((data->>'email'), seq) WHERE type = 'AccountCreated'",
         "CREATE INDEX IF NOT EXISTS ledger_events_account_deleted ON ledger_events ((data->>'uid'), seq) WHERE type = 'AccountDeleted'",
+        // A sign-in's questions (`PostgresEventStore.signInRecord`): an account's creations and profile by
+        // uid, session starts by uid, refused sign-ins by email.
+        "CREATE INDEX IF NOT EXISTS ledger_events_account_uid ON ledger_events ((data->>'uid'), seq) WHERE type = 'AccountCreated'",
+        "CREATE INDEX IF NOT EXISTS ledger_events_profile_uid ON ledger_events ((data->>'uid'), seq) WHERE type = 'ProfileWritten'",
+        "CREATE INDEX IF NOT EXISTS ledger_events_session_uid ON ledger_events ((data->>'uid'), seq) WHERE type = 'SessionStarted'",
+        "CREATE INDEX IF NOT EXISTS ledger_events_signin_email ON ledger_events ((data->>'email'), seq) WHERE type = 'SignInFailed'",
         // Images noted by running registrations, so `recover` on any host leaves their blobs alone.
         """
         CREATE TABLE IF NOT EXISTS ledger_registration_notes (
