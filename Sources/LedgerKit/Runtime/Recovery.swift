@@ -32,8 +32,7 @@ extension RegistrationCoordinator {
     public func recover() throws -> RecoveryReport {
         var report = RecoveryReport()
         if let fileStore = store as? FileEventStore { report.repairedTornTail = try fileStore.repairTail() }
-        var views = LedgerViews()
-        try store.read(from: 1) { views.apply($0); return true }
+        var views = try currentViews()
         for candidate in views.registrations.rows where candidate.outcome == .inProgress || candidate.outcome == .compensationPending {
             let registration = candidate.registration
             guard let lock = try locks.acquire(registration) else {
@@ -42,7 +41,7 @@ extension RegistrationCoordinator {
             }
             defer { lock.release() }
             var state = RegistrationState(registration: registration)
-            try store.readStream(StreamCategory.registration.stream(registration)).forEach { state.evolve($0) }
+            try store.readStreamForAppend(StreamCategory.registration.stream(registration)).forEach { state.evolve($0) }
             if state.outcome == .inProgress {
                 let message = "the process running this registration died before step \(state.nextStep.rawValue)"
                 try append(RegistrationSaga.failure(at: state.nextStep, reason: "interrupted", message: message, state: state), to: &state)
@@ -57,8 +56,8 @@ extension RegistrationCoordinator {
         // written; if its process released the lock before we looked, its events are in the log we read after.
         let files = try blobs.names()
         let running = locks.imagesOfRunningRegistrations()
-        views = LedgerViews()
-        try store.read(from: 1) { views.apply($0); return true }
+        views = LedgerViews()  // free the first fold before the second
+        views = try currentViews()
         for name in files where views.images.status(of: name) != .stored && !running.contains(name) {
             if Identifiers.isLowercaseUUID(name) {
                 try blobs.remove(name)
@@ -78,5 +77,18 @@ extension RegistrationCoordinator {
             return outcome == .inProgress || outcome == .compensationPending
         }
         return report
+    }
+
+    /// Every view, folded up to the head: for the file store from its checkpoint and the lines after
+    /// it (`ViewLoader`, as the read commands do; it saves a newer checkpoint when it read far
+    /// enough), for any other store through `scanViews`.
+    private func currentViews() throws -> LedgerViews {
+        var views = LedgerViews()
+        if let fileStore = store as? FileEventStore {
+            guard FileSystem.exists(fileStore.logPath) else { return views }
+            return try ViewLoader.load(path: fileStore.logPath, asOf: nil, now: clock.now()).views
+        }
+        _ = try store.scanViews(wanted: { _ in false }, visit: { views.apply($0, hash: $1) })
+        return views
     }
 }

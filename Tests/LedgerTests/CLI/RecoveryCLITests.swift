@@ -358,6 +358,28 @@ struct FailpointCase: CustomTestStringConvertible, Sendable {
         }
     }
 
+    /// `recover` folds its views as the read commands do, from the checkpoint and the lines after it:
+    /// a compensation-pending registration behind the checkpoint is found and finished without
+    /// reading the prefix again (a damaged line there shows it: the whole-log fold refuses it).
+    @Test func recoverReadsTheCheckpointThenTheTail() throws {
+        try withLedgerDir { dir in
+            let every = ["LEDGER_CHECKPOINT_EVERY": "1"]
+            #expect(try dir.register(email: uniqueEmail("first"), env: every).status == 0)
+            let pending = try dir.register(email: uniqueEmail("pending"), image: samplePNG,
+                                           env: every.merging(["LEDGER_FAILPOINTS": "ProfileWritten=error,ImageDeleted=error"]) { _, new in new })
+            #expect(pending.status == 1, "\(pending)")
+            let registration = try #require(try parseObject(pending.stdout)["registration"] as? String)
+            #expect(try dir.run(["users", "--json"], env: every).status == 0)  // saves the checkpoint
+            #expect(try dir.register(email: uniqueEmail("after"), env: every).status == 0)
+            try damageLine(dir.logPath, line: 0)
+            let whole = try dir.run(["recover", "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "0"])
+            #expect(whole.status == 1, "\(whole)")  // damaged: the whole log was read
+            let recovered = try dir.run(["recover", "--json"], env: every)
+            #expect(recovered.status == 0, "\(recovered)")
+            #expect(try parseObject(recovered.stdout)["compensated"] as? [String] == [registration])
+        }
+    }
+
     @Test func recoverRunningAlongsideRegistrationsKeepsTheirImages() throws {
         // A race drill: recover in a loop while two loops register with images. Before the fix in
         // `recover` (list files, then running images, then the log) it now and then deleted a live image.
