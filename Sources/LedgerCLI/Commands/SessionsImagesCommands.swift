@@ -13,10 +13,10 @@ enum SessionsCommand {
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
         let loaded = try ReadOptions.load(invocation, context)
         let asOf = loaded.asOfTime
-        let rows = loaded.views.sessions.rows.filter { !invocation.flag("active") || $0.status(at: asOf) == .active }
         if invocation.flag("json") {
-            context.printJSON(.array(rows.map { $0.json(at: asOf) }))
+            context.printRows { ViewRowsWriter.sessions(loaded.views.sessions, at: asOf, activeOnly: invocation.flag("active"), sink: $0) }
         } else {
+            let rows = loaded.views.sessions.rows.filter { !invocation.flag("active") || $0.status(at: asOf) == .active }
             context.printTable(Table(headers: ["SESSION", "UID", "STARTED", "EXPIRES", "STATUS"],
                                      rows: rows.map { [$0.sessionId, $0.uid, $0.startedAt.rfc3339, $0.expiresAt.rfc3339, $0.status(at: asOf).rawValue] }),
                                noun: "session")
@@ -34,10 +34,11 @@ enum ImagesCommand {
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        let rows = try ReadOptions.load(invocation, context).views.images.rows
+        let images = try ReadOptions.load(invocation, context).views.images
         if invocation.flag("json") {
-            context.printJSON(.array(rows.map(\.json)))
+            context.printRows { ViewRowsWriter.images(images, sink: $0) }
         } else {
+            let rows = images.rows
             context.printTable(Table(headers: ["IMAGE", "UID", "TYPE", "BYTES", "STATUS"],
                                      rows: rows.map { [$0.imageName, $0.uid, $0.contentType.rawValue, String($0.bytes), $0.status.rawValue] }),
                                noun: "image")

@@ -15,10 +15,11 @@ enum UsersCommand {
 
     /// Runs `users`.
     static func list(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        let rows = try ReadOptions.load(invocation, context).views.users.rows
+        let users = try ReadOptions.load(invocation, context).views.users
         if invocation.flag("json") {
-            context.printJSON(.array(rows.map(\.json)))
+            context.printRows { ViewRowsWriter.users(users, sink: $0) }
         } else {
+            let rows = users.rows
             context.printTable(Table(headers: ["UID", "EMAIL", "USERNAME", "STATUS", "CREATED"],
                                      rows: rows.map { [$0.uid, $0.email, $0.userName ?? "-", $0.status.rawValue, $0.createdAt?.rfc3339 ?? "-"] }),
                                noun: "user")

@@ -5,6 +5,13 @@ import LedgerDomain
 extension Context {
     /// Prints `value` as one compact JSON line.
     func printJSON(_ value: JSONValue) { print(JSONWriter.string(value)) }
+
+    /// Prints a view's `--json` rows as `ViewRowsWriter` streams them (the bytes `printJSON` would
+    /// print for the same rows), without building them in memory first.
+    func printRows(_ write: (@escaping (UnsafeRawBufferPointer) -> Void) -> Void) {
+        write { [self] bytes in out(String(decoding: bytes, as: UTF8.self)) }
+        out("\n")
+    }
 }
 
 extension Head {

@@ -27,10 +27,14 @@ public struct ViewRowsWriter {
         }
     }
 
-    /// The sessions view's rows, with their status at `asOf`.
-    public static func sessions(_ view: SessionView, at asOf: Timestamp, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
+    /// The sessions view's rows, with their status at `asOf` (only the active ones with `activeOnly`).
+    public static func sessions(_ view: SessionView, at asOf: Timestamp, activeOnly: Bool = false,
+                                sink: @escaping (UnsafeRawBufferPointer) -> Void) {
         var w = ViewRowsWriter(sink: sink)
-        w.array(view.records) { w, r in
+        let rows = view.records.lazy.filter {
+            !activeOnly || SessionRow.status(endedAt: $0.endedAt, expiresAt: $0.expiresAt, at: asOf) == .active
+        }
+        w.array(rows) { w, r in
             w.raw(#"{"sessionId":"#); w.uuid(r.session); w.raw(#","uid":"#); w.uuid(r.uid)
             w.raw(#","startedAt":"#); w.time(r.startedAt); w.raw(#","expiresAt":"#); w.time(r.expiresAt)
             w.raw(#","endedAt":"#); w.optional(r.endedAt) { $0.time($1) }

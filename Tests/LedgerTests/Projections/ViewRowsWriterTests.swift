@@ -21,6 +21,9 @@ struct ViewRowsWriterTests {
         same(collect { ViewRowsWriter.users(views.users, sink: $0) }, JSONWriter.bytes(.array(views.users.rows.map(\.json))), "users")
         same(collect { ViewRowsWriter.sessions(views.sessions, at: asOf, sink: $0) },
              JSONWriter.bytes(.array(views.sessions.rows.map { $0.json(at: asOf) })), "sessions")
+        let active = views.sessions.rows.filter { $0.status(at: asOf) == .active }
+        same(collect { ViewRowsWriter.sessions(views.sessions, at: asOf, activeOnly: true, sink: $0) },
+             JSONWriter.bytes(.array(active.map { $0.json(at: asOf) })), "active sessions")
         same(collect { ViewRowsWriter.images(views.images, sink: $0) }, JSONWriter.bytes(.array(views.images.rows.map(\.json))), "images")
         same(collect { ViewRowsWriter.registrations(views.registrations, sink: $0) },
              JSONWriter.bytes(.array(views.registrations.rows.map(\.json))), "registrations")
