@@ -18,20 +18,22 @@ enum AuditCommand {
         let snapshot = Auditor.snapshot(blobs: blobs, locks: locks)
         let loaded = try ReadOptions.load(invocation, context)
         let views = loaded.views
-        let failed = views.registrations.rows.filter { $0.outcome != .completed }
-        let signIns = views.signIns.rows
         let anomalies = Auditor.anomalies(views, blobs: blobs, locks: locks, snapshot: snapshot)
         if invocation.flag("json") {
-            context.printJSON(.object(JSONObject([
-                ("failedRegistrations", .array(failed.map(\.json))),
-                ("signInFailures", .array(signIns.map { row in
-                    .object(JSONObject([("email", .string(row.email)), ("failures", .int(row.failures)),
-                                        ("locked", .bool(views.signIns.lockedUntil(row.email, at: loaded.asOfTime) != nil))]))
-                })),
-                ("anomalies", .array(anomalies.map { .object(JSONObject([("kind", .string($0.kind)), ($0.key, .string($0.value)),
-                                                                          ("message", .string($0.message))])) })),
-            ])))
+            // `{"failedRegistrations":[…],"signInFailures":[…],"anomalies":[…]}`, the long lists streamed.
+            let write = { (bytes: UnsafeRawBufferPointer) in context.out(String(decoding: bytes, as: UTF8.self)) }
+            context.out(#"{"failedRegistrations":"#)
+            ViewRowsWriter.registrations(views.registrations, failedOnly: true, sink: write)
+            context.out(#","signInFailures":"#)
+            ViewRowsWriter.signInFailures(views.signIns, at: loaded.asOfTime, sink: write)
+            context.out(#","anomalies":"#)
+            context.out(JSONWriter.string(.array(anomalies.map {
+                .object(JSONObject([("kind", .string($0.kind)), ($0.key, .string($0.value)), ("message", .string($0.message))]))
+            })))
+            context.out("}\n")
         } else {
+            let failed = views.registrations.rows.filter { $0.outcome != .completed }
+            let signIns = views.signIns.rows
             let style = context.style
             context.print(style.bold("Failed registrations"))
             var failures = Table(headers: ["REGISTRATION", "STARTED", "EMAIL", "OUTCOME", "STEP", "REASON"],

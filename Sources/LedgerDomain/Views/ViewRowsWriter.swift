@@ -53,10 +53,10 @@ public struct ViewRowsWriter {
         }
     }
 
-    /// The registrations view's rows.
-    public static func registrations(_ view: RegistrationView, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
+    /// The registrations view's rows (only those that did not complete with `failedOnly`: `audit`'s).
+    public static func registrations(_ view: RegistrationView, failedOnly: Bool = false, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
         var w = ViewRowsWriter(sink: sink)
-        w.array(view.states) { w, s in
+        w.array(view.states.lazy.filter { !failedOnly || $0.outcome != .completed }) { w, s in
             w.raw(#"{"registration":"#); w.uuid(s.id); w.raw(#","startedAt":"#); w.optional(s.startedAt) { $0.time($1) }
             w.raw(#","email":"#); w.optional(s.email) { $0.string($1) }
             w.raw(#","outcome":"#); w.string(s.outcome.rawValue)
@@ -68,6 +68,15 @@ public struct ViewRowsWriter {
                 w.string(type.rawValue)
             }
             w.raw("]}")
+        }
+    }
+
+    /// `audit`'s sign-in failures: `{"email","failures","locked"}` per email, locked as of `asOf`.
+    public static func signInFailures(_ view: SignInView, at asOf: Timestamp, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
+        var w = ViewRowsWriter(sink: sink)
+        w.array(view.rows) { w, row in
+            w.raw(#"{"email":"#); w.string(row.email); w.raw(#","failures":"#); w.int(row.failures)
+            w.raw(view.policy.lockedUntil(recent: row.recentFailures, at: asOf) != nil ? #","locked":true}"# : #","locked":false}"#)
         }
     }
 

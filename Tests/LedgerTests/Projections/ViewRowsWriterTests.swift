@@ -27,6 +27,14 @@ struct ViewRowsWriterTests {
         same(collect { ViewRowsWriter.images(views.images, sink: $0) }, JSONWriter.bytes(.array(views.images.rows.map(\.json))), "images")
         same(collect { ViewRowsWriter.registrations(views.registrations, sink: $0) },
              JSONWriter.bytes(.array(views.registrations.rows.map(\.json))), "registrations")
+        // `audit --json`'s lists: the failed registrations, and each email's sign-in failures.
+        same(collect { ViewRowsWriter.registrations(views.registrations, failedOnly: true, sink: $0) },
+             JSONWriter.bytes(.array(views.registrations.rows.filter { $0.outcome != .completed }.map(\.json))), "failed registrations")
+        same(collect { ViewRowsWriter.signInFailures(views.signIns, at: asOf, sink: $0) },
+             JSONWriter.bytes(.array(views.signIns.rows.map { row in
+                 .object(JSONObject([("email", .string(row.email)), ("failures", .int(row.failures)),
+                                     ("locked", .bool(views.signIns.lockedUntil(row.email, at: asOf) != nil))]))
+             })), "sign-in failures")
     }
 
     /// Expects equal bytes; on a difference, names the first differing offset with a short excerpt of each.
