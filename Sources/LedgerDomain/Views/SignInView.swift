@@ -12,11 +12,14 @@ public struct SignInPolicy: Equatable, Sendable {
 
     /// When `recent` (an email's consecutive wrong-password times, oldest first) locks it at `now`,
     /// the instant the lock ends; else nil.
+    /// Times no log holds (a damaged index) decide nothing rather than overflow.
     public func lockedUntil(recent: [Timestamp], at now: Timestamp) -> Timestamp? {
         guard maxFailures > 0, recent.count >= maxFailures else { return nil }
         let last = recent[recent.count - 1], first = recent[recent.count - maxFailures]
-        guard last.millis - first.millis <= window else { return nil }
-        let until = last.adding(milliseconds: window)
+        let (span, spanOverflow) = last.millis.subtractingReportingOverflow(first.millis)
+        let (end, endOverflow) = last.millis.addingReportingOverflow(window)
+        guard !spanOverflow, !endOverflow, span <= window else { return nil }
+        let until = Timestamp(millis: end)
         return now < until ? until : nil
     }
 }

@@ -10,6 +10,8 @@ extension FileEventStore {
     public func signInRecord(email: String) throws -> SignInRecord? {
         let found = try withLinedUpLog { log -> SignInRecord? in
             guard let entry = index.signIn(email: email), !entry.accountSlotMissing else { return nil }
+            // Times the log cannot hold (a damaged table) would overflow the lockout arithmetic: fold instead.
+            guard entry.recentFailures.allSatisfy({ $0.millis >= 0 && $0 <= index.lastAt }) else { return nil }
             var record = SignInRecord(recentFailures: entry.recentFailures)
             guard let account = entry.account else { return record }
             guard let status = account.status else { return nil }

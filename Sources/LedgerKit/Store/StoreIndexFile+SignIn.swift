@@ -35,7 +35,8 @@ extension StoreIndexFile {
 
         /// The email's account, if it has one.
         var account: Account?
-        /// True when the email slot names a live account that has no account slot (a damaged table).
+        /// True when the email slot names a live account that has no account slot (a damaged table),
+        /// or one created again with another email since (the fold may then find an older account).
         var accountSlotMissing = false
         /// The times of its consecutive wrong passwords, oldest first, `keptFailures` at most.
         var recentFailures: [Timestamp] = []
@@ -43,12 +44,13 @@ extension StoreIndexFile {
 
     // MARK: - Applying
 
-    /// Folds the parts of `event` a sign-in reads (called by `apply` after the stream and email slots).
-    func applySignIn(_ event: RecordedEvent, offset: Int, seq: Int64) {
+    /// Folds the parts of `event` a sign-in reads (called by `apply` after the stream and email slots);
+    /// false when a slot could not be had (a damaged table).
+    func applySignIn(_ event: RecordedEvent, offset: Int, seq: Int64) -> Bool {
         switch event.event {
         case .accountCreated(let created):
-            let slot = find(.account, Self.key(created.uid), inserting: true)!
-            guard load(Int64.self, at: slot + 40) < seq else { return }
+            guard let slot = find(.account, Self.key(created.uid), inserting: true) else { return false }
+            guard load(Int64.self, at: slot + 40) < seq else { return true }
             store(AccountStatus.pending.rawValue, at: slot + 4)
             store(Int64(offset), at: slot + 24)
             store(seq, at: slot + 40)
@@ -58,8 +60,10 @@ extension StoreIndexFile {
             setStatus(of: deleted.uid, seq: seq) { _ in .deleted }
         case .signInFailed(let failed) where failed.reason == .wrongPassword:
             let email = Self.emailKey(failed.email)
-            let slot = find(.failures, email, inserting: true)!, older = find(.olderFailures, email, inserting: true)!
-            guard load(Int64.self, at: slot + 40) < seq else { return }
+            guard let slot = find(.failures, email, inserting: true), let older = find(.olderFailures, email, inserting: true) else {
+                return false
+            }
+            guard load(Int64.self, at: slot + 40) < seq else { return true }
             // Shift the five times by one, newest in front.
             store(load(Int64.self, at: older + 32), at: older + 40)
             store(load(Int64.self, at: older + 24), at: older + 32)
@@ -73,12 +77,13 @@ extension StoreIndexFile {
             // A session start clears the failures of the email its account was last created with.
             guard let uidSlot = find(.uid, Self.key(started.uid), inserting: false),
                   let slot = find(.failures, loadKey(at: uidSlot + 24), inserting: false),
-                  load(Int64.self, at: slot + 40) < seq else { return }
+                  load(Int64.self, at: slot + 40) < seq else { return true }
             store(UInt32(0), at: slot + 4)
             store(seq, at: slot + 40)
         default:
             break
         }
+        return true
     }
 
     /// Changes the status of the account `uid`, when it has a slot.
@@ -96,7 +101,9 @@ extension StoreIndexFile {
         var entry = SignInEntry()
         if let emailSlot = find(.email, key, inserting: false), load(UInt32.self, at: emailSlot + 4) == 1 {
             let uid = loadKey(at: emailSlot + 24)
-            if let slot = find(.account, uid, inserting: false) {
+            if let uidSlot = find(.uid, uid, inserting: false), loadKey(at: uidSlot + 24) != key {
+                entry.accountSlotMissing = true
+            } else if let slot = find(.account, uid, inserting: false) {
                 entry.account = SignInEntry.Account(uid: uid, status: AccountStatus(rawValue: load(UInt32.self, at: slot + 4)),
                                                     line: Int(load(Int64.self, at: slot + 24)))
             } else {

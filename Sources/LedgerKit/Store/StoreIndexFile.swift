@@ -178,7 +178,8 @@ final class StoreIndexFile: StoreLookups {
     // MARK: - Applying events
 
     /// Folds one event of the log into the table; idempotent per event (slots remember the last seq).
-    /// False when the table is full and could not grow (the caller then drops the index).
+    /// False when the table is full and could not grow, or has no free slot although its count says
+    /// it has (a damaged file): the caller then drops the index.
     /// `offset` is where the event's line starts: a stream slot keeps its first and last line's.
     func apply(_ event: RecordedEvent, offset: Int) -> Bool {
         // Untrusted until `setCoverage` records what the slots now hold: a writer killed between two
@@ -187,7 +188,7 @@ final class StoreIndexFile: StoreLookups {
         guard reserve(4) else { return false }
         let seq = Int64(event.seq)
         if let (category, id) = StreamName.parse(event.stream), let tag = Self.tag(category) {
-            let slot = find(tag, Self.key(id), inserting: true)!
+            guard let slot = find(tag, Self.key(id), inserting: true) else { return false }
             if load(Int64.self, at: slot + 40) < seq {
                 let version = load(UInt32.self, at: slot + 4)
                 if version == 0 { store(Int64(offset), at: slot + 24) }
@@ -199,13 +200,13 @@ final class StoreIndexFile: StoreLookups {
         switch event.event {
         case .accountCreated(let created):
             let email = Self.emailKey(created.email), uid = Self.key(created.uid)
-            let emailSlot = find(.email, email, inserting: true)!
+            guard let emailSlot = find(.email, email, inserting: true) else { return false }
             if load(Int64.self, at: emailSlot + 40) < seq {
                 storeKey(uid, at: emailSlot + 24)
                 store(UInt32(1), at: emailSlot + 4)
                 store(seq, at: emailSlot + 40)
             }
-            let uidSlot = find(.uid, uid, inserting: true)!
+            guard let uidSlot = find(.uid, uid, inserting: true) else { return false }
             if load(Int64.self, at: uidSlot + 40) < seq {
                 storeKey(email, at: uidSlot + 24)
                 store(seq, at: uidSlot + 40)
@@ -221,8 +222,7 @@ final class StoreIndexFile: StoreLookups {
         default:
             break
         }
-        applySignIn(event, offset: offset, seq: seq)
-        return true
+        return applySignIn(event, offset: offset, seq: seq)
     }
 
     // MARK: - Lookups
@@ -276,10 +276,11 @@ final class StoreIndexFile: StoreLookups {
     }
 
     /// The byte offset of the slot holding `(tag, key)`; with `inserting`, a fresh slot for it when absent.
+    /// Nil also when a whole round finds neither it nor a free slot (a damaged file: never an endless probe).
     func find(_ tag: Tag, _ key: UUIDBits, inserting: Bool) -> Int? {
         let mask = capacity - 1
         var i = Int(truncatingIfNeeded: (key.high ^ (key.low &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(tag.rawValue)) >> 7) & mask
-        while true {
+        for _ in 0..<capacity {
             let slot = Self.headerSize + i * Self.slotSize
             let found = base.load(fromByteOffset: slot, as: UInt8.self)
             if found == 0 {
@@ -295,6 +296,7 @@ final class StoreIndexFile: StoreLookups {
             if found == tag.rawValue && loadKey(at: slot + 8) == key { return slot }
             i = (i + 1) & mask
         }
+        return nil
     }
 
     /// Makes room for `more` slots, doubling the table (into a new file, renamed over) past half full.

@@ -1,3 +1,4 @@
+import Glibc
 import LedgerDomain
 import LedgerKit
 import Testing
@@ -195,6 +196,90 @@ struct SignInIndexTests {
                 return true
             }
             #expect(reasons == Array(repeating: .wrongPassword, count: 9) + [.locked])
+        }
+    }
+
+    // MARK: - A damaged index
+
+    /// Overwrites the wrong-password times of every `failures`/`olderFailures` slot of the index at
+    /// `path` with `millis` (the table is a cache with no checksum over its slots: a stray write, a
+    /// bad page, or a bug elsewhere can leave any bytes there while the header still checks).
+    private func overwriteFailureTimes(indexAt path: String, with millis: Int64) throws -> Int {
+        var bytes = try readBytes(path), changed = 0
+        for slot in stride(from: 4096, to: bytes.count, by: 48) where bytes[slot] == 8 || bytes[slot] == 9 {
+            for field in bytes[slot] == 8 ? [24, 32] : [24, 32, 40] {
+                withUnsafeBytes(of: millis.littleEndian) { bytes.replaceSubrange((slot + field)..<(slot + field + 8), with: $0) }
+            }
+            changed += 1
+        }
+        let fd = open(path, O_WRONLY)
+        defer { close(fd) }
+        _ = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress!, $0.count, 0) }
+        return changed
+    }
+
+    /// Review: a damaged index must make login fold the log (or at worst answer wrongly), never
+    /// trap. Wrong-password times near Int64.max pass straight into `SignInPolicy.lockedUntil`,
+    /// whose `last.millis - first.millis` and `last.adding(milliseconds: window)` overflow.
+    @Test func wildFailureTimesInTheIndexDoNotCrashLogin() throws {
+        try withLedgerDir { dir in
+            let email = uniqueEmail()
+            try #require(try dir.register(email: email, password: "correct horse 1").status == 0)
+            for _ in 0..<5 { #expect(try dir.login(email: email, password: "wrong").status == 1) }
+            #expect(try overwriteFailureTimes(indexAt: dir.path + "/events.jsonl.index", with: .max) == 2)
+            let login = try dir.login(email: email, password: "correct horse 1")
+            #expect(login.status < 128, "ledger login died on signal \(login.status - 128): \(login.stderr)")
+            #expect(try dir.run(["verify"]).status == 0)
+        }
+    }
+
+    /// A table whose every slot is taken although its count says otherwise (a damaged file): lookups
+    /// and inserts end after one round instead of probing forever, the writer drops the table, and
+    /// sign-ins and appends go on.
+    @Test func aTableWithNoFreeSlotIsDroppedNotProbedForever() throws {
+        try withTempDirectory { dir in
+            let store = try registered("me@example.com", in: dir)
+            var bytes = try readBytes(store.indexPath)
+            for slot in stride(from: 4096, to: bytes.count, by: 48) where bytes[slot] == 0 {
+                bytes[slot] = 9
+                bytes[slot + 8] = UInt8(truncatingIfNeeded: slot)  // a key no lookup asks for
+                bytes[slot + 9] = UInt8(truncatingIfNeeded: slot >> 8)
+            }
+            let fd = open(store.indexPath, O_WRONLY)
+            _ = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress!, $0.count, 0) }
+            close(fd)
+            let fresh = FileEventStore(directory: dir, clock: FixedClock(step: 1), random: SeededRandom(seed: 9))
+            let started = try service(fresh).login(email: "me@example.com", password: "password number 1")
+            #expect(try fresh.readStream(StreamCategory.session.stream(started.sessionId)).count == 1)
+            #expect(throws: AuthError.self) { _ = try service(fresh).login(email: "nobody@example.com", password: "x") }
+            #expect(try fresh.head().seq == (try store.readAll().count))
+        }
+    }
+
+    // MARK: - A uid created again with another email
+
+    /// A created with E, then again with F; B created with E and written; A created with E again, then
+    /// with F again. E's last creation is A's, which has moved to F since: the store does not answer
+    /// from what it holds (the index's email slot names A, pending) but folds, like the fold itself
+    /// (which, finding B through an older entry, gives B). Only a log written by hand re-creates a
+    /// uid; `register` always makes a new one.
+    @Test(arguments: [Backend.file, .postgres])
+    func anEmailWhoseUidMovedAwayFolds(backend: Backend) throws {
+        try withStores(backend, clock: FixedClock(step: 1)) { make in
+            let store = try make(3)
+            let a = Fixtures.uuid(601), b = Fixtures.uuid(602), e = "e@example.com", f = "f@example.com"
+            let events: [LedgerEvent] = [
+                .accountCreated(AccountCreated(uid: a, email: e, passwordHash: "$y$j9T$a1$h")),
+                .accountCreated(AccountCreated(uid: a, email: f, passwordHash: "$y$j9T$a2$h")),
+                .accountCreated(AccountCreated(uid: b, email: e, passwordHash: "$y$j9T$b1$h")),
+                .profileWritten(ProfileWritten(uid: b, email: e, userName: "B", profileImageName: nil, createdAt: FixedClock.start)),
+                .accountCreated(AccountCreated(uid: a, email: e, passwordHash: "$y$j9T$a3$h")),
+                .accountCreated(AccountCreated(uid: a, email: f, passwordHash: "$y$j9T$a4$h")),
+            ]
+            for (n, event) in events.enumerated() {
+                _ = try store.append([event], to: Fixtures.stream(.registration, 30_000 + n), expected: .noStream)
+            }
+            #expect(try store.signInRecord(email: e) == nil)
         }
     }
 }
