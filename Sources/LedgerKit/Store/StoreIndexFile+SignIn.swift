@@ -35,8 +35,8 @@ extension StoreIndexFile {
 
         /// The email's account, if it has one.
         var account: Account?
-        /// True when the email slot names a live account that has no account slot (a damaged table),
-        /// or one created again with another email since (the fold may then find an older account).
+        /// True when the email slot names a live account that has no account slot (a damaged table), or
+        /// an account created again with another email since (the fold may then find an older account).
         var accountSlotMissing = false
         /// The times of its consecutive wrong passwords, oldest first, `keptFailures` at most.
         var recentFailures: [Timestamp] = []
@@ -99,10 +99,14 @@ extension StoreIndexFile {
     func signIn(email: String) -> SignInEntry {
         let key = Self.emailKey(email)
         var entry = SignInEntry()
-        if let emailSlot = find(.email, key, inserting: false), load(UInt32.self, at: emailSlot + 4) == 1 {
-            let uid = loadKey(at: emailSlot + 24)
+        if let emailSlot = find(.email, key, inserting: false) {
+            let uid = loadKey(at: emailSlot + 24), live = load(UInt32.self, at: emailSlot + 4) == 1
             if let uidSlot = find(.uid, uid, inserting: false), loadKey(at: uidSlot + 24) != key {
+                // The email's last account was created again with another email since (deleted
+                // before or not): only the fold can say which older account, if any, it finds.
                 entry.accountSlotMissing = true
+            } else if !live {
+                // Deleted: no account.
             } else if let slot = find(.account, uid, inserting: false) {
                 entry.account = SignInEntry.Account(uid: uid, status: AccountStatus(rawValue: load(UInt32.self, at: slot + 4)),
                                                     line: Int(load(Int64.self, at: slot + 24)))
