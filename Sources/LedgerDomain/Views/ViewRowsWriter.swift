@@ -31,14 +31,16 @@ public struct ViewRowsWriter {
     public static func sessions(_ view: SessionView, at asOf: Timestamp, activeOnly: Bool = false,
                                 sink: @escaping (UnsafeRawBufferPointer) -> Void) {
         var w = ViewRowsWriter(sink: sink)
-        let rows = view.records.lazy.filter {
-            !activeOnly || SessionRow.status(endedAt: $0.endedAt, expiresAt: $0.expiresAt, at: asOf) == .active
-        }
-        w.array(rows) { w, r in
+        let row = { (w: inout ViewRowsWriter, r: SessionView.Record) in
             w.raw(#"{"sessionId":"#); w.uuid(r.session); w.raw(#","uid":"#); w.uuid(r.uid)
             w.raw(#","startedAt":"#); w.time(r.startedAt); w.raw(#","expiresAt":"#); w.time(r.expiresAt)
             w.raw(#","endedAt":"#); w.optional(r.endedAt) { $0.time($1) }
             w.raw(#","status":"#); w.string(SessionRow.status(endedAt: r.endedAt, expiresAt: r.expiresAt, at: asOf).rawValue); w.raw("}")
+        }
+        if activeOnly {
+            w.array(view.records.lazy.filter { SessionRow.status(endedAt: $0.endedAt, expiresAt: $0.expiresAt, at: asOf) == .active }, row)
+        } else {
+            w.array(view.records, row)  // the digests' path: no filter in the loop
         }
     }
 
@@ -56,7 +58,7 @@ public struct ViewRowsWriter {
     /// The registrations view's rows (only those that did not complete with `failedOnly`: `audit`'s).
     public static func registrations(_ view: RegistrationView, failedOnly: Bool = false, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
         var w = ViewRowsWriter(sink: sink)
-        w.array(view.states.lazy.filter { !failedOnly || $0.outcome != .completed }) { w, s in
+        let row = { (w: inout ViewRowsWriter, s: RegistrationState) in
             w.raw(#"{"registration":"#); w.uuid(s.id); w.raw(#","startedAt":"#); w.optional(s.startedAt) { $0.time($1) }
             w.raw(#","email":"#); w.optional(s.email) { $0.string($1) }
             w.raw(#","outcome":"#); w.string(s.outcome.rawValue)
@@ -68,6 +70,11 @@ public struct ViewRowsWriter {
                 w.string(type.rawValue)
             }
             w.raw("]}")
+        }
+        if failedOnly {
+            w.array(view.states.lazy.filter { $0.outcome != .completed }, row)
+        } else {
+            w.array(view.states, row)
         }
     }
 
