@@ -18,6 +18,12 @@ struct DrillScriptsTests {
         #expect(result.stdout.contains("0 failed checks"))
     }
 
+    @Test func crashDrillWithSignInsSmallRun() throws {
+        let result = try drill("crash-kills-login.sh", ["24", "4", "8", "2"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("0 failed checks"), "\(result)")
+    }
+
     @Test func secretsDrillOutputs() throws {
         // Timing is not asserted in `swift test` (it is measured by the long run); a wide 100% bound
         // keeps this from flaking on a loaded machine while still checking output and exit parity.
