@@ -40,9 +40,13 @@ public final class EmailIndex: AppendCondition {
         try refuse(events) { try lookups.isLive(email: $0) }
     }
 
+    /// Refuses an `AccountCreated` whose email is live, or was created by an earlier event of the same batch.
     private func refuse(_ events: [LedgerEvent], isLive: (String) throws -> Bool) throws {
-        for case .accountCreated(let e) in events where try isLive(e.email) {
-            throw StoreError(.conditionFailed, "the email \(e.email) is already in use", reason: "email-already-in-use")
+        var created = Set<String>()
+        for case .accountCreated(let e) in events {
+            guard try !isLive(e.email), created.insert(e.email).inserted else {
+                throw StoreError(.conditionFailed, "the email \(e.email) is already in use", reason: "email-already-in-use")
+            }
         }
     }
 }

@@ -47,15 +47,21 @@ public struct StreamAppend: Sendable {
     }
 
     /// Checks what every store refuses before taking its lock: an empty batch, two parts for one
-    /// stream, a stream name that is not `<category>-<lowercase uuid>`, an event of another category
-    /// than its stream's, and data a reader would reject (e.g. an uppercase email), which must never
-    /// reach the log. Returns each event as a reader decodes it, in order.
+    /// stream, accounts created in more than one part (an append condition such as `EmailIndex` is
+    /// asked per part, against the log before the batch), a stream name that is not
+    /// `<category>-<lowercase uuid>`, an event of another category than its stream's, and data a
+    /// reader would reject (e.g. an uppercase email), which must never reach the log. Returns each
+    /// event as a reader decodes it, in order.
     public static func validate(_ parts: [StreamAppend]) throws -> [LedgerEvent] {
         guard !parts.isEmpty, parts.allSatisfy({ !$0.events.isEmpty }) else {
             throw StoreError(.invalidBatch, "an append needs at least one event")
         }
         guard Set(parts.map(\.stream)).count == parts.count else {
             throw StoreError(.invalidBatch, "an append names a stream twice; put its events in one part")
+        }
+        let creating = parts.filter { $0.events.contains { if case .accountCreated = $0 { true } else { false } } }
+        guard creating.count <= 1 else {
+            throw StoreError(.invalidBatch, "an append creates accounts in one stream at most")
         }
         var decoded: [LedgerEvent] = []
         for part in parts {

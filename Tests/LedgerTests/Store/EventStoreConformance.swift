@@ -491,6 +491,21 @@ enum EventStoreConformance {
         #expect(try !create(6, email: "zoe@example.com", EmailIndex()))
         #expect(try !create(7, email: "max@example.com", shared))
         #expect(try create(8, email: "ann@example.com", EmailIndex()))
+        // Two accounts with one email in one batch: refused, in one stream or across two.
+        let twins = [9, 10].map { n -> LedgerEvent in
+            .accountCreated(AccountCreated(uid: Fixtures.uuid(1000 + n), email: "twin@example.com", passwordHash: "$y$j9T$salt\(n)$hash\(n)"))
+        }
+        let before = try store.head()
+        let oneStream = try #require(throws: StoreError.self) {
+            try store.append(twins, to: Fixtures.stream(.registration, 9), expected: .noStream, condition: EmailIndex())
+        }
+        #expect(oneStream.reason == "email-already-in-use")
+        let twoStreams = try #require(throws: StoreError.self) {
+            try store.append([StreamAppend([twins[0]], to: Fixtures.stream(.registration, 9), expected: .noStream),
+                              StreamAppend([twins[1]], to: Fixtures.stream(.registration, 10), expected: .noStream)], condition: EmailIndex())
+        }
+        #expect(twoStreams.code == .invalidBatch)
+        #expect(try store.head() == before)
     }
 
     static func invalidDataIsRefused(_ make: EventStoreFactory) throws {
