@@ -6,8 +6,8 @@ import Testing
 // MARK: - SignInIndexStressTests
 
 /// Longer random histories than `SignInIndexTests` (written with a reviewer): enough events to grow
-/// the writers' index past its first capacity, many uids created again under other emails, and now
-/// and then a writer whose header did not move after its slots changed, so the next writer applies
+/// the writers' index past its first capacity, accounts created again and deleted, and now and then
+/// a writer whose header did not move after its slots changed, so the next writer applies
 /// the event again over them. After every few events, every email's record from the index must be
 /// what the users and sign-in views folded event by event give.
 struct SignInIndexStressTests {
@@ -23,7 +23,11 @@ struct SignInIndexStressTests {
     /// One random event of the kinds a sign-in reads, and its stream.
     private func randomEvent(_ n: Int, _ random: SeededRandom, _ clock: FixedClock) -> (LedgerEvent, String) {
         let u = random.next(Self.uids.count), uid = Self.uids[u]
-        let email = random.oneIn(5) ? random.pick(Self.emails) : Self.emails[u % Self.emails.count]
+        // Each uid keeps one email. A uid created again with another email (never done by `register`,
+        // which makes a new uid per registration) leaves the fold's answer for the old email to the
+        // order of the users view's email table, seeded per process; `anEmailWhoseUidMovedAwayFolds`
+        // covers the stores' side of that case (they defer to the fold).
+        let email = Self.emails[u % Self.emails.count]
         let registration = Fixtures.stream(.registration, 100_000 + n)
         switch random.next(12) {
         case 0, 1: return (.accountCreated(AccountCreated(uid: uid, email: email, passwordHash: "$y$j9T$s\(n)$h\(n)")), registration)

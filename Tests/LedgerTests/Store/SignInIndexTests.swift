@@ -32,8 +32,11 @@ struct SignInIndexTests {
     private func appendRandomEvent(_ n: Int, to store: any EventStore, clock: FixedClock, random: SeededRandom) throws {
         clock.instant = clock.instant.adding(milliseconds: random.pick([Int64(1), 1_000, 60_000, 240_000, 900_000, 3_600_000]))
         let u = random.next(Self.uids.count), uid = Self.uids[u]
-        // A uid keeps its email, but now and then is created again with another one.
-        let email = random.oneIn(12) ? random.pick(Self.emails) : Self.emails[u % Self.emails.count]
+        // Each uid keeps one email. A uid created again with another email (never done by `register`,
+        // which makes a new uid per registration) leaves the fold's answer for the old email to the
+        // order of the users view's email table, seeded per process; `anEmailWhoseUidMovedAwayFolds`
+        // covers the stores' side of that case (they defer to the fold).
+        let email = Self.emails[u % Self.emails.count]
         let (event, stream): (LedgerEvent, String)
         switch random.next(10) {
         case 0, 1:
