@@ -19,9 +19,10 @@ struct DrillScriptsTests {
     }
 
     @Test func crashDrillWithSignInsSmallRun() throws {
-        let result = try drill("crash-kills-login.sh", ["24", "4", "8", "2"])
+        let result = try drill("crash-kills.sh", ["24", "4", "8", "2"])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("0 failed checks"), "\(result)")
+        #expect(result.stdout.contains("2 login loops"), "\(result)")
     }
 
     @Test func secretsDrillOutputs() throws {
