@@ -45,6 +45,7 @@ enum ReadOptions {
             } : nil)
             if showProgress && loaded.views.events >= 0x10000 { context.err("\r\u{1B}[K") }
             if let torn = loaded.tornTail { context.complain("warning: \(torn) — skipped; `ledger recover` repairs it") }
+            context.keepUntilExit(loaded)
             return loaded
         } catch let error as SystemError where error.isNotFound {
             throw CLIError.noLog(at: path)

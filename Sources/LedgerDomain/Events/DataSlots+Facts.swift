@@ -7,7 +7,7 @@ extension DataSlots {
         switch type {
         case .accountCreated:
             guard let uid = uuid(.uid, in: line), let email = email(in: line),
-                  let hash = string(.passwordHash, in: line), DataReader.isCryptHash(hash),
+                  satisfies(.passwordHash, in: line, DataReader.isCryptHash(bytes:)),
                   case let withImage = optionalBool(.withImage), withImage.valid else { return nil }
             return .accountCreated(uid: uid, email: email, withImage: withImage.value)
         case .imageStored:
@@ -19,7 +19,7 @@ extension DataSlots {
             return .imageStored(uid: uid, image: image, contentType: contentType, bytes: bytes, sha256: sha256)
         case .profileWritten:
             let imageSlot = self[.profileImageName].kind
-            guard imageSlot == .null || imageSlot == .string, let uid = uuid(.uid, in: line), email(in: line) != nil,
+            guard imageSlot == .null || imageSlot == .string, let uid = uuid(.uid, in: line), isEmail(in: line),
                   let userName = string(.userName, in: line), !userName.isEmpty, let createdAt = timestamp(.createdAt, in: line)
             else { return nil }
             var image: UUIDBits?
@@ -69,8 +69,21 @@ extension DataSlots {
 
     /// A normalized email: a non-empty string without capitals.
     private func email(in line: UnsafeBufferPointer<UInt8>) -> String? {
-        guard let text = string(.email, in: line), !text.isEmpty, DataReader.isLowercase(text) else { return nil }
-        return text
+        guard isEmail(in: line) else { return nil }
+        return string(.email, in: line)
+    }
+
+    /// True when the email member is a normalized email (checked in place when it has no escapes).
+    private func isEmail(in line: UnsafeBufferPointer<UInt8>) -> Bool {
+        satisfies(.email, in: line) { !$0.isEmpty && DataReader.isLowercase(bytes: $0) }
+    }
+
+    /// True when string member `key` is present and its UTF-8 passes `test`: read in place, or
+    /// decoded first when it has escapes.
+    private func satisfies(_ key: Key, in line: UnsafeBufferPointer<UInt8>, _ test: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+        if let raw = plain(key, in: line) { return test(raw) }
+        guard var text = string(key, in: line) else { return false }
+        return text.withUTF8(test)
     }
 
     /// An optional boolean: absent or null is nil; any other kind is not valid.

@@ -46,10 +46,11 @@ public struct Digest32: Hashable, Sendable {
 
     /// Writes the 64 bytes of `hex` at `out`.
     public func writeHex(into out: UnsafeMutablePointer<UInt8>) {
-        for (w, word) in [a, b, c, d].enumerated() {
-            for nibble in 0..<16 {
-                out[w * 16 + nibble] = HexDigits.digit(UInt8(truncatingIfNeeded: (word >> UInt64(60 - 4 * nibble)) & 0xF))
-            }
+        let raw = UnsafeMutableRawPointer(out)
+        func put(_ word: UInt64, at offset: Int) {
+            raw.storeBytes(of: HexDigits.spell8(UInt32(truncatingIfNeeded: word >> 32)).littleEndian, toByteOffset: offset, as: UInt64.self)
+            raw.storeBytes(of: HexDigits.spell8(UInt32(truncatingIfNeeded: word)).littleEndian, toByteOffset: offset + 8, as: UInt64.self)
         }
+        put(a, at: 0); put(b, at: 16); put(c, at: 32); put(d, at: 48)
     }
 }

@@ -52,13 +52,17 @@ struct DataReader {
     /// True for `$<id>$<rest>`: an id of digits and lowercase letters, then printable bytes without `:`.
     static func isCryptHash(_ text: String) -> Bool {
         var text = text
-        return text.withUTF8 { b -> Bool in
-            guard b.count >= 3, b[0] == UInt8(ascii: "$") else { return false }
-            var i = 1
-            while i < b.count, (b[i] >= 0x30 && b[i] <= 0x39) || (b[i] >= 0x61 && b[i] <= 0x7A) { i += 1 }
-            guard i > 1, i < b.count - 1, b[i] == UInt8(ascii: "$") else { return false }
-            return b[(i + 1)...].allSatisfy { $0 > 0x20 && $0 != UInt8(ascii: ":") && $0 != 0x7F }
-        }
+        return text.withUTF8 { isCryptHash(bytes: $0) }
+    }
+
+    /// `isCryptHash` of UTF-8 bytes.
+    static func isCryptHash(bytes b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard b.count >= 3, b[0] == UInt8(ascii: "$") else { return false }
+        var i = 1
+        while i < b.count, (b[i] >= 0x30 && b[i] <= 0x39) || (b[i] >= 0x61 && b[i] <= 0x7A) { i += 1 }
+        guard i > 1, i < b.count - 1, b[i] == UInt8(ascii: "$") else { return false }
+        for byte in b[(i + 1)...] where byte <= 0x20 || byte == UInt8(ascii: ":") || byte == 0x7F { return false }
+        return true
     }
 
     func optionalBool(_ key: String) throws(EventDataError) -> Bool? {
@@ -87,7 +91,14 @@ struct DataReader {
 
     /// True when no byte is an ASCII capital letter (emails are stored normalized).
     static func isLowercase(_ text: String) -> Bool {
-        !text.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
+        var text = text
+        return text.withUTF8 { isLowercase(bytes: $0) }
+    }
+
+    /// `isLowercase` of UTF-8 bytes.
+    static func isLowercase(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in bytes where byte &- UInt8(ascii: "A") < 26 { return false }
+        return true
     }
 
     func sha256(_ key: String) throws(EventDataError) -> String {

@@ -31,16 +31,17 @@ extension UUIDBits {
         }
     }
 
-    /// Writes the 36 bytes of `uuidString` at `out`.
+    /// Writes the 36 bytes of `uuidString` at `out`: eight digits at a time (`HexDigits.spell8`).
     public func writeUUID(into out: UnsafeMutablePointer<UInt8>) {
-        var o = 0
-        for nibble in 0..<32 {
-            if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 { out[o] = UInt8(ascii: "-"); o += 1 }
-            let word = nibble < 16 ? high : low
-            let shift = UInt64(60 - 4 * (nibble & 15))
-            out[o] = HexDigits.digit(UInt8(truncatingIfNeeded: (word >> shift) & 0xF))
-            o += 1
-        }
+        let raw = UnsafeMutableRawPointer(out)
+        let w1 = HexDigits.spell8(UInt32(truncatingIfNeeded: high)), w2 = HexDigits.spell8(UInt32(truncatingIfNeeded: low >> 32))
+        raw.storeBytes(of: HexDigits.spell8(UInt32(truncatingIfNeeded: high >> 32)).littleEndian, as: UInt64.self)
+        raw.storeBytes(of: UInt32(truncatingIfNeeded: w1).littleEndian, toByteOffset: 9, as: UInt32.self)
+        raw.storeBytes(of: UInt32(truncatingIfNeeded: w1 >> 32).littleEndian, toByteOffset: 14, as: UInt32.self)
+        raw.storeBytes(of: UInt32(truncatingIfNeeded: w2).littleEndian, toByteOffset: 19, as: UInt32.self)
+        raw.storeBytes(of: UInt32(truncatingIfNeeded: w2 >> 32).littleEndian, toByteOffset: 24, as: UInt32.self)
+        raw.storeBytes(of: HexDigits.spell8(UInt32(truncatingIfNeeded: low)).littleEndian, toByteOffset: 28, as: UInt64.self)
+        out[8] = UInt8(ascii: "-"); out[13] = UInt8(ascii: "-"); out[18] = UInt8(ascii: "-"); out[23] = UInt8(ascii: "-")
     }
 }
 
@@ -78,6 +79,18 @@ public enum HexDigits {
         var w = ((x & 0x0F0F_0F0F) &+ 9 &* ((x >> 6) & 0x0101_0101)).byteSwapped
         w = (w | (w >> 4)) & 0x00FF_00FF
         return UInt64((w | (w >> 8)) & 0xFFFF)
+    }
+
+    /// The 8 lowercase hex digits of `value`, its first digit in the lowest byte (to be stored
+    /// little-endian): the nibbles spread one per byte, then '0' added, and 39 more for 10…15.
+    @inline(__always)
+    public static func spell8(_ value: UInt32) -> UInt64 {
+        var x = UInt64(value)
+        x = (x | (x << 16)) & 0x0000_FFFF_0000_FFFF
+        x = (x | (x << 8)) & 0x00FF_00FF_00FF_00FF
+        x = ((x | (x << 4)) & 0x0F0F_0F0F_0F0F_0F0F).byteSwapped
+        let letters = ((x &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101
+        return x &+ 0x3030_3030_3030_3030 &+ letters &* 0x27
     }
 
     /// The lowercase digit of a nibble (0…15).

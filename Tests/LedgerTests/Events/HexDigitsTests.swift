@@ -3,8 +3,9 @@ import Testing
 
 // MARK: - HexDigitsTests
 
-/// The word-at-a-time hex readers behind `UUIDBits(uuidBytes:)` and `Digest32(hexBytes:)` against a
-/// byte-by-byte reference: every byte value at every position, and random texts.
+/// The word-at-a-time hex readers behind `UUIDBits(uuidBytes:)` and `Digest32(hexBytes:)`, and the
+/// writer behind `uuidString` and `hex`, against byte-by-byte references: every byte value at every
+/// position, every nibble at every position, and random texts.
 struct HexDigitsTests {
     /// The reference: lowercase hex digits only, most significant first.
     private func reference(_ bytes: [UInt8]) -> UInt64? {
@@ -59,6 +60,33 @@ struct HexDigitsTests {
                 .joined(separator: "-")
             #expect(UUIDBits(uuid: uuid)?.uuidString == uuid)
             #expect(UUIDBits(uuid: uuid.uppercased()) == nil || uuid.uppercased() == uuid)
+        }
+    }
+
+    /// `spell8`'s eight bytes, lowest first.
+    private func spelled(_ value: UInt32) -> String {
+        let word = HexDigits.spell8(value)
+        return String(decoding: (0..<8).map { UInt8(truncatingIfNeeded: word >> (8 * $0)) }, as: UTF8.self)
+    }
+
+    private func reference(_ value: UInt32) -> String {
+        let text = String(value, radix: 16)
+        return String(repeating: "0", count: 8 - text.count) + text
+    }
+
+    @Test func spellingEveryNibbleAtEveryPosition() {
+        for position in 0..<8 {
+            for nibble in UInt32(0)...15 {
+                for background in [UInt32(0), 0xFFFF_FFFF, 0x9A0F_C3E7] {
+                    let value = background & ~(0xF << (4 * position)) | nibble << (4 * position)
+                    #expect(spelled(value) == reference(value), "nibble \(nibble) at \(position) in \(background)")
+                }
+            }
+        }
+        let random = SeededRandom(seed: 78)
+        for _ in 0..<20_000 {
+            let value = UInt32(truncatingIfNeeded: random.next())
+            #expect(spelled(value) == reference(value))
         }
     }
 }
