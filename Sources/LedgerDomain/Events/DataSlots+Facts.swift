@@ -3,7 +3,9 @@
 extension DataSlots {
     /// The payload of `type` as the views keep it, when every member its decoder requires is present
     /// and passes the decoder's checks (`AccountCreated(data:)` and the others); nil otherwise.
-    func fact(of type: EventType, in line: UnsafeBufferPointer<UInt8>) -> ViewEvent.Fact? {
+    /// `mutating` only so the caller's slots are passed in place (it changes nothing): a plain
+    /// method got a copy of all 18 slots per line.
+    mutating func fact(of type: EventType, in line: UnsafeBufferPointer<UInt8>) -> ViewEvent.Fact? {
         switch type {
         case .accountCreated:
             guard let uid = uuid(.uid, in: line), let email = email(in: line),

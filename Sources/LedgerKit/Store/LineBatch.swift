@@ -26,38 +26,63 @@ final class LineBatch: @unchecked Sendable {
     let firstLine: Int
     /// Lines per claimed block.
     private static let block = 64
-    /// One slot per line, initialized block by block as blocks are prepared.
+    /// Per line, the facts of a line read in place (`state` 1), read where they lie: moving them
+    /// out per line cost a copy of their 216 bytes and a retain and release of their strings.
+    private let facts: UnsafeMutablePointer<LineFacts>
+    /// Per line, any other prepared line (`state` 2).
     private let lines: UnsafeMutablePointer<LogScanner.PreparedLine>
+    /// Per line: 0 not prepared, 1 facts, 2 another prepared line, 3 that line moved out by `take`.
+    private let state: UnsafeMutablePointer<UInt8>
     /// The ids of the lines read in place (zero bits for the others), for the checker to load ahead.
     private let ids: UnsafeMutablePointer<UUIDBits>
     /// The next block to claim (it may run past the last block).
     private let claims = Atomic<Int>(0)
-    /// Lines moved out by `take` (the scanner's thread only).
-    private var taken = 0
 
     init(bytes: [UInt8], base: Int, ranges: [Range<Int>], unterminated: Range<Int>?, eof: Bool, firstLine: Int) {
         self.bytes = bytes; self.base = base; self.ranges = ranges; self.unterminated = unterminated
         self.eof = eof; self.firstLine = firstLine
-        lines = .allocate(capacity: max(1, ranges.count))
-        ids = .allocate(capacity: max(1, ranges.count))
+        let capacity = max(1, ranges.count)
+        facts = .allocate(capacity: capacity)
+        lines = .allocate(capacity: capacity)
+        state = .allocate(capacity: capacity)
+        state.initialize(repeating: 0, count: capacity)
+        ids = .allocate(capacity: capacity)
     }
 
     deinit {
         // Every claimed block was prepared: the scanner waits for its worker before dropping a batch.
-        let prepared = min(ranges.count, claims.load(ordering: .relaxed) * Self.block)
-        if prepared > taken { (lines + taken).deinitialize(count: prepared - taken) }
+        for i in 0..<ranges.count {
+            switch state[i] {
+            case 1: (facts + i).deinitialize(count: 1)
+            case 2: (lines + i).deinitialize(count: 1)
+            default: break
+            }
+        }
+        facts.deallocate()
         lines.deallocate()
+        state.deallocate()
         ids.deallocate()
     }
 
     /// The 1-based line number of the line after this batch.
     var nextLine: Int { firstLine + ranges.count }
 
-    /// Moves prepared line `index` out, once every block was prepared (and waited for). Lines are
-    /// taken in order, each at most once: the scanner hands each on without copying it.
+    /// The facts of line `index` where they lie, when it was read in place; valid while the batch
+    /// lives (read once every block was prepared and waited for).
+    func facts(_ index: Int) -> UnsafePointer<LineFacts>? {
+        state[index] == 1 ? UnsafePointer(facts + index) : nil
+    }
+
+    /// Prepared line `index`, once every block was prepared (and waited for): moved out, or for
+    /// facts a copy (the rare line that fails the chain check). Each line is taken at most once.
     func take(_ index: Int) -> LogScanner.PreparedLine {
-        taken = index + 1
-        return (lines + index).move()
+        switch state[index] {
+        case 1: return .facts(facts[index])
+        case 2:
+            state[index] = 3
+            return (lines + index).move()
+        default: preconditionFailure("line \(index) was not prepared or was taken already")
+        }
     }
 
     /// The ids of the lines read in place, zero bits for the others; read like `prepared`.
@@ -74,8 +99,10 @@ final class LineBatch: @unchecked Sendable {
                 let lower = claims.wrappingAdd(1, ordering: .relaxed).oldValue * Self.block
                 guard lower < count else { return }
                 for i in lower..<min(count, lower + Self.block) {
-                    let id = LogScanner.prepare(UnsafeBufferPointer(rebasing: all[ranges[i]]), number: firstLine + i, sha: sha, into: lines + i)
+                    let id = LogScanner.prepare(UnsafeBufferPointer(rebasing: all[ranges[i]]), number: firstLine + i, sha: sha,
+                                                facts: facts + i, other: lines + i)
                     (ids + i).initialize(to: id ?? .zero)
+                    state[i] = id == nil ? 2 : 1
                 }
             }
         }

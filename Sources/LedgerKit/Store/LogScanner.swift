@@ -58,13 +58,12 @@ public enum LogScanner {
             for (i, range) in batch.ranges.enumerated() {
                 let bytes = UnsafeBufferPointer(rebasing: all[range])
                 let offset = batch.base + range.lowerBound
-                let line = batch.take(i)
-                if case .facts(let facts) = line, checker.check(facts, bodyHash: facts.hash) {
-                    if !body(.event(facts.event, hash: facts.hash, offset: offset, length: bytes.count + 1)) { return false }
+                if let facts = batch.facts(i), checker.check(facts.pointee, bodyHash: facts.pointee.hash) {
+                    if !body(.event(facts.pointee.event, hash: facts.pointee.hash, offset: offset, length: bytes.count + 1)) { return false }
                     continue
                 }
                 let last = batch.eof && batch.unterminated == nil && i == batch.ranges.count - 1
-                if !body(FactItem(finish(line, bytes, offset: offset, last: last, checker: &checker))) { return false }
+                if !body(FactItem(finish(batch.take(i), bytes, offset: offset, last: last, checker: &checker))) { return false }
             }
             if let rest = batch.unterminated {
                 let line = UnsafeBufferPointer(rebasing: all[rest])
@@ -125,16 +124,17 @@ public enum LogScanner {
         return prepareWhole(line, number: number)
     }
 
-    /// Like `prepare`, initializing `slot` with the result; returns the line's id when it was read in place.
+    /// Like `prepare`: initializes `facts` and returns the line's id when it was read in place,
+    /// else initializes `other` and returns nil.
     static func prepare(_ line: UnsafeBufferPointer<UInt8>, number: Int, sha: SHA256Context?,
-                        into slot: UnsafeMutablePointer<PreparedLine>) -> UUIDBits? {
-        if let sha, let facts = LineCodec.decodeFacts(line),
-           sha.digest(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: line[0..<facts.bodyLength]))) == facts.hash {
-            let id = facts.id
-            slot.initialize(to: .facts(facts))
+                        facts: UnsafeMutablePointer<LineFacts>, other: UnsafeMutablePointer<PreparedLine>) -> UUIDBits? {
+        if let sha, let read = LineCodec.decodeFacts(line),
+           sha.digest(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: line[0..<read.bodyLength]))) == read.hash {
+            let id = read.id
+            facts.initialize(to: read)
             return id
         }
-        slot.initialize(to: prepareWhole(line, number: number))
+        other.initialize(to: prepareWhole(line, number: number))
         return nil
     }
 
