@@ -5,23 +5,33 @@ import LedgerDomain
 
 /// SHA-256 through OpenSSL's EVP interface (libcrypto), never a hand-written primitive.
 public enum SHA256 {
+    /// The algorithm, fetched from the provider once per process: `EVP_sha256()` makes every
+    /// `EVP_Digest` fetch it again (a provider lookup costing more than hashing a short line).
+    /// Fetched algorithms are immutable and may be shared by threads.
+    nonisolated(unsafe) private static let algorithm: OpaquePointer = {
+        guard let algorithm = EVP_MD_fetch(nil, "SHA256", nil) else { preconditionFailure("libcrypto has no SHA-256") }
+        return algorithm
+    }()
+
     /// The 32-byte digest of `bytes`.
     public static func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        let ok = out.withUnsafeMutableBufferPointer { digest in
-            EVP_Digest(bytes.baseAddress, bytes.count, digest.baseAddress, &length, EVP_sha256(), nil)
+        [UInt8](unsafeUninitializedCapacity: 32) { out, count in
+            digest(bytes, into: out.baseAddress!)
+            count = 32
         }
+    }
+
+    /// Writes the 32-byte digest of `bytes` at `out`.
+    public static func digest(_ bytes: UnsafeRawBufferPointer, into out: UnsafeMutablePointer<UInt8>) {
+        var length: UInt32 = 0
+        let ok = EVP_Digest(bytes.baseAddress, bytes.count, out, &length, algorithm, nil)
         precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed")
-        return out
     }
 
     /// Lowercase hex SHA-256 of `bytes` (the hot path of every verified line: no intermediate array).
     public static func hex(_ bytes: UnsafeRawBufferPointer) -> String {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
-            var length: UInt32 = 0
-            let ok = EVP_Digest(bytes.baseAddress, bytes.count, digest.baseAddress, &length, EVP_sha256(), nil)
-            precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed")
+            self.digest(bytes, into: digest.baseAddress!)
             return Identifiers.hex(UnsafeBufferPointer(digest))
         }
     }

@@ -46,7 +46,7 @@ public final class FileEventStore: EventStore {
     /// Appends the parts as one write and one fsync, under the exclusive lock.
     public func append(_ parts: [StreamAppend], condition: (any AppendCondition)?) throws -> [RecordedEvent] {
         if let poisoned { throw poisoned }
-        _ = try StreamAppend.validate(parts)
+        let decoded = try StreamAppend.validate(parts)
         return try StoreError.mapping {
             try FileSystem.makeDirectories(directory)
             let lock = try FileDescriptor(path: lockPath, flags: O_RDWR | O_CREAT)
@@ -70,7 +70,7 @@ public final class FileEventStore: EventStore {
                     try condition?.check(part.events, stream: part.stream)
                 }
             }
-            let recorded = try write(parts, log: log, condition: served ? nil : condition)
+            let recorded = try write(parts, decoded: decoded, log: log, condition: served ? nil : condition)
             if index.lostTable {
                 indexFileDisabled = true
                 index = LogIndex()  // the next append reads the whole log once, without the index file
@@ -81,16 +81,22 @@ public final class FileEventStore: EventStore {
         }
     }
 
-    private func write(_ parts: [StreamAppend], log: FileDescriptor, condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+    /// Writes and syncs the parts; `decoded` are their events as `StreamAppend.validate` decoded
+    /// them (in order), so the lines' checks after the write need not decode their data again.
+    private func write(_ parts: [StreamAppend], decoded: [LedgerEvent], log: FileDescriptor,
+                       condition: (any AppendCondition)?) throws -> [RecordedEvent] {
         var buffer: [UInt8] = []
         var pending: [(envelope: Envelope, offset: Int, length: Int)] = []
         var head = index.checker.head
         var at = max(clock.now(), index.lastAt)
         let start = index.verifiedSize
         var batchIDs = Set<String>()
-        for (stream, event) in parts.flatMap({ part in part.events.map { (part.stream, $0) } }) {
+        // One draw for every id of the batch: each call to the CSPRNG costs more than its bytes.
+        let events = parts.flatMap { part in part.events.map { (part.stream, $0) } }
+        let drawn = random.bytes(16 * events.count)
+        for (n, (stream, event)) in events.enumerated() {
             // A repeated id would make the log invalid; with a sound CSPRNG this loop runs once.
-            var id = Identifiers.uuid(fromRandom: random.bytes(16))
+            var id = Identifiers.uuid(fromRandom: Array(drawn[(16 * n)..<(16 * n + 16)]))
             var tries = 1
             while index.checker.hasSeen(id: id) || batchIDs.contains(id) {
                 guard tries < 8 else { throw StoreError(.io, "the random source keeps repeating event ids; refusing to append") }
@@ -128,9 +134,9 @@ public final class FileEventStore: EventStore {
             throw poison(error, "the last append may or may not be on disk")
         }
         var recorded: [RecordedEvent] = []
-        for (envelope, offset, length) in pending {
+        for ((envelope, offset, length), event) in zip(pending, decoded) {
             do {
-                let event = try index.checker.check(envelope, bodyHash: envelope.hash)
+                let event = try index.checker.check(envelope, bodyHash: envelope.hash, prepared: .event(event))
                 index.record(event, offset: offset, length: length)
                 condition?.observe(event)
                 recorded.append(event)

@@ -269,10 +269,15 @@ final class StoreIndexFile: StoreLookups {
     static func emailKey(_ email: String) -> UUIDBits { hashKey("email\u{0}" + email) }
 
     private static func hashKey(_ text: String) -> UUIDBits {
-        let digest = Array(text.utf8).withUnsafeBytes { SHA256.digest($0) }
-        let high = digest[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        let low = digest[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        return UUIDBits(high: high, low: low)
+        var text = text
+        return text.withUTF8 { utf8 in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
+                SHA256.digest(UnsafeRawBufferPointer(utf8), into: digest.baseAddress!)
+                let high = digest[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                let low = digest[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                return UUIDBits(high: high, low: low)
+            }
+        }
     }
 
     /// The byte offset of the slot holding `(tag, key)`; with `inserting`, a fresh slot for it when absent.
