@@ -11,6 +11,8 @@ struct BenchError: Error, CustomStringConvertible {
     static func usage(_ message: String) -> BenchError { BenchError(description: message, status: 2) }
     /// A failed run (exit 1).
     static func failed(_ message: String) -> BenchError { BenchError(description: message, status: 1) }
+    /// `--help` after a subcommand: the usage on standard output, exit 0.
+    static let help = BenchError(description: "help", status: 0)
 }
 
 // MARK: - Options
@@ -23,6 +25,7 @@ struct Options {
     init(_ arguments: ArraySlice<String>, allowed: Set<String>) throws(BenchError) {
         var rest = arguments[...]
         while let argument = rest.popFirst() {
+            if argument == "--help" || argument == "-h" { throw .help }
             guard argument.hasPrefix("--") else { throw .usage("unexpected argument \(argument)") }
             let name = String(argument.dropFirst(2))
             guard allowed.contains(name) else { throw .usage("unknown option --\(name)") }

@@ -33,6 +33,9 @@ do {
     default:
         throw BenchError.usage("a subcommand is needed")
     }
+} catch let error as BenchError where error.status == 0 {
+    print(usage)
+    status = 0
 } catch let error as BenchError {
     complain("ledger-bench: \(error)\n")
     if error.status == 2 { complain(usage + "\n") }

@@ -51,4 +51,14 @@ struct BenchGeneratorTests {
             #expect(FileManager.default.contentsEqual(atPath: log, andPath: again))
         }
     }
+
+    @Test func helpAfterAnySubcommandPrintsTheUsageAndSucceeds() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: bench), "no ledger-bench at \(bench): run `swift build` first")
+        for command in [["--help"], ["generate", "--help"], ["append", "--count", "5", "-h"], ["run", "--help"], ["registrations", "--help"]] {
+            let result = try run(bench, command)
+            #expect(result.status == 0 && result.stdout.contains("usage: ledger-bench generate") && result.stderr.isEmpty, "\(command): \(result)")
+        }
+        let wrong = try run(bench, ["append", "--bogus", "1"])
+        #expect(wrong.status == 2 && wrong.stderr.contains("unknown option --bogus"), "\(wrong)")
+    }
 }
