@@ -29,6 +29,8 @@ public final class FileEventStore: EventStore {
     var indexFileDisabled = !StoreIndexFile.enabled
     /// The log's (device, inode), for the index file's header.
     var logIdentity: (dev: UInt64, ino: UInt64) = (0, 0)
+    /// The lock file and log appends keep open (see `AppendFiles`).
+    var appendFiles: AppendFiles?
 
     /// A store over `directory` (created on the first write).
     public init(directory: String, clock: any Clock = SystemClock(), random: any RandomSource = SecureRandom()) {
@@ -48,13 +50,9 @@ public final class FileEventStore: EventStore {
         if let poisoned { throw poisoned }
         let decoded = try StreamAppend.validate(parts)
         return try StoreError.mapping {
-            try FileSystem.makeDirectories(directory)
-            let lock = try FileDescriptor(path: lockPath, flags: O_RDWR | O_CREAT)
-            try lock.lock(LOCK_EX)
+            let lock = try lockForAppend()
             defer { lock.unlock() }
-            let isNew = !FileSystem.exists(logPath)
-            let log = try FileDescriptor(path: logPath, flags: O_RDWR | O_CREAT)
-            if isNew { try FileSystem.syncDirectory(directory) }
+            let log = try logForAppend()
             try lineUp(log)
             let lookups: (any StoreLookups)? = index.table
             let served = lookups != nil && condition?.answersFromStoreLookups == true

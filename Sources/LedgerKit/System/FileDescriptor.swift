@@ -19,6 +19,13 @@ public final class FileDescriptor {
 
     deinit { Glibc.close(fd) }
 
+    /// The file's (device, inode), nil when `fstat` fails.
+    public func identity() -> FileIdentity? {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        return FileIdentity(info)
+    }
+
     /// The file's size in bytes.
     public func size() throws -> Int {
         var info = stat()
@@ -90,4 +97,24 @@ public final class FileDescriptor {
 
     /// Releases an advisory lock.
     public func unlock() { _ = flock(fd, LOCK_UN) }
+}
+
+// MARK: - FileIdentity
+
+/// A file's (device, inode): what tells whether a path still names the file a descriptor has open.
+public struct FileIdentity: Equatable, Sendable {
+    /// The device.
+    public var device: UInt64
+    /// The inode.
+    public var inode: UInt64
+
+    /// The identity in `info`.
+    init(_ info: stat) { device = UInt64(info.st_dev); inode = UInt64(info.st_ino) }
+
+    /// The identity of the file `path` names now (following symlinks, as `open` does); nil when none.
+    public init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        self.init(info)
+    }
 }

@@ -1,0 +1,53 @@
+import Glibc
+
+// MARK: - AppendFiles
+
+/// The lock file and the log an append uses, kept open between the appends of one store (as a
+/// database keeps its files open): opening, checking and closing both by path cost an append five
+/// more system calls than checking that the paths still name them.
+struct AppendFiles {
+    /// `events.lock`, open, and the file it was opened as.
+    var lock: FileDescriptor
+    var lockIdentity: FileIdentity
+    /// `events.jsonl`, once an append opened it, and the file it was opened as.
+    var log: FileDescriptor?
+    var logIdentity: FileIdentity?
+}
+
+extension FileEventStore {
+    // MARK: - Opening for an append
+
+    /// The lock file, locked exclusively: the one kept open when `lockPath` still names it (checked
+    /// after locking, so a lock file replaced meanwhile is not trusted), else opened afresh.
+    func lockForAppend() throws -> FileDescriptor {
+        if let files = appendFiles {
+            try files.lock.lock(LOCK_EX)
+            if FileIdentity(path: lockPath) == files.lockIdentity { return files.lock }
+            files.lock.unlock()
+            appendFiles = nil
+        }
+        try FileSystem.makeDirectories(directory)
+        let lock = try FileDescriptor(path: lockPath, flags: O_RDWR | O_CREAT)
+        try lock.lock(LOCK_EX)
+        guard let identity = lock.identity() else {
+            lock.unlock()
+            throw SystemError("stat", path: lockPath)
+        }
+        appendFiles = AppendFiles(lock: lock, lockIdentity: identity, log: nil, logIdentity: nil)
+        return lock
+    }
+
+    /// The log, under the exclusive lock: the one kept open when `logPath` still names it, else
+    /// opened (created, and its folder synced, when there is none).
+    func logForAppend() throws -> FileDescriptor {
+        if let log = appendFiles?.log, let identity = appendFiles?.logIdentity, FileIdentity(path: logPath) == identity {
+            return log
+        }
+        let isNew = !FileSystem.exists(logPath)
+        let log = try FileDescriptor(path: logPath, flags: O_RDWR | O_CREAT)
+        if isNew { try FileSystem.syncDirectory(directory) }
+        appendFiles?.log = log
+        appendFiles?.logIdentity = log.identity()
+        return log
+    }
+}
