@@ -53,6 +53,12 @@ public struct StreamAppend: Sendable {
     /// reader would reject (e.g. an uppercase email), which must never reach the log. Returns each
     /// event as a reader decodes it, in order.
     public static func validate(_ parts: [StreamAppend]) throws -> [LedgerEvent] {
+        try validatedData(parts).map(\.event)
+    }
+
+    /// Like `validate`, also returning each event's `data` as it was encoded for the check, so a
+    /// store that writes it need not encode it again.
+    public static func validatedData(_ parts: [StreamAppend]) throws -> [(event: LedgerEvent, data: JSONObject)] {
         guard !parts.isEmpty, parts.allSatisfy({ !$0.events.isEmpty }) else {
             throw StoreError(.invalidBatch, "an append needs at least one event")
         }
@@ -63,7 +69,7 @@ public struct StreamAppend: Sendable {
         guard creating.count <= 1 else {
             throw StoreError(.invalidBatch, "an append creates accounts in one stream at most")
         }
-        var decoded: [LedgerEvent] = []
+        var decoded: [(event: LedgerEvent, data: JSONObject)] = []
         for part in parts {
             guard let category = StreamName.parse(part.stream)?.category else {
                 throw StoreError(.invalidBatch, "stream \(part.stream) is not <registration|session|signin>-<lowercase uuid>")
@@ -73,7 +79,8 @@ public struct StreamAppend: Sendable {
             }
             for event in part.events {
                 do {
-                    decoded.append(try LedgerEvent.decode(type: event.type, data: event.data))
+                    let data = event.data
+                    decoded.append((try LedgerEvent.decode(type: event.type, data: data), data))
                 } catch {
                     throw StoreError(.invalidBatch, "\(event.type.rawValue) cannot be appended: \(error)")
                 }

@@ -31,6 +31,8 @@ public final class FileEventStore: EventStore {
     var logIdentity: (dev: UInt64, ino: UInt64) = (0, 0)
     /// The lock file and log appends keep open (see `AppendFiles`).
     var appendFiles: AppendFiles?
+    /// Random bytes drawn ahead for event ids (see `IDBytes`).
+    let idBytes = IDBytes()
 
     /// A store over `directory` (created on the first write).
     public init(directory: String, clock: any Clock = SystemClock(), random: any RandomSource = SecureRandom()) {
@@ -48,7 +50,7 @@ public final class FileEventStore: EventStore {
     /// Appends the parts as one write and one fsync, under the exclusive lock.
     public func append(_ parts: [StreamAppend], condition: (any AppendCondition)?) throws -> [RecordedEvent] {
         if let poisoned { throw poisoned }
-        let decoded = try StreamAppend.validate(parts)
+        let decoded = try StreamAppend.validatedData(parts)
         return try StoreError.mapping {
             let lock = try lockForAppend()
             defer { lock.unlock() }
@@ -79,9 +81,9 @@ public final class FileEventStore: EventStore {
         }
     }
 
-    /// Writes and syncs the parts; `decoded` are their events as `StreamAppend.validate` decoded
-    /// them (in order), so the lines' checks after the write need not decode their data again.
-    private func write(_ parts: [StreamAppend], decoded: [LedgerEvent], log: FileDescriptor,
+    /// Writes and syncs the parts; `decoded` are their events as `StreamAppend.validatedData`
+    /// decoded them, with their data (in order), so nothing is encoded or decoded twice.
+    private func write(_ parts: [StreamAppend], decoded: [(event: LedgerEvent, data: JSONObject)], log: FileDescriptor,
                        condition: (any AppendCondition)?) throws -> [RecordedEvent] {
         var buffer: [UInt8] = []
         var pending: [(envelope: Envelope, offset: Int, length: Int)] = []
@@ -89,26 +91,24 @@ public final class FileEventStore: EventStore {
         var at = max(clock.now(), index.lastAt)
         let start = index.verifiedSize
         var batchIDs = Set<String>()
-        // One draw for every id of the batch: each call to the CSPRNG costs more than its bytes.
-        let events = parts.flatMap { part in part.events.map { (part.stream, $0) } }
-        let drawn = random.bytes(16 * events.count)
-        for (n, (stream, event)) in events.enumerated() {
+        let streams = parts.flatMap { part in part.events.map { _ in part.stream } }
+        for (stream, (event, data)) in zip(streams, decoded) {
             // A repeated id would make the log invalid; with a sound CSPRNG this loop runs once.
-            var id = Identifiers.uuid(fromRandom: Array(drawn[(16 * n)..<(16 * n + 16)]))
+            var id = Identifiers.uuid(fromRandom: idBytes.take16(from: random))
             var tries = 1
             while index.checker.hasSeen(id: id) || batchIDs.contains(id) {
                 guard tries < 8 else { throw StoreError(.io, "the random source keeps repeating event ids; refusing to append") }
-                id = Identifiers.uuid(fromRandom: random.bytes(16))
+                id = Identifiers.uuid(fromRandom: idBytes.take16(from: random))
                 tries += 1
             }
             batchIDs.insert(id)
             let type = event.type
             let body = LineCodec.body(seq: head.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
-                                      stream: stream, data: event.data, prev: head.hash)
+                                      stream: stream, data: data, prev: head.hash)
             let hash = SHA256.hex(body)
             let line = LineCodec.line(body: body, hash: hash)
             pending.append((Envelope(seq: head.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
-                                     stream: stream, data: event.data, prev: head.hash, hash: hash), start + buffer.count, line.count))
+                                     stream: stream, data: data, prev: head.hash, hash: hash), start + buffer.count, line.count))
             buffer.append(contentsOf: line)
             head = Head(seq: head.seq + 1, hash: hash)
             at = max(at, clock.now())
@@ -132,7 +132,7 @@ public final class FileEventStore: EventStore {
             throw poison(error, "the last append may or may not be on disk")
         }
         var recorded: [RecordedEvent] = []
-        for ((envelope, offset, length), event) in zip(pending, decoded) {
+        for ((envelope, offset, length), (event, _)) in zip(pending, decoded) {
             do {
                 let event = try index.checker.check(envelope, bodyHash: envelope.hash, prepared: .event(event))
                 index.record(event, offset: offset, length: length)
