@@ -17,8 +17,9 @@ struct AppendFiles {
 extension FileEventStore {
     // MARK: - Opening for an append
 
-    /// The lock file, locked exclusively: the one kept open when `lockPath` still names it (checked
-    /// after locking, so a lock file replaced meanwhile is not trusted), else opened afresh.
+    /// The lock file, locked exclusively: the one kept open, else one opened afresh — in both cases
+    /// checked after locking that `lockPath` still names it, so that a lock file replaced meanwhile
+    /// (which another writer may hold) is never trusted.
     func lockForAppend() throws -> FileDescriptor {
         if let files = appendFiles {
             try files.lock.lock(LOCK_EX)
@@ -26,15 +27,17 @@ extension FileEventStore {
             files.lock.unlock()
             appendFiles = nil
         }
-        try FileSystem.makeDirectories(directory)
-        let lock = try FileDescriptor(path: lockPath, flags: O_RDWR | O_CREAT)
-        try lock.lock(LOCK_EX)
-        guard let identity = lock.identity() else {
-            lock.unlock()
-            throw SystemError("stat", path: lockPath)
+        for _ in 0..<100 {
+            try FileSystem.makeDirectories(directory)
+            let lock = try FileDescriptor(path: lockPath, flags: O_RDWR | O_CREAT)
+            try lock.lock(LOCK_EX)
+            if let identity = lock.identity(), FileIdentity(path: lockPath) == identity {
+                appendFiles = AppendFiles(lock: lock, lockIdentity: identity, log: nil, logIdentity: nil)
+                return lock
+            }
+            lock.unlock()  // replaced between the open and the lock: open what the path names now
         }
-        appendFiles = AppendFiles(lock: lock, lockIdentity: identity, log: nil, logIdentity: nil)
-        return lock
+        throw SystemError("lock", path: lockPath, code: EAGAIN)
     }
 
     /// The log, under the exclusive lock: the one kept open when `logPath` still names it, else

@@ -7,11 +7,15 @@ extension FileEventStore {
     /// Under the exclusive lock: maps the shared index file and lines this process's index up with
     /// it — adopting what it covers when its last covered line is still in the log, else starting a
     /// fresh one that `catchUp` fills from the whole log. Without a usable file, the index stays in memory.
+    ///
+    /// First, when `log` is another file than the one the index verified (a log replaced at its
+    /// path), the index starts over: what it verified says nothing of this file.
     func syncIndexFile(_ log: FileDescriptor) {
+        guard let identity = log.identity() else { return }
+        if let verified = verifiedLog, verified != identity { index = LogIndex() }
+        verifiedLog = identity
         guard !indexFileDisabled else { return }
-        var info = stat()
-        guard fstat(log.fd, &info) == 0 else { return }
-        logIdentity = (UInt64(info.st_dev), UInt64(info.st_ino))
+        logIdentity = (identity.device, identity.inode)
         var table = index.table
         if table?.isCurrent != true { table = StoreIndexFile.open(path: indexPath) }
         guard let table else {

@@ -29,6 +29,8 @@ public final class FileEventStore: EventStore {
     var indexFileDisabled = !StoreIndexFile.enabled
     /// The log's (device, inode), for the index file's header.
     var logIdentity: (dev: UInt64, ino: UInt64) = (0, 0)
+    /// The file `index` verified (nil before the first look).
+    var verifiedLog: FileIdentity?
     /// The lock file and log appends keep open (see `AppendFiles`).
     var appendFiles: AppendFiles?
     /// Random bytes drawn ahead for event ids (see `IDBytes`).

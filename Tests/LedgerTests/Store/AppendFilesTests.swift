@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import LedgerDomain
-import LedgerKit
+@testable import LedgerKit
 import Testing
 
 // MARK: - AppendFilesTests
@@ -17,7 +17,13 @@ struct AppendFilesTests {
         _ = try store.append([Fixtures.signIn(n)], to: Fixtures.stream(.signin, n), expected: .noStream)
     }
 
-    private func openDescriptors() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
+    /// Descriptors of this process open on files under `dir` (other tests run alongside: only
+    /// this test's folder counts).
+    private func openDescriptors(under dir: String) throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count { fd in
+            ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")) ?? "").hasPrefix(dir + "/")
+        }
+    }
 
     @Test func aLogReplacedBetweenAppendsGetsTheNextAppend() throws {
         try withTempDirectory { dir in
@@ -79,10 +85,28 @@ struct AppendFilesTests {
         try withTempDirectory { dir in
             let writer = store(dir)
             try appendSignIn(writer, 1)
-            let before = try openDescriptors()
+            let before = try openDescriptors(under: dir)
+            #expect(before >= 2 && before <= 3)  // the lock file and the log kept open, and the index file
             for n in 2...60 { try appendSignIn(writer, n) }
-            #expect(try openDescriptors() <= before)
+            #expect(try openDescriptors(under: dir) == before)
             #expect(try FileEventStore(directory: dir).readAll().count == 60)
+        }
+    }
+
+    @Test func aLogReplacedBetweenAppendsIsVerifiedAfreshWithoutTheIndexFile() throws {
+        try withTempDirectory { dir in
+            let writer = store(dir)
+            writer.indexFileDisabled = true  // the in-memory index alone must notice the other file
+            try appendSignIn(writer, 1)
+            try appendSignIn(writer, 2)
+            // Another valid log of five lines takes the path.
+            let other = "\(dir)/other"
+            let replacement = store(other, seed: 22)
+            for n in 10...14 { try appendSignIn(replacement, n) }
+            #expect(rename(replacement.logPath, writer.logPath) == 0)
+            try appendSignIn(writer, 3)
+            let events = try FileEventStore(directory: dir).readAll()
+            #expect(events.map(\.seq) == Array(1...6))
         }
     }
 }
