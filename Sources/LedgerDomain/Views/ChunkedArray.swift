@@ -24,6 +24,16 @@ struct ChunkedArray<Element>: RandomAccessCollection {
         _modify { yield &chunks[index >> Self.shift][index & (Self.chunkSize - 1)] }
     }
 
+    /// Calls `body` with each element, in order, where it lies: iterating copies each element,
+    /// retaining and releasing every reference it holds.
+    func forEachInPlace(_ body: (UnsafePointer<Element>) -> Void) {
+        for chunk in chunks {
+            chunk.withUnsafeBufferPointer { elements in
+                for i in elements.indices { body(elements.baseAddress! + i) }
+            }
+        }
+    }
+
     /// Adds `element` at the end.
     mutating func append(_ element: Element) {
         if count & (Self.chunkSize - 1) == 0 {

@@ -51,7 +51,12 @@ public struct RegistrationView: Equatable, Sendable {
     public var rows: [RegistrationState] { Array(states) }
 
     /// Each registration's outcome, in start order.
-    public var outcomes: [RegistrationState.Outcome] { states.map(\.outcome) }
+    public var outcomes: [RegistrationState.Outcome] {
+        var out: [RegistrationState.Outcome] = []
+        out.reserveCapacity(states.count)
+        states.forEachInPlace { out.append($0.pointee.outcome) }  // a copy of each state cost 20 ms at 1M events
+        return out
+    }
 
     /// Number of registrations.
     public var count: Int { states.count }
