@@ -8,7 +8,7 @@ public enum SHA256 {
     /// The algorithm, fetched from the provider once per process: `EVP_sha256()` makes every
     /// `EVP_Digest` fetch it again (a provider lookup costing more than hashing a short line).
     /// Fetched algorithms are immutable and may be shared by threads.
-    nonisolated(unsafe) private static let algorithm: OpaquePointer = {
+    nonisolated(unsafe) static let algorithm: OpaquePointer = {
         guard let algorithm = EVP_MD_fetch(nil, "SHA256", nil) else { preconditionFailure("libcrypto has no SHA-256") }
         return algorithm
     }()
@@ -73,25 +73,20 @@ public final class SHA256Stream {
 
 // MARK: - SHA256Context
 
-/// A reusable SHA-256 context for one thread: digests many short inputs without allocating or
-/// looking the algorithm up again for each (what `EVP_Digest` does per call).
+/// A reusable SHA-256 context for one thread: digests many short inputs without allocating a
+/// context for each (what `EVP_Digest` does per call).
 public final class SHA256Context {
     private let context: OpaquePointer
-    private let algorithm: OpaquePointer
+    /// The process's fetched SHA-256 (`SHA256.algorithm`), never freed.
+    private let algorithm = SHA256.algorithm
 
-    /// A context with SHA-256 fetched once.
+    /// A fresh context.
     public init() {
-        guard let algorithm = EVP_MD_fetch(nil, "SHA256", nil), let context = EVP_MD_CTX_new() else {
-            preconditionFailure("libcrypto has no SHA-256")
-        }
-        self.algorithm = algorithm
+        guard let context = EVP_MD_CTX_new() else { preconditionFailure("libcrypto cannot make a digest context") }
         self.context = context
     }
 
-    deinit {
-        EVP_MD_CTX_free(context)
-        EVP_MD_free(algorithm)
-    }
+    deinit { EVP_MD_CTX_free(context) }
 
     /// SHA-256 of `bytes`.
     public func digest(_ bytes: UnsafeRawBufferPointer) -> Digest32 {
