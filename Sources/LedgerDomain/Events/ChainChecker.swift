@@ -6,6 +6,8 @@ public struct ChainChecker: Sendable {
     /// Lines checked so far.
     public private(set) var lines = 0
     private var ids = UUIDSet()
+    /// The ids of the lines read in place, checked at the end (see `deferIDChecks`).
+    private var deferredIDs: RepeatedIDFinder?
     /// The last line's declared seq and hash (declared values, so one bad line is reported once).
     private var headSeq = 0
     private var headHash = Digest32.zero
@@ -25,6 +27,22 @@ public struct ChainChecker: Sendable {
     /// it may not hold; past that the set grows as it fills.
     public mutating func reserve(lines: Int) { ids.reserveCapacity(ids.count + min(max(0, lines), 1 << 22)) }
 
+    /// Leaves the repeated-id check of the lines `check(_:bodyHash:)` takes (those read in place) to
+    /// one pass at the end, `idsMayRepeat`, sized for about `lines` of them: such a line is accepted
+    /// whatever its id. For reads that can start over when the answer is "maybe" (replay: the views
+    /// fold a million lines without a probe per line into a 32 MiB set). `hasSeen` then knows only
+    /// the other lines' ids.
+    public mutating func deferIDChecks(lines: Int) {
+        var finder = RepeatedIDFinder()
+        finder.reserve(lines: lines)
+        deferredIDs = finder
+    }
+
+    /// After `deferIDChecks`: true when two lines checked so far may share an id (a repeat, or a
+    /// fingerprint collision), so the read must start over without deferring to know; false when no
+    /// two do. Always false without deferring (a repeat was then refused at its line).
+    public func idsMayRepeat() -> Bool { deferredIDs?.mayRepeat() ?? false }
+
     /// Loads the id-set slots of `ids` (the next lines' ids) ahead of their checks; returns a value
     /// the caller must not discard (so the loads happen).
     public func touch(_ ids: UnsafeBufferPointer<UUIDBits>) -> UInt64 {
@@ -39,9 +57,15 @@ public struct ChainChecker: Sendable {
     /// Checks the next line from its facts and its body's SHA-256, when it continues the chain:
     /// hash as declared, seq next, `prev` the last hash, id new. Returns false, changing nothing,
     /// when any check fails; the caller then checks the line with `check` for its problem.
+    /// After `deferIDChecks`, the id is only noted for `idsMayRepeat`.
     public mutating func check(_ facts: LineFacts, bodyHash: Digest32) -> Bool {
-        guard bodyHash == facts.hash, headSeq < Int.max, facts.event.seq == headSeq + 1, facts.prev == headHash,
-              ids.insert(facts.id) else { return false }
+        guard bodyHash == facts.hash, headSeq < Int.max, facts.event.seq == headSeq + 1, facts.prev == headHash
+        else { return false }
+        if deferredIDs != nil {
+            deferredIDs?.add(facts.id)
+        } else if !ids.insert(facts.id) {
+            return false
+        }
         lines += 1
         headSeq = facts.event.seq
         headHash = facts.hash
@@ -88,7 +112,9 @@ public struct ChainChecker: Sendable {
         let expected = head
         headSeq = envelope.seq
         headHash = Digest32(hex: envelope.hash) ?? .zero
-        let isNewID = ids.insert(Identifiers.uuidBits(envelope.id)!)
+        let id = Identifiers.uuidBits(envelope.id)!
+        let isNewID = ids.insert(id)
+        deferredIDs?.add(id)
         guard bodyHash == envelope.hash else {
             throw LogProblem(line: line, kind: .badHash, message: "hash \(envelope.hash.prefix(12))… does not match the line's bytes (sha256 \(bodyHash.prefix(12))…)")
         }

@@ -36,6 +36,21 @@ public enum ViewLoader {
     /// 64 Ki events with the bytes read so far, the file's size and the events applied.
     public static func load(path: String, asOf: AsOf?, now: Timestamp,
                             progress: ((_ bytes: Int, _ total: Int, _ events: Int) -> Void)? = nil) throws -> LoadedViews {
+        // Ids are checked beside the fold; a repeated one (damage) means reading again the strict way,
+        // which names it where `verify` does.
+        do {
+            return try load(path: path, asOf: asOf, now: now, deferringIDs: true, progress: progress)
+        } catch is RepeatedIDSeen {
+            return try load(path: path, asOf: asOf, now: now, deferringIDs: false, progress: progress)
+        }
+    }
+
+    /// A line's id repeated an earlier one's in a read that deferred the id check.
+    private struct RepeatedIDSeen: Error {}
+
+    /// `load`, checking ids beside the fold (`deferringIDs`; throws `RepeatedIDSeen` on a repeat) or in it.
+    private static func load(path: String, asOf: AsOf?, now: Timestamp, deferringIDs: Bool,
+                             progress: ((_ bytes: Int, _ total: Int, _ events: Int) -> Void)?) throws -> LoadedViews {
         var loaded = LoadedViews(views: LedgerViews(), asOfTime: now)
         guard FileSystem.exists(path) else { throw SystemError("open", path: path, code: ENOENT) }
         let file = try FileDescriptor(path: path, flags: O_RDONLY)
@@ -57,7 +72,11 @@ public enum ViewLoader {
             start = checkpoint.offset
         }
         // Lines are 300-700 bytes: sizing the id set once for the bytes ahead spares its rehashes.
-        checker.reserve(lines: (total - start) / 450)
+        if deferringIDs {
+            checker.deferIDChecks(lines: (total - start) / 450)
+        } else {
+            checker.reserve(lines: (total - start) / 450)
+        }
         var damage: LogProblem?
         var lastIncludedAt: Timestamp?
         var lastLine: (start: Int, end: Int)?
@@ -82,6 +101,7 @@ public enum ViewLoader {
                 return false
             }
         }
+        if checker.idsMayRepeat() { throw RepeatedIDSeen() }
         // Save a new checkpoint when a whole-log read went far enough past the last one.
         let interval = Checkpoint.interval
         if asOf == nil, damage == nil, interval > 0, let lastLine,

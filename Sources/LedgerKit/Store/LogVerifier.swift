@@ -25,10 +25,22 @@ public enum LogVerifier {
 
     /// Verifies the log at `path`. Throws `SystemError` when it cannot be read.
     public static func verify(path: String) throws -> VerifyReport {
+        // Ids are checked once at the end; on a maybe (a repeated id: damage) the log is read again
+        // with the per-line check, which names the line.
+        if let report = try verify(path: path, deferringIDs: true) { return report }
+        return try verify(path: path, deferringIDs: false) ?? VerifyReport()
+    }
+
+    /// `verify`, checking ids at the end (`deferringIDs`; nil when they may repeat) or per line.
+    private static func verify(path: String, deferringIDs: Bool) throws -> VerifyReport? {
         let file = try FileDescriptor(path: path, flags: O_RDONLY)
         var report = VerifyReport()
         var checker = ChainChecker()
-        checker.reserve(lines: (try file.size()) / 450)
+        if deferringIDs {
+            checker.deferIDChecks(lines: (try file.size()) / 450)
+        } else {
+            checker.reserve(lines: (try file.size()) / 450)
+        }
         // The head of the intact prefix, as bits until the end.
         var head: (seq: Int, hash: Digest32)?
         try LogScanner.scanFacts(file, checker: &checker) { item in
@@ -44,6 +56,7 @@ public enum LogVerifier {
             }
             return true
         }
+        if checker.idsMayRepeat() { return nil }
         if let head { report.head = Head(seq: head.seq, hash: head.hash.hex) }
         return report
     }

@@ -1,0 +1,165 @@
+import LedgerDomain
+import LedgerKit
+import Testing
+
+// MARK: - RepeatedIDFinderTests
+
+/// The end-of-read repeat check says "maybe" for every repeated id, wherever it is, and "no" for
+/// distinct ids (their 64-bit fingerprints do not collide at these sizes).
+struct RepeatedIDFinderTests {
+    /// `count` distinct ids from a seeded generator.
+    private func ids(_ count: Int, seed: UInt64) -> [UUIDBits] {
+        var state = seed
+        func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        var seen = Set<UUIDBits>()
+        var out: [UUIDBits] = []
+        while out.count < count {
+            let id = UUIDBits(high: next(), low: next())
+            if seen.insert(id).inserted { out.append(id) }
+        }
+        return out
+    }
+
+    private func finder(_ ids: [UUIDBits]) -> RepeatedIDFinder {
+        var finder = RepeatedIDFinder()
+        finder.reserve(lines: ids.count)
+        for id in ids { finder.add(id) }
+        return finder
+    }
+
+    @Test func distinctIdsNeverRepeat() {
+        #expect(!RepeatedIDFinder().mayRepeat())
+        for count in [1, 2, 255, 256, 257, 5_000, 200_000] {
+            let found = finder(ids(count, seed: UInt64(count)))
+            #expect(found.count == count)
+            #expect(!found.mayRepeat(), "\(count) distinct ids")
+        }
+    }
+
+    @Test(arguments: [2, 3, 200, 300, 70_000])
+    func aRepeatIsFoundWhereverItIs(_ count: Int) {
+        let distinct = ids(count, seed: 7)
+        for (from, to) in [(0, count), (count - 1, count), (count / 2, 0), (0, 1)] {
+            var withRepeat = distinct
+            withRepeat.insert(distinct[from], at: to)
+            #expect(finder(withRepeat).mayRepeat(), "id \(from) again at \(to) of \(count)")
+        }
+    }
+
+    @Test func theZeroIdAndManyRepeatsAreFound() {
+        #expect(finder([.zero, .zero]).mayRepeat())
+        #expect(!finder([.zero, UUIDBits(high: 0, low: 1)]).mayRepeat())
+        let some = ids(1_000, seed: 3)
+        #expect(finder(some + some).mayRepeat())
+    }
+}
+
+// MARK: - DeferredIDCheckTests
+
+/// Replay checks ids once at the end (`ChainChecker.deferIDChecks`) and reads again the strict way
+/// on a maybe, so a repeated id is still reported at its line, with the message `verify` gives.
+struct DeferredIDCheckTests {
+    /// The lines of a 3,000-line log as ledger writes them (each takes the in-place lane).
+    private func makeLines(_ dir: String) throws -> [[UInt8]] {
+        let store = FileEventStore(directory: dir, clock: FixedClock(step: 1), random: SeededRandom(seed: 9))
+        for n in 0..<300 {
+            let types: [EventType] = [.accountCreated, .imageStored, .profileWritten, .failed, .imageDeleted, .accountDeleted]
+            _ = try store.append(types.map { Fixtures.event($0, n) }, to: Fixtures.stream(.registration, n), expected: .noStream)
+            _ = try store.append([Fixtures.event(.sessionStarted, n)], to: Fixtures.stream(.session, n), expected: .noStream)
+            _ = try store.append([Fixtures.event(.sessionEnded, n)], to: Fixtures.stream(.session, n), expected: .exactly(1))
+            _ = try store.append([Fixtures.signIn(n)], to: Fixtures.stream(.signin, n), expected: .noStream)
+            _ = try store.append([Fixtures.signIn(n + 1)], to: Fixtures.stream(.signin, n + 10_000), expected: .noStream)
+        }
+        return splitLines(try readBytes(store.logPath))
+    }
+
+    /// `lines` with line `at` (1-based) given the id of line `from`, every hash and `prev` after it
+    /// recomputed: the repeated id is the only damage.
+    private func repeatingID(_ lines: [[UInt8]], at: Int, from: Int) throws -> [UInt8] {
+        var envelopes = try lines.enumerated().map { n, line in
+            try Array(line.dropLast()).withUnsafeBufferPointer { try LineCodec.decode($0, lineNumber: n + 1).0 }
+        }
+        envelopes[at - 1].id = envelopes[from - 1].id
+        var out: [UInt8] = []
+        var prev = String(repeating: "0", count: 64)
+        for e in envelopes {
+            let body = LineCodec.body(seq: e.seq, id: e.id, at: e.at, type: e.type, v: e.v, stream: e.stream, data: e.data, prev: prev)
+            prev = body.withUnsafeBytes { SHA256.hex($0) }
+            out += LineCodec.line(body: body, hash: prev)
+        }
+        return out
+    }
+
+    private func load(_ path: String, asOf: AsOf? = nil) throws -> LoadedViews {
+        try ViewLoader.load(path: path, asOf: asOf, now: Timestamp(millis: 0))
+    }
+
+    @Test(arguments: [(2, 1), (1_500, 1_499), (2_999, 3), (3_000, 1_024)])
+    func aRepeatedIdIsDamageAtItsLine(_ at: Int, _ from: Int) throws {
+        try withTempDirectory { dir in
+            let path = "\(dir)/repeat.jsonl"
+            try writeBytes(try repeatingID(try makeLines(dir), at: at, from: from), to: path)
+            let verified = try LogVerifier.verify(path: path)
+            #expect(verified.problems.map(\.line) == [at])
+            #expect(verified.problems.first?.message.contains("was already used") == true)
+            do {
+                _ = try load(path)
+                Issue.record("a log with line \(at) repeating line \(from)'s id loaded")
+            } catch let error as StoreError {
+                #expect(error.code == .damaged)
+                #expect(error.problem?.line == at)
+                #expect(error.problem?.description == verified.problems.first?.description)
+            }
+            // Up to the line before it (the line after the as-of point is checked too), the log is sound.
+            if at > 2 {
+                let before = try load(path, asOf: .seq(at - 2))
+                #expect(before.views.events == at - 2)
+                #expect(before.views.head.seq == at - 2)
+            }
+        }
+    }
+
+    @Test func aSoundLogLoadsAsTheStrictFoldDoes() throws {
+        try withTempDirectory { dir in
+            let lines = try makeLines(dir)
+            let path = "\(dir)/sound.jsonl"
+            try writeBytes(lines.flatMap { $0 }, to: path)
+            let loaded = try load(path)
+            var expected = LedgerViews()
+            var checker = ChainChecker()
+            for (n, line) in lines.enumerated() {
+                try Array(line.dropLast()).withUnsafeBufferPointer { body in
+                    let (envelope, bodyLength) = try LineCodec.decode(body, lineNumber: n + 1)
+                    let hash = SHA256.hex(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: body[0..<bodyLength])))
+                    expected.apply(try checker.check(envelope, bodyHash: hash))
+                }
+            }
+            #expect(loaded.views == expected)
+            #expect(loaded.views.events == 3_000)
+        }
+    }
+
+    @Test func theCheckerAcceptsARepeatInPlaceOnlyWhenDeferring() throws {
+        try withTempDirectory { dir in
+            let bytes = try repeatingID(try makeLines(dir), at: 10, from: 4)
+            let lines = splitLines(bytes)
+            for deferring in [false, true] {
+                var checker = ChainChecker()
+                if deferring { checker.deferIDChecks(lines: lines.count) }
+                var accepted = 0
+                for line in lines.prefix(10) {
+                    let facts = try #require(Array(line.dropLast()).withUnsafeBufferPointer { LineCodec.decodeFacts($0) })
+                    if checker.check(facts, bodyHash: facts.hash) { accepted += 1 }
+                }
+                #expect(accepted == (deferring ? 10 : 9))
+                #expect(checker.idsMayRepeat() == deferring)
+            }
+        }
+    }
+}
