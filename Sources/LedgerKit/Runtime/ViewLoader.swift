@@ -83,14 +83,15 @@ public enum ViewLoader {
         try LogScanner.scanFacts(file, from: start, checker: &checker) { item in
             switch item {
             case .event(let event, let hash, let offset, let length):
-                if let progress, event.seq & 0xFFFF == 0 { progress(offset + length, total, loaded.views.events) }
+                let (seq, at) = (event.pointee.seq, event.pointee.at)
+                if let progress, seq & 0xFFFF == 0 { progress(offset + length, total, loaded.views.events) }
                 switch asOf {
-                case .seq(let seq) where event.seq > seq: return false
-                case .time(let time) where event.at > time: return false
+                case .seq(let last) where seq > last: return false
+                case .time(let time) where at > time: return false
                 default: break
                 }
-                loaded.views.apply(event, hash: hash)
-                lastIncludedAt = event.at
+                loaded.views.apply(event.pointee, hash: hash)
+                lastIncludedAt = at
                 lastLine = (offset, offset + length)
                 return true
             case .problem(let problem, _, _):

@@ -45,8 +45,8 @@ extension FileEventStore {
                 try LogScanner.scanFacts(log, checker: &checker) { item in
                     switch item {
                     case .event(let event, let hash, let offset, let length):
-                        visit(event, hash)
-                        if wanted(event) { lines.append((event.seq, offset, length)) }
+                        visit(event.pointee, hash)
+                        if wanted(event.pointee) { lines.append((event.pointee.seq, offset, length)) }
                         return true
                     case .problem(let problem, _, _): damage = problem; return false
                     case .tornTail: return false

@@ -59,15 +59,15 @@ public enum LogScanner {
                 let bytes = UnsafeBufferPointer(rebasing: all[range])
                 let offset = batch.base + range.lowerBound
                 if let facts = batch.facts(i), checker.check(facts.pointee, bodyHash: facts.pointee.hash) {
-                    if !body(.event(facts.pointee.event, hash: facts.pointee.hash, offset: offset, length: bytes.count + 1)) { return false }
+                    if !body(.event(LineFacts.event(at: facts), hash: facts.pointee.hash, offset: offset, length: bytes.count + 1)) { return false }
                     continue
                 }
                 let last = batch.eof && batch.unterminated == nil && i == batch.ranges.count - 1
-                if !body(FactItem(finish(batch.take(i), bytes, offset: offset, last: last, checker: &checker))) { return false }
+                if !FactItem.with(finish(batch.take(i), bytes, offset: offset, last: last, checker: &checker), body) { return false }
             }
             if let rest = batch.unterminated {
                 let line = UnsafeBufferPointer(rebasing: all[rest])
-                return body(FactItem(decode(line, offset: batch.base + rest.lowerBound, terminated: false, last: true, checker: &checker)))
+                return FactItem.with(decode(line, offset: batch.base + rest.lowerBound, terminated: false, last: true, checker: &checker), body)
             }
             return true
         }
@@ -220,20 +220,34 @@ private final class ReadAhead: @unchecked Sendable {
 
 /// One line of a log as `LogScanner.scanFacts` saw it.
 public enum FactItem {
-    /// A line that verified: what the views fold, and the line's hash.
-    case event(ViewEvent, hash: Digest32, offset: Int, length: Int)
+    /// A line that verified: what the views fold, where it lies — valid only during the call that
+    /// gets the item (a fold reads it in place: copying its ~100 bytes into every item, and
+    /// retaining its strings, cost the scanning thread 5%) — and the line's hash.
+    case event(UnsafePointer<ViewEvent>, hash: Digest32, offset: Int, length: Int)
     /// A complete line with a problem (damage, not a torn write).
     case problem(LogProblem, offset: Int, length: Int)
     /// The incomplete last line of the file: an unacknowledged write.
     case tornTail(LogProblem, offset: Int, length: Int)
 
-    /// The same item from the full decoder's `ScanItem`.
-    init(_ item: ScanItem) {
+    /// Calls `body` with the item of the full decoder's `item`; returns what it returns.
+    static func with(_ item: ScanItem, _ body: (FactItem) -> Bool) -> Bool {
         switch item {
-        case .event(let event, let offset, let length):
-            self = .event(ViewEvent(event), hash: Digest32(hex: event.envelope.hash) ?? .zero, offset: offset, length: length)
-        case .problem(let problem, let offset, let length): self = .problem(problem, offset: offset, length: length)
-        case .tornTail(let problem, let offset, let length): self = .tornTail(problem, offset: offset, length: length)
+        case .event(let recorded, let offset, let length):
+            let hash = Digest32(hex: recorded.envelope.hash) ?? .zero
+            return withUnsafePointer(to: ViewEvent(recorded)) { body(.event($0, hash: hash, offset: offset, length: length)) }
+        case .problem(let problem, let offset, let length): return body(.problem(problem, offset: offset, length: length))
+        case .tornTail(let problem, let offset, let length): return body(.tornTail(problem, offset: offset, length: length))
         }
     }
 }
+
+extension LineFacts {
+    /// Where the `event` of the facts at `facts` lies.
+    @inline(__always)
+    static func event(at facts: UnsafePointer<LineFacts>) -> UnsafePointer<ViewEvent> {
+        UnsafeRawPointer(facts).advanced(by: eventOffset).assumingMemoryBound(to: ViewEvent.self)
+    }
+}
+
+/// The byte offset of `LineFacts.event` (a stored property, so it has one).
+private let eventOffset = MemoryLayout<LineFacts>.offset(of: \LineFacts.event) ?? 0

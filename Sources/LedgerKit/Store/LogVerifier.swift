@@ -47,7 +47,7 @@ public enum LogVerifier {
             switch item {
             case .event(let event, let hash, _, _):
                 report.events += 1
-                if report.problems.isEmpty { head = (event.seq, hash) }
+                if report.problems.isEmpty { head = (event.pointee.seq, hash) }
             case .problem(let problem, _, _):
                 report.events += 1
                 if report.problems.count < maxProblems { report.problems.append(problem) }
