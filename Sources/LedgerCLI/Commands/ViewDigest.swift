@@ -14,15 +14,17 @@ enum ViewDigest {
     /// threads that digest them end together.
     private static let largestFirst = ["sessions", "registrations", "users", "images"]
 
-    /// `(view, hex digest)` for every view of `loaded`.
-    static func digests(_ loaded: LoadedViews) -> [(String, String)] {
+    /// `(view, hex digest)` for every view of `loaded`; `alongside` runs on the cores with them, last
+    /// (on whichever core is free first).
+    static func digests(_ loaded: LoadedViews, alongside: @Sendable () -> Void = {}) -> [(String, String)] {
         var hexes = [String](repeating: "", count: names.count)
         hexes.withUnsafeMutableBufferPointer { results in
             // Each iteration writes its own slot; the views are only read.
             nonisolated(unsafe) let out = results
             let views = loaded.views
             let at = loaded.asOfTime
-            DispatchQueue.concurrentPerform(iterations: largestFirst.count) { turn in
+            DispatchQueue.concurrentPerform(iterations: largestFirst.count + 1) { turn in
+                guard turn < largestFirst.count else { return alongside() }
                 let name = largestFirst[turn]
                 guard let i = names.firstIndex(of: name) else { return }
                 let sha = SHA256Stream()

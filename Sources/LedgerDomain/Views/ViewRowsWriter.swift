@@ -23,7 +23,7 @@ public struct ViewRowsWriter {
             w.raw(#","userName":"#); w.optional(r.userName) { $0.string($1) }
             w.raw(#","profileImageName":"#); w.optional(r.profileImage) { $0.uuid($1) }
             w.raw(#","createdAt":"#); w.optional(r.createdAt) { $0.time($1) }
-            w.raw(#","status":"#); w.string(r.status.rawValue); w.raw("}")
+            w.raw(#","status":"#); w.raw(Self.quoted(r.status)); w.raw("}")
         }
     }
 
@@ -35,7 +35,7 @@ public struct ViewRowsWriter {
             w.raw(#"{"sessionId":"#); w.uuid(r.session); w.raw(#","uid":"#); w.uuid(r.uid)
             w.raw(#","startedAt":"#); w.time(r.startedAt); w.raw(#","expiresAt":"#); w.time(r.expiresAt)
             w.raw(#","endedAt":"#); w.optional(r.endedAt) { $0.time($1) }
-            w.raw(#","status":"#); w.string(SessionRow.status(endedAt: r.endedAt, expiresAt: r.expiresAt, at: asOf).rawValue); w.raw("}")
+            w.raw(#","status":"#); w.raw(Self.quoted(SessionRow.status(endedAt: r.endedAt, expiresAt: r.expiresAt, at: asOf))); w.raw("}")
         }
         if activeOnly {
             w.array(view.records.lazy.filter { SessionRow.status(endedAt: $0.endedAt, expiresAt: $0.expiresAt, at: asOf) == .active }, row)
@@ -51,7 +51,7 @@ public struct ViewRowsWriter {
             w.raw(#"{"imageName":"#); w.uuid(r.image); w.raw(#","uid":"#); w.uuid(r.uid)
             w.raw(#","contentType":"#); w.string(r.contentType.rawValue); w.raw(#","bytes":"#); w.int(r.bytes)
             w.raw(#","sha256":"#); w.digest(r.sha256); w.raw(#","storedAt":"#); w.time(r.storedAt)
-            w.raw(#","status":"#); w.string(r.status.rawValue); w.raw("}")
+            w.raw(#","status":"#); w.raw(Self.quoted(r.status)); w.raw("}")
         }
     }
 
@@ -61,7 +61,7 @@ public struct ViewRowsWriter {
         let row = { (w: inout ViewRowsWriter, s: RegistrationState) in
             w.raw(#"{"registration":"#); w.uuid(s.id); w.raw(#","startedAt":"#); w.optional(s.startedAt) { $0.time($1) }
             w.raw(#","email":"#); w.optional(s.email) { $0.string($1) }
-            w.raw(#","outcome":"#); w.string(s.outcome.rawValue)
+            w.raw(#","outcome":"#); w.raw(Self.quoted(s.outcome))
             w.raw(#","step":"#); w.optional(s.failure) { $0.string($1.step.rawValue) }
             w.raw(#","reason":"#); w.optional(s.failure) { $0.string($1.reason) }
             w.raw(#","compensations":["#)
@@ -164,12 +164,75 @@ public struct ViewRowsWriter {
         digest.writeHex(into: at + 1)
     }
 
+    /// A time, quoted. Rows come in time order, so most share the day of the time before: its
+    /// `YYYY-MM-DD` is kept, and only the time of day is spelled out again.
     private func time(_ time: Timestamp) {
+        let (days, msOfDay) = time.millis.floorDivided(by: 86_400_000)
         let at = room(26)
-        at[0] = 0x22; at[25] = 0x22
-        if !time.writeRFC3339(into: at + 1) {
-            buffer.count -= 26
-            string(time.rfc3339)
+        let raw = UnsafeMutableRawPointer(at)
+        if days == buffer.day {
+            raw.storeBytes(of: buffer.date.0, toByteOffset: 1, as: UInt64.self)
+            raw.storeBytes(of: buffer.date.1, toByteOffset: 9, as: UInt16.self)
+        } else {
+            let (year, month, day) = Timestamp.civil(fromDays: days)
+            guard (0...9999).contains(year) else {
+                buffer.count -= 26
+                return string(time.rfc3339)
+            }
+            digits(year, 4, at: at + 1); at[5] = 0x2D; digits(month, 2, at: at + 6); at[8] = 0x2D; digits(day, 2, at: at + 9)
+            buffer.day = days
+            buffer.date = (raw.loadUnaligned(fromByteOffset: 1, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 9, as: UInt16.self))
+        }
+        at[0] = 0x22; at[11] = UInt8(ascii: "T")
+        digits(msOfDay / 3_600_000, 2, at: at + 12); at[14] = 0x3A
+        digits(msOfDay / 60_000 % 60, 2, at: at + 15); at[17] = 0x3A
+        digits(msOfDay / 1000 % 60, 2, at: at + 18); at[20] = UInt8(ascii: ".")
+        digits(msOfDay % 1000, 3, at: at + 21); at[24] = UInt8(ascii: "Z"); at[25] = 0x22
+    }
+
+    /// Writes the `width` low decimal digits of `value` (≥ 0) at `out`.
+    @inline(__always)
+    private func digits(_ value: Int64, _ width: Int, at out: UnsafeMutablePointer<UInt8>) {
+        var value = value
+        for k in stride(from: width - 1, through: 0, by: -1) {
+            out[k] = UInt8(truncatingIfNeeded: 48 + value % 10)
+            value /= 10
+        }
+    }
+
+    // MARK: - Statuses
+
+    /// A status, quoted, as a literal (not built as a String per row).
+    private static func quoted(_ status: UserRow.Status) -> StaticString {
+        switch status {
+        case .pending: #""pending""#
+        case .active: #""active""#
+        case .deleted: #""deleted""#
+        }
+    }
+
+    private static func quoted(_ status: SessionRow.Status) -> StaticString {
+        switch status {
+        case .active: #""active""#
+        case .ended: #""ended""#
+        case .expired: #""expired""#
+        }
+    }
+
+    private static func quoted(_ status: ImageRow.Status) -> StaticString {
+        switch status {
+        case .stored: #""stored""#
+        case .deleted: #""deleted""#
+        }
+    }
+
+    private static func quoted(_ outcome: RegistrationState.Outcome) -> StaticString {
+        switch outcome {
+        case .completed: #""completed""#
+        case .rejected: #""rejected""#
+        case .compensated: #""compensated""#
+        case .compensationPending: #""compensation-pending""#
+        case .inProgress: #""in-progress""#
         }
     }
 
@@ -186,6 +249,10 @@ private final class RowBuffer {
     static let capacity = 1 << 17
     let base = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
     var count = 0
+    /// The day (since the epoch) of the last time written, and its `YYYY-MM-DD` as written (its
+    /// first 8 and last 2 bytes).
+    var day = Int64.min
+    var date: (UInt64, UInt16) = (0, 0)
 
     deinit { base.deallocate() }
 }

@@ -89,4 +89,25 @@ struct ViewRowsWriterTests {
         #expect(views.users.count == 3)
         expectSameRows(views, at: Timestamp(millis: 1_800_000_000_000))
     }
+
+    /// The writer keeps the last day's `YYYY-MM-DD`: times that go back and forth across midnight,
+    /// the epoch, and years outside 0…9999 (spelled the long way) still come out as `JSONWriter` has them.
+    @Test func timesAcrossDaysAndYearsAreByteIdentical() {
+        let millis: [Int64] = [0, 86_399_999, 86_400_000, 86_399_998, -1, -86_400_001, 1_800_000_000_000, 1_800_000_000_001,
+                               253_402_300_799_999, 253_402_300_800_000, 253_402_300_799_000, -62_167_219_200_001,
+                               -62_167_219_200_000, 0, 951_782_400_000, 951_868_799_999]  // … 2000-02-29
+        var views = LedgerViews()
+        for (n, at) in millis.enumerated() {
+            let session = UUIDBits(high: 0x1000 + UInt64(n), low: 1), uid = UUIDBits(high: 0x2000 + UInt64(n), low: 2)
+            views.apply(ViewEvent(seq: n + 1, at: Timestamp(millis: at), category: .session, stream: session,
+                                  fact: .sessionStarted(session: session, uid: uid, expiresAt: Timestamp(millis: at &+ 86_400_000))),
+                        hash: .zero)
+        }
+        #expect(views.sessions.count == millis.count)
+        expectSameRows(views, at: Timestamp(millis: 0))
+        let written = String(decoding: collect { ViewRowsWriter.sessions(views.sessions, at: Timestamp(millis: 0), sink: $0) }, as: UTF8.self)
+        #expect(written.contains(#""startedAt":"1970-01-01T23:59:59.999Z","#))
+        #expect(written.contains(#""startedAt":"2000-02-29T00:00:00.000Z","#))
+        #expect(written.contains(#""startedAt":"9999-12-31T23:59:59.999Z","#))
+    }
 }
