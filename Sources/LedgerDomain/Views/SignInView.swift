@@ -42,6 +42,10 @@ public struct SignInView: Equatable, Sendable {
     public private(set) var rows: [Row] = []
     /// Position in `rows` by email.
     private var index = PositionIndex()
+    /// The `seededHash` of every email whose row got a recent failure since the filter's last
+    /// rebuild: a session start whose email it does not hold has nothing to reset, which it tells
+    /// without the email, its hash or this view's index (most session starts).
+    private var withRecentFailures = HashFilter()
     let policy: SignInPolicy
 
     /// An empty view with `policy`.
@@ -55,17 +59,31 @@ public struct SignInView: Equatable, Sendable {
             let at = insertedPosition(of: email)
             rows[at].failures += 1
             if reason == .wrongPassword {
+                noteRecentFailure(email)
                 rows[at].recentFailures.append(event.at)
                 let count = rows[at].recentFailures.count
                 if count > policy.maxFailures { rows[at].recentFailures.removeFirst(count - policy.maxFailures) }
             }
         case .sessionStarted(_, let uid, _):
+            guard let hash = users.emailHash(of: uid), withRecentFailures.mayContain(hash) else { break }
             if let email = users.email(of: uid), let at = position(of: email), !rows[Int(at)].recentFailures.isEmpty {
                 rows[Int(at)].recentFailures = []
             }
         default:
             break
         }
+    }
+
+    /// Adds `email` to the filter of emails with recent failures, first rebuilding it from the rows
+    /// that still have some when it has filled up with emails that were reset since. Sized for at
+    /// least an eighth of the rows, a rebuild (a pass over the rows) comes at most once per
+    /// `rows.count / 8` failures: a constant cost per failure.
+    private mutating func noteRecentFailure(_ email: String) {
+        if withRecentFailures.needsRebuild {
+            let pending = rows.lazy.filter { !$0.recentFailures.isEmpty }
+            withRecentFailures.rebuild(count: max(pending.count + 1, rows.count / 8), hashes: pending.map(\.email.seededHash))
+        }
+        withRecentFailures.insert(email.seededHash)
     }
 
     /// The position of `email`'s row, added when new.
@@ -83,6 +101,7 @@ public struct SignInView: Equatable, Sendable {
 
     /// Restores a checkpointed row.
     mutating func restore(_ row: Row) {
+        if !row.recentFailures.isEmpty { noteRecentFailure(row.email) }
         rows[insertedPosition(of: row.email)] = row
     }
 

@@ -36,12 +36,20 @@ public struct UserView: Equatable, Sendable {
     /// One user, compact.
     struct Record: Equatable, Sendable {
         var uid: UUIDBits
+        /// `email.seededHash`, next to the uid a lookup compares (see `emailHash(of:)`).
+        var emailHash: Int
         var registration: UUIDBits
         var email: String
         var userName: String?
         var profileImage: UUIDBits?
         var createdAt: Timestamp?
         var status: UserRow.Status
+
+        init(uid: UUIDBits, registration: UUIDBits, email: String, userName: String?, profileImage: UUIDBits?,
+             createdAt: Timestamp?, status: UserRow.Status) {
+            self.uid = uid; self.emailHash = email.seededHash; self.registration = registration; self.email = email
+            self.userName = userName; self.profileImage = profileImage; self.createdAt = createdAt; self.status = status
+        }
 
         var row: UserRow {
             UserRow(uid: uid.uuidString, email: email, userName: userName, profileImageName: profileImage?.uuidString,
@@ -148,6 +156,9 @@ public struct UserView: Equatable, Sendable {
 
     /// The email the account `uid` was created with.
     func email(of uid: UUIDBits) -> String? { position(of: uid).map { records[Int($0)].email } }
+
+    /// The `seededHash` of the email the account `uid` was created with, read without the email.
+    func emailHash(of uid: UUIDBits) -> Int? { position(of: uid).map { records[Int($0)].emailHash } }
 
     /// Checks the view's invariants; returns the violations (empty when sound).
     public func invariantViolations() -> [String] {
