@@ -59,16 +59,22 @@ public struct ChainChecker: Sendable {
     /// when any check fails; the caller then checks the line with `check` for its problem.
     /// After `deferIDChecks`, the id is only noted for `idsMayRepeat`.
     public mutating func check(_ facts: LineFacts, bodyHash: Digest32) -> Bool {
-        guard bodyHash == facts.hash, headSeq < Int.max, facts.event.seq == headSeq + 1, facts.prev == headHash
-        else { return false }
+        withUnsafePointer(to: facts) { check(at: $0, bodyHash: bodyHash) }
+    }
+
+    /// `check(_:bodyHash:)` of the facts at `facts`, read where they lie: passing them by value
+    /// copied their 200-odd bytes and retained and released their strings, per line.
+    public mutating func check(at facts: UnsafePointer<LineFacts>, bodyHash: Digest32) -> Bool {
+        let (seq, id, prev, hash) = (facts.pointee.event.seq, facts.pointee.id, facts.pointee.prev, facts.pointee.hash)
+        guard bodyHash == hash, headSeq < Int.max, seq == headSeq + 1, prev == headHash else { return false }
         if deferredIDs != nil {
-            deferredIDs?.add(facts.id)
-        } else if !ids.insert(facts.id) {
+            deferredIDs?.add(id)
+        } else if !ids.insert(id) {
             return false
         }
         lines += 1
-        headSeq = facts.event.seq
-        headHash = facts.hash
+        headSeq = seq
+        headHash = hash
         return true
     }
 

@@ -58,7 +58,7 @@ public enum LogScanner {
             for (i, range) in batch.ranges.enumerated() {
                 let bytes = UnsafeBufferPointer(rebasing: all[range])
                 let offset = batch.base + range.lowerBound
-                if let facts = batch.facts(i), checker.check(facts.pointee, bodyHash: facts.pointee.hash) {
+                if let facts = batch.facts(i), checker.check(at: facts, bodyHash: facts.pointee.hash) {
                     if !body(.event(LineFacts.event(at: facts), hash: facts.pointee.hash, offset: offset, length: bytes.count + 1)) { return false }
                     continue
                 }
