@@ -36,8 +36,8 @@ public enum ViewLoader {
     /// 64 Ki events with the bytes read so far, the file's size and the events applied.
     public static func load(path: String, asOf: AsOf?, now: Timestamp,
                             progress: ((_ bytes: Int, _ total: Int, _ events: Int) -> Void)? = nil) throws -> LoadedViews {
-        // Ids are checked beside the fold; a repeated one (damage) means reading again the strict way,
-        // which names it where `verify` does.
+        // Ids are checked once, at the end of the read (`ChainChecker.deferIDChecks`); a maybe (a
+        // repeated id: damage) means reading again with the per-line check, which names the line.
         do {
             return try load(path: path, asOf: asOf, now: now, deferringIDs: true, progress: progress)
         } catch is RepeatedIDSeen {
@@ -48,7 +48,7 @@ public enum ViewLoader {
     /// A line's id repeated an earlier one's in a read that deferred the id check.
     private struct RepeatedIDSeen: Error {}
 
-    /// `load`, checking ids beside the fold (`deferringIDs`; throws `RepeatedIDSeen` on a repeat) or in it.
+    /// `load`, checking ids at the end (`deferringIDs`; throws `RepeatedIDSeen` on a maybe) or per line.
     private static func load(path: String, asOf: AsOf?, now: Timestamp, deferringIDs: Bool,
                              progress: ((_ bytes: Int, _ total: Int, _ events: Int) -> Void)?) throws -> LoadedViews {
         var loaded = LoadedViews(views: LedgerViews(), asOfTime: now)
