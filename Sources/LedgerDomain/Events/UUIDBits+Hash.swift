@@ -3,11 +3,14 @@
 extension UUIDBits {
     /// A 64-bit mix of the bits under a per-process seed taken from the standard library's own
     /// randomly seeded `Hasher`: several times cheaper than `hashValue` (SipHash), and a log writer
-    /// who does not know the seed cannot pick ids that collide. Used by the replay's id set and indexes.
+    /// who does not know the seed cannot pick ids that collide. Used by the replay's id set, indexes
+    /// and repeated-id fingerprints. The two halves meet in a full-width product (the wyhash fold):
+    /// an earlier `high · K + low` let flips of bit 63 in both halves cancel for every seed.
     @inline(__always)
     public var seededHash: Int {
         let seed = UUIDHashSeed.value
-        var x = (high ^ seed.0) &* 0x9E37_79B9_7F4A_7C15 &+ (low ^ seed.1)
+        let (upper, lower) = (high ^ seed.0).multipliedFullWidth(by: low ^ seed.1 ^ 0x9E37_79B9_7F4A_7C15)
+        var x = upper ^ lower
         x ^= x >> 32
         x &*= 0xD6E8_FEB8_6659_FD93
         x ^= x >> 32

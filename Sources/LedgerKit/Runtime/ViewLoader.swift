@@ -37,7 +37,8 @@ public enum ViewLoader {
     public static func load(path: String, asOf: AsOf?, now: Timestamp,
                             progress: ((_ bytes: Int, _ total: Int, _ events: Int) -> Void)? = nil) throws -> LoadedViews {
         // Ids are checked once, at the end of the read (`ChainChecker.deferIDChecks`); a maybe (a
-        // repeated id: damage) means reading again with the per-line check, which names the line.
+        // repeated id: damage) means reading again with the per-line check, which names the line
+        // (`progress` then reports the second read from its start).
         do {
             return try load(path: path, asOf: asOf, now: now, deferringIDs: true, progress: progress)
         } catch is RepeatedIDSeen {
