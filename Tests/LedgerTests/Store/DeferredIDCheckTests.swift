@@ -9,18 +9,11 @@ import Testing
 struct RepeatedIDFinderTests {
     /// `count` distinct ids from a seeded generator.
     private func ids(_ count: Int, seed: UInt64) -> [UUIDBits] {
-        var state = seed
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        let random = SeededRandom(seed: seed)
         var seen = Set<UUIDBits>()
         var out: [UUIDBits] = []
         while out.count < count {
-            let id = UUIDBits(high: next(), low: next())
+            let id = UUIDBits(high: random.next(), low: random.next())
             if seen.insert(id).inserted { out.append(id) }
         }
         return out
@@ -79,18 +72,7 @@ struct RepeatedIDFinderTests {
 /// on a maybe, so a repeated id is still reported at its line, with the message `verify` gives.
 struct DeferredIDCheckTests {
     /// The lines of a 3,000-line log as ledger writes them (each takes the in-place lane).
-    private func makeLines(_ dir: String) throws -> [[UInt8]] {
-        let store = FileEventStore(directory: dir, clock: FixedClock(step: 1), random: SeededRandom(seed: 9))
-        for n in 0..<300 {
-            let types: [EventType] = [.accountCreated, .imageStored, .profileWritten, .failed, .imageDeleted, .accountDeleted]
-            _ = try store.append(types.map { Fixtures.event($0, n) }, to: Fixtures.stream(.registration, n), expected: .noStream)
-            _ = try store.append([Fixtures.event(.sessionStarted, n)], to: Fixtures.stream(.session, n), expected: .noStream)
-            _ = try store.append([Fixtures.event(.sessionEnded, n)], to: Fixtures.stream(.session, n), expected: .exactly(1))
-            _ = try store.append([Fixtures.signIn(n)], to: Fixtures.stream(.signin, n), expected: .noStream)
-            _ = try store.append([Fixtures.signIn(n + 1)], to: Fixtures.stream(.signin, n + 10_000), expected: .noStream)
-        }
-        return splitLines(try readBytes(store.logPath))
-    }
+    private func makeLines(_ dir: String) throws -> [[UInt8]] { splitLines(try Fixtures.mixedLog(in: dir, seed: 9)) }
 
     /// `lines` with line `at` (1-based) given the id of line `from`, every hash and `prev` after it
     /// recomputed: the repeated id is the only damage.

@@ -28,18 +28,7 @@ struct ParallelScanTests {
     }
 
     /// A 3,000-line log (more than a chunk's worth of lines for the parallel path).
-    private func makeLog(_ dir: String) throws -> [UInt8] {
-        let store = FileEventStore(directory: dir, clock: FixedClock(step: 1), random: SeededRandom(seed: 5))
-        for n in 0..<300 {
-            let types: [EventType] = [.accountCreated, .imageStored, .profileWritten, .failed, .imageDeleted, .accountDeleted]
-            _ = try store.append(types.map { Fixtures.event($0, n) }, to: Fixtures.stream(.registration, n), expected: .noStream)
-            _ = try store.append([Fixtures.event(.sessionStarted, n)], to: Fixtures.stream(.session, n), expected: .noStream)
-            _ = try store.append([Fixtures.event(.sessionEnded, n)], to: Fixtures.stream(.session, n), expected: .exactly(1))
-            _ = try store.append([Fixtures.signIn(n)], to: Fixtures.stream(.signin, n), expected: .noStream)
-            _ = try store.append([Fixtures.signIn(n + 1)], to: Fixtures.stream(.signin, n + 10_000), expected: .noStream)
-        }
-        return try readBytes(store.logPath)
-    }
+    private func makeLog(_ dir: String) throws -> [UInt8] { try Fixtures.mixedLog(in: dir, seed: 5) }
 
     @Test(arguments: ["intact", "flipped-byte", "bad-json", "duplicate-line", "dropped-line", "blank-line", "several"])
     func theParallelScanReportsWhatALineByLineCheckReports(_ damage: String) throws {

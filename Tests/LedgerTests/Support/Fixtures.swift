@@ -1,9 +1,26 @@
 import LedgerDomain
+import LedgerKit
 
 // MARK: - Fixtures
 
 /// Deterministic ids and one valid event of every catalogue type.
 enum Fixtures {
+    /// The bytes of a 3,000-line log of every event type, written by `FileEventStore` into `dir`
+    /// (more than a read chunk's lines, so scans take the pipelined path; each line takes the
+    /// in-place lane). `seed` picks the store's random ids.
+    static func mixedLog(in dir: String, seed: UInt64) throws -> [UInt8] {
+        let store = FileEventStore(directory: dir, clock: FixedClock(step: 1), random: SeededRandom(seed: seed))
+        for n in 0..<300 {
+            let types: [EventType] = [.accountCreated, .imageStored, .profileWritten, .failed, .imageDeleted, .accountDeleted]
+            _ = try store.append(types.map { event($0, n) }, to: stream(.registration, n), expected: .noStream)
+            _ = try store.append([event(.sessionStarted, n)], to: stream(.session, n), expected: .noStream)
+            _ = try store.append([event(.sessionEnded, n)], to: stream(.session, n), expected: .exactly(1))
+            _ = try store.append([signIn(n)], to: stream(.signin, n), expected: .noStream)
+            _ = try store.append([signIn(n + 1)], to: stream(.signin, n + 10_000), expected: .noStream)
+        }
+        return try readBytes(store.logPath)
+    }
+
     /// A lowercase UUID built from `n` (distinct `n` give distinct ids).
     static func uuid(_ n: Int) -> String {
         let hex = String(UInt64(n), radix: 16)
