@@ -3,8 +3,8 @@
 
 Usage: python3 replay_orjson.py FILE [--verify]
 
-The contender of Docs/Performance.md: it folds every event into the same five views as
-`LedgerViews.apply` (users, sessions, images, registrations, sign-in failures), with the same
+The contender of Docs/Performance.md: it folds every event into the same four views as
+`ledger replay` folds and prints (users, sessions, images, registrations), with the same
 rules (Sources/LedgerDomain/Views, Saga/RegistrationState.swift), then counts rows by status at
 "now" and digests each view's rows (SHA-256 of their compact JSON) exactly as ReplayCommand.swift
 does, so its output is byte-for-byte that of `ledger replay FILE --json`. It trusts the log: no hash chain, no schema checks
@@ -21,7 +21,6 @@ USER_STATUSES = ("pending", "active", "deleted")
 SESSION_STATUSES = ("active", "ended", "expired")
 IMAGE_STATUSES = ("stored", "deleted")
 OUTCOMES = ("completed", "rejected", "compensated", "compensation-pending", "in-progress")
-MAX_FAILURES = 5  # SignInPolicy.maxFailures: consecutive wrong passwords kept per email
 
 
 class Registration:
@@ -53,8 +52,6 @@ def replay(path, verify=False):
     sessions_by_uid = {}   # uid -> [sessionId]: ends an account's sessions without scanning them all
     images = {}            # imageName -> {imageName, uid, contentType, bytes, sha256, storedAt, status}
     registrations = {}     # registration id -> Registration
-    sign_ins = {}          # email -> {email, failures, recentFailures}
-    email_by_uid = {}
     events, head_seq, head_hash = 0, 0, "0" * 64
     loads = orjson.loads
     with open(path, "rb") as f:
@@ -71,7 +68,6 @@ def replay(path, verify=False):
                 users[uid] = {"uid": uid, "email": email, "userName": None, "profileImageName": None,
                               "createdAt": None, "status": "pending", "registration": stream[13:]}
                 live_by_email[email] = uid
-                email_by_uid[uid] = email
             elif kind == "ProfileWritten":
                 row = users.get(data["uid"])
                 if row is not None:
@@ -95,9 +91,6 @@ def replay(path, verify=False):
                 sessions[sid] = {"sessionId": sid, "uid": uid, "startedAt": at, "expiresAt": data["expiresAt"],
                                  "endedAt": None, "tokenHash": data["tokenHash"]}
                 sessions_by_uid.setdefault(uid, []).append(sid)
-                email = email_by_uid.get(uid)
-                if email is not None and email in sign_ins:
-                    sign_ins[email]["recentFailures"] = []
             elif kind == "SessionEnded":
                 s = sessions.get(data["sessionId"])
                 if s is not None and s["endedAt"] is None:
@@ -110,17 +103,6 @@ def replay(path, verify=False):
                 img = images.get(data["imageName"])
                 if img is not None:
                     img["status"] = "deleted"
-            elif kind == "SignInFailed":
-                email = data["email"]
-                row = sign_ins.get(email)
-                if row is None:
-                    row = sign_ins[email] = {"email": email, "failures": 0, "recentFailures": []}
-                row["failures"] += 1
-                if data["reason"] == "wrong-password":
-                    recent = row["recentFailures"]
-                    recent.append(at)
-                    if len(recent) > MAX_FAILURES:
-                        del recent[0]
             if stream.startswith("registration-"):
                 rid = stream[13:]
                 r = registrations.get(rid)

@@ -29,8 +29,8 @@ enum ReadOptions {
         return FileRegistrationLocks(directory: try directory(invocation, context))
     }
 
-    /// Loads the views for `invocation`, warning about a skipped torn tail.
-    static func load(_ invocation: Invocation, _ context: Context) throws -> LoadedViews {
+    /// Loads the views for `invocation` (folding at least `views`), warning about a skipped torn tail.
+    static func load(_ invocation: Invocation, _ context: Context, views: LedgerViews.Selection = .all) throws -> LoadedViews {
         var asOf: AsOf?
         if let text = invocation.value("as-of") {
             guard let parsed = AsOf(text) else { throw CLIError.usage("--as-of needs a seq or an RFC 3339 time, not \"\(text)\"") }
@@ -40,7 +40,7 @@ enum ReadOptions {
         do {
             // A progress line on a terminal only: never in pipes, never with --json.
             let showProgress = context.stderrIsTerminal && !invocation.flag("json")
-            let loaded = try ViewLoader.load(path: path, asOf: asOf, now: context.clock.now(), progress: showProgress ? { bytes, total, events in
+            let loaded = try ViewLoader.load(path: path, asOf: asOf, now: context.clock.now(), views: views, progress: showProgress ? { bytes, total, events in
                 context.err("\rreplaying \(path): \(total > 0 ? bytes * 100 / total : 100)% (\(events) events)")
             } : nil)
             if showProgress && loaded.views.events >= 0x10000 { context.err("\r\u{1B}[K") }

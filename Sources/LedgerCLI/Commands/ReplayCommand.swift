@@ -15,7 +15,8 @@ enum ReplayCommand {
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
         var options = invocation.options
         if let file = invocation.positionals.first { options["log"] = file }
-        let loaded = try ReadOptions.load(Invocation(spec: spec, options: options, positionals: []), context)
+        let loaded = try ReadOptions.load(Invocation(spec: spec, options: options, positionals: []), context,
+                                          views: [.users, .sessions, .images, .registrations])
         let v = loaded.views
         if invocation.flag("json") {
             // The counts are one more job beside the four digests, on the core that is free first.

@@ -11,7 +11,7 @@ enum SessionsCommand {
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        let loaded = try ReadOptions.load(invocation, context)
+        let loaded = try ReadOptions.load(invocation, context, views: .sessions)
         let asOf = loaded.asOfTime
         if invocation.flag("json") {
             context.printRows { ViewRowsWriter.sessions(loaded.views.sessions, at: asOf, activeOnly: invocation.flag("active"), sink: $0) }
@@ -34,7 +34,7 @@ enum ImagesCommand {
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        let images = try ReadOptions.load(invocation, context).views.images
+        let images = try ReadOptions.load(invocation, context, views: .images).views.images
         if invocation.flag("json") {
             context.printRows { ViewRowsWriter.images(images, sink: $0) }
         } else {

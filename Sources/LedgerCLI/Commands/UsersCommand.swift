@@ -15,7 +15,7 @@ enum UsersCommand {
 
     /// Runs `users`.
     static func list(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        let users = try ReadOptions.load(invocation, context).views.users
+        let users = try ReadOptions.load(invocation, context, views: .users).views.users
         if invocation.flag("json") {
             context.printRows { ViewRowsWriter.users(users, sink: $0) }
         } else {
@@ -30,7 +30,7 @@ enum UsersCommand {
     /// Runs `user`.
     static func show(_ invocation: Invocation, _ context: Context) throws -> Int32 {
         let key = invocation.positionals[0]
-        let users = try ReadOptions.load(invocation, context).views.users
+        let users = try ReadOptions.load(invocation, context, views: .users).views.users
         let matches = users.rows.filter { $0.uid == key || $0.email == key.lowercasedASCII }
         guard let row = matches.first(where: { $0.status != .deleted }) ?? matches.last else {
             throw CLIError.failure("no user with uid or email \"\(key)\"; list them with `ledger users`")

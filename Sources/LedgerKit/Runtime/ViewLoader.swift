@@ -34,15 +34,17 @@ public struct LoadedViews {
 public enum ViewLoader {
     /// Folds the log at `path` up to `asOf` (the whole log when nil). `progress` is called every
     /// 64 Ki events with the bytes read so far, the file's size and the events applied.
-    public static func load(path: String, asOf: AsOf?, now: Timestamp,
+    /// A read that cannot save a checkpoint (`--as-of`, or checkpoints off) folds only the views in
+    /// `selection` and leaves the others empty; one that can folds them all, as a checkpoint holds all.
+    public static func load(path: String, asOf: AsOf?, now: Timestamp, views selection: LedgerViews.Selection = .all,
                             progress: ((_ bytes: Int, _ total: Int, _ events: Int) -> Void)? = nil) throws -> LoadedViews {
         // Ids are checked once, at the end of the read (`ChainChecker.deferIDChecks`); a maybe (a
         // repeated id: damage) means reading again with the per-line check, which names the line
         // (`progress` then reports the second read from its start).
         do {
-            return try load(path: path, asOf: asOf, now: now, deferringIDs: true, progress: progress)
+            return try load(path: path, asOf: asOf, now: now, selection: selection, deferringIDs: true, progress: progress)
         } catch is RepeatedIDSeen {
-            return try load(path: path, asOf: asOf, now: now, deferringIDs: false, progress: progress)
+            return try load(path: path, asOf: asOf, now: now, selection: selection, deferringIDs: false, progress: progress)
         }
     }
 
@@ -50,7 +52,7 @@ public enum ViewLoader {
     private struct RepeatedIDSeen: Error {}
 
     /// `load`, checking ids at the end (`deferringIDs`; throws `RepeatedIDSeen` on a maybe) or per line.
-    private static func load(path: String, asOf: AsOf?, now: Timestamp, deferringIDs: Bool,
+    private static func load(path: String, asOf: AsOf?, now: Timestamp, selection: LedgerViews.Selection, deferringIDs: Bool,
                              progress: ((_ bytes: Int, _ total: Int, _ events: Int) -> Void)?) throws -> LoadedViews {
         var loaded = LoadedViews(views: LedgerViews(), asOfTime: now)
         guard FileSystem.exists(path) else { throw SystemError("open", path: path, code: ENOENT) }
@@ -72,6 +74,8 @@ public enum ViewLoader {
             checker = ChainChecker(continuingAfter: checkpoint.views.head)
             start = checkpoint.offset
         }
+        let interval = Checkpoint.interval
+        if asOf != nil || interval == 0 { loaded.views.narrow(to: selection) }
         // Lines are 300-700 bytes: sizing the id set once for the bytes ahead spares its rehashes.
         if deferringIDs {
             checker.deferIDChecks(lines: (total - start) / 450)
@@ -105,8 +109,7 @@ public enum ViewLoader {
         }
         if checker.idsMayRepeat() { throw RepeatedIDSeen() }
         // Save a new checkpoint when a whole-log read went far enough past the last one.
-        let interval = Checkpoint.interval
-        if asOf == nil, damage == nil, interval > 0, let lastLine,
+        if asOf == nil, damage == nil, interval > 0, loaded.views.selection == .all, let lastLine,
            loaded.views.events - (checkpoint?.views.events ?? 0) >= interval {
             Checkpoint(views: loaded.views, lineStart: lastLine.start, offset: lastLine.end).save(forLog: path)
         }

@@ -1,0 +1,68 @@
+import LedgerDomain
+import LedgerKit
+import Testing
+
+// MARK: - ViewSelectionTests
+
+/// A read that cannot save a checkpoint folds only the views it prints: those come out exactly as
+/// in a fold of every view, the others empty (never stale), and sign-ins keep the users they read.
+struct ViewSelectionTests {
+    private let selections: [LedgerViews.Selection] = [
+        .users, .sessions, .images, .registrations, .signIns, [.users, .sessions, .images, .registrations],
+        [.registrations, .images, .signIns], [],
+    ]
+
+    /// Each view of `views` that `selection` keeps equals `full`'s; each other one is empty.
+    private func expectNarrowed(_ views: LedgerViews, like full: LedgerViews, to selection: LedgerViews.Selection) {
+        let kept = selection.contains(.signIns) ? selection.union(.users) : selection
+        #expect(views.selection == kept)
+        #expect(views.users == (kept.contains(.users) ? full.users : UserView()), "users, \(selection.rawValue)")
+        #expect(views.sessions == (kept.contains(.sessions) ? full.sessions : SessionView()), "sessions, \(selection.rawValue)")
+        #expect(views.images == (kept.contains(.images) ? full.images : ImageView()), "images, \(selection.rawValue)")
+        #expect(views.registrations == (kept.contains(.registrations) ? full.registrations : RegistrationView()),
+                "registrations, \(selection.rawValue)")
+        #expect(views.signIns == (kept.contains(.signIns) ? full.signIns : SignInView()), "sign-ins, \(selection.rawValue)")
+        #expect(views.events == full.events)
+        #expect(views.head == full.head)
+    }
+
+    @Test func aNarrowedLoadFoldsTheSelectedViewsExactly() throws {
+        try withTempDirectory { dir in
+            _ = try Fixtures.mixedLog(in: dir, seed: 3)
+            let log = dir + "/events.jsonl"
+            let now = Timestamp(millis: 1_700_000_000_000)
+            let full = try ViewLoader.load(path: log, asOf: nil, now: now).views
+            #expect(full.selection == .all)
+            #expect(full.events == 3_000)
+            #expect(!full.signIns.rows.isEmpty && !full.sessions.rows.isEmpty && !full.images.rows.isEmpty)
+            for selection in selections {
+                // `--as-of` past the head reads every line, and cannot save a checkpoint.
+                let narrowed = try ViewLoader.load(path: log, asOf: .seq(5_000), now: now, views: selection).views
+                expectNarrowed(narrowed, like: full, to: selection)
+            }
+            // A read that may save a checkpoint folds every view whatever it was asked for.
+            #expect(try ViewLoader.load(path: log, asOf: nil, now: now, views: .users).views == full)
+        }
+    }
+
+    @Test func narrowingHalfWayEmptiesTheViewsLeftBehind() throws {
+        try withTempDirectory { dir in
+            _ = try Fixtures.mixedLog(in: dir, seed: 4)
+            let log = dir + "/events.jsonl"
+            let now = Timestamp(millis: 1_700_000_000_000)
+            let full = try ViewLoader.load(path: log, asOf: nil, now: now).views
+            let half = try ViewLoader.load(path: log, asOf: .seq(1_500), now: now).views
+            let tail = try FileEventStore(directory: dir).readAll(from: 1_501)
+            for selection in selections {
+                // As after a checkpoint: every view restored, then the tail folded into the selected ones.
+                var views = half
+                views.narrow(to: selection)
+                for event in tail { views.apply(event) }
+                expectNarrowed(views, like: full, to: selection)
+                // Narrowing never widens again.
+                views.narrow(to: .all)
+                #expect(views.selection == (selection.contains(.signIns) ? selection.union(.users) : selection))
+            }
+        }
+    }
+}
