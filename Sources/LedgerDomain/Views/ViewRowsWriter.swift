@@ -182,8 +182,9 @@ public struct ViewRowsWriter {
         digest.writeHex(into: at + 1)
     }
 
-    /// A time, quoted. Rows come in time order, so most share the day of the time before: its
-    /// `YYYY-MM-DD` is kept, and only the time of day is spelled out again.
+    /// A time, quoted. Rows come in time order, so most share the day of the same column in the row
+    /// before: the last two days' `YYYY-MM-DD` are kept (a session's start and its expiry, 30 days
+    /// on, alternate), and only the time of day is spelled out again.
     private func time(_ time: Timestamp) {
         let (days, msOfDay) = time.millis.floorDivided(by: 86_400_000)
         let at = room(26)
@@ -191,6 +192,9 @@ public struct ViewRowsWriter {
         if days == buffer.day {
             raw.storeBytes(of: buffer.date.0, toByteOffset: 1, as: UInt64.self)
             raw.storeBytes(of: buffer.date.1, toByteOffset: 9, as: UInt16.self)
+        } else if days == buffer.otherDay {
+            raw.storeBytes(of: buffer.otherDate.0, toByteOffset: 1, as: UInt64.self)
+            raw.storeBytes(of: buffer.otherDate.1, toByteOffset: 9, as: UInt16.self)
         } else {
             let (year, month, day) = Timestamp.civil(fromDays: days)
             guard (0...9999).contains(year) else {
@@ -198,6 +202,7 @@ public struct ViewRowsWriter {
                 return string(time.rfc3339)
             }
             digits(year, 4, at: at + 1); at[5] = 0x2D; digits(month, 2, at: at + 6); at[8] = 0x2D; digits(day, 2, at: at + 9)
+            (buffer.otherDay, buffer.otherDate) = (buffer.day, buffer.date)
             buffer.day = days
             buffer.date = (raw.loadUnaligned(fromByteOffset: 1, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 9, as: UInt16.self))
         }
@@ -271,6 +276,9 @@ private final class RowBuffer {
     /// first 8 and last 2 bytes).
     var day = Int64.min
     var date: (UInt64, UInt16) = (0, 0)
+    /// The day spelled before `day`, and its date.
+    var otherDay = Int64.min
+    var otherDate: (UInt64, UInt16) = (0, 0)
 
     deinit { base.deallocate() }
 }

@@ -110,4 +110,25 @@ struct ViewRowsWriterTests {
         #expect(written.contains(#""startedAt":"2000-02-29T00:00:00.000Z","#))
         #expect(written.contains(#""startedAt":"9999-12-31T23:59:59.999Z","#))
     }
+
+    /// A row's times fall on up to three days (start, end, expiry 30 days on) and the writer keeps
+    /// two: every order of them must still spell each date right.
+    @Test func threeDaysPerRowAreByteIdentical() {
+        var views = LedgerViews()
+        let day: Int64 = 86_400_000
+        var seq = 0
+        for n in 0..<60 {
+            let session = UUIDBits(high: 0x3000 + UInt64(n), low: 3), uid = UUIDBits(high: 0x4000 + UInt64(n % 7), low: 4)
+            let start = Timestamp(millis: 1_800_000_000_000 + Int64(n) * day / 3)
+            seq += 1
+            views.apply(ViewEvent(seq: seq, at: start, category: .session, stream: session,
+                                  fact: .sessionStarted(session: session, uid: uid, expiresAt: Timestamp(millis: start.millis + 30 * day))),
+                        hash: .zero)
+            guard n % 2 == 0 else { continue }
+            seq += 1
+            views.apply(ViewEvent(seq: seq, at: Timestamp(millis: start.millis + Int64(n % 5) * day), category: .session, stream: session,
+                                  fact: .sessionEnded(session: session)), hash: .zero)
+        }
+        expectSameRows(views, at: Timestamp(millis: 1_800_000_000_000 + 10 * day))
+    }
 }
