@@ -66,8 +66,8 @@ struct PostgresConcurrencyTests {
                     // Failures while the server was down: clear one-line errors, never a trap.
                     let errors = try loops.errors()
                     #expect(!errors.isEmpty, "the server stop happened after every registration had finished")
-                    #expect(errors.allSatisfy { $0.hasPrefix("ledger: ") }, "\(errors.prefix(5))")
-                    #expect(errors.allSatisfy { !$0.contains("Fatal error") && !$0.contains("Stack dump") })
+                    let unlike = errors.filter { !$0.hasPrefix("ledger: ") || $0.contains("Fatal error") || $0.contains("Stack dump") }
+                    #expect(unlike.isEmpty, "\(unlike.prefix(5)) among \(errors.count) error lines")
                     // Registrations cut off half way are finished by recover; afterwards nothing is left over.
                     let recovered = try dir.run(["recover", "--json", "--store", url.text])
                     #expect(recovered.status == 0, "\(recovered)")

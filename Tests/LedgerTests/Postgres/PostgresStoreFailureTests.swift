@@ -99,6 +99,36 @@ struct PostgresStoreFailureTests {
         }
     }
 
+    /// A server that takes the connection and never answers: the attempt gives up after the URL's
+    /// `connect_timeout` with one line naming the server, as the blocking connect did.
+    @Test func aSilentServerTimesOutAfterConnectTimeout() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(listener >= 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                bind(listener, raw, length) == 0 && listen(listener, 4) == 0 && getsockname(listener, raw, &length) == 0
+            }
+        }
+        #expect(bound)
+        let port = UInt16(bigEndian: address.sin_port)
+        let url = try #require(PostgresURL("postgres://u@127.0.0.1:\(port)/db?connect_timeout=2"))
+        let started = Date()
+        #expect {
+            _ = try PostgresConnection(url)
+        } throws: { error in
+            guard let error = error as? PostgresError else { return false }
+            return error.connectionLost && error.message.contains("timeout expired") && error.message.contains("127.0.0.1:\(port)")
+                && !error.message.contains("\n")
+        }
+        let took = Date().timeIntervalSince(started)
+        #expect(took >= 1.5 && took < 8, "gave up after \(took) s")
+    }
+
     @Test func passwordsAreRedactedInURLs() {
         #expect(PostgresURL("postgres://u:pw@h:5432/db")!.redacted == "postgres://u:***@h:5432/db")
         #expect(PostgresURL("postgresql://u@h/db?password=pw&sslmode=require")!.redacted == "postgresql://u@h/db?password=***&sslmode=require")
