@@ -68,6 +68,9 @@ public struct Checkpoint {
     /// Saves this checkpoint for `log` atomically (temp file, fsync, rename). Failure leaves the
     /// previous checkpoint, or none: it is only a cache.
     public func save(forLog log: String) {
+        // A checkpoint holds every view, and a load trusts it to: views folded narrowed (some of
+        // them left empty, `LedgerViews.narrow`) are never saved.
+        guard views.selection == .all else { return }
         let sha = SHA256Stream()
         try? FileSystem.writeAtomically(to: Self.path(forLog: log)) { append in
             var header = Self.magic

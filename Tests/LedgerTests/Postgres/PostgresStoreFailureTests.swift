@@ -100,33 +100,53 @@ struct PostgresStoreFailureTests {
     }
 
     /// A server that takes the connection and never answers: the attempt gives up after the URL's
-    /// `connect_timeout` with one line naming the server, as the blocking connect did.
+    /// `connect_timeout` with one line naming the server, as libpq's blocking connect did.
     @Test func aSilentServerTimesOutAfterConnectTimeout() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(listener >= 0)
-        defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                bind(listener, raw, length) == 0 && listen(listener, 4) == 0 && getsockname(listener, raw, &length) == 0
+        try withSilentListener { port in
+            let url = try #require(PostgresURL("postgres://u@127.0.0.1:\(port)/db?connect_timeout=2"))
+            let started = Date()
+            #expect {
+                _ = try PostgresConnection(url)
+            } throws: { error in
+                guard let error = error as? PostgresError else { return false }
+                return error.connectionLost && !error.message.contains("\n")
+                    && error.message.hasSuffix("connection to server at \"127.0.0.1\", port \(port) failed: timeout expired")
             }
+            let took = Date().timeIntervalSince(started)
+            #expect(took >= 1.5 && took < 8, "gave up after \(took) s")
         }
-        #expect(bound)
-        let port = UInt16(bigEndian: address.sin_port)
-        let url = try #require(PostgresURL("postgres://u@127.0.0.1:\(port)/db?connect_timeout=2"))
-        let started = Date()
-        #expect {
-            _ = try PostgresConnection(url)
-        } throws: { error in
-            guard let error = error as? PostgresError else { return false }
-            return error.connectionLost && error.message.contains("timeout expired") && error.message.contains("127.0.0.1:\(port)")
-                && !error.message.contains("\n")
+    }
+
+    /// A `connect_timeout` libpq rejects is rejected with libpq's words, at once, never a trap or a wait.
+    @Test(arguments: ["abc", "99999999999999999", "2x", "-"])
+    func aBadConnectTimeoutIsRefused(_ value: String) throws {
+        try withSilentListener { port in
+            let url = try #require(PostgresURL("postgres://u@127.0.0.1:\(port)/db?connect_timeout=\(value)"))
+            let started = Date()
+            #expect {
+                _ = try PostgresConnection(url)
+            } throws: { error in
+                (error as? PostgresError)?.message.contains("invalid integer value \"\(value)\" for connection option \"connect_timeout\"") == true
+            }
+            #expect(Date().timeIntervalSince(started) < 1.5)
         }
-        let took = Date().timeIntervalSince(started)
-        #expect(took >= 1.5 && took < 8, "gave up after \(took) s")
+    }
+
+    /// With several hosts, a silent first one is given up after `connect_timeout` and the next one
+    /// is tried, as libpq's own connect does.
+    @Test func aSilentFirstHostFallsBackToTheNextOne() throws {
+        let server = try PostgresServer.get()
+        try withSilentListener { port in
+            let text = server.url.text
+            guard let at = text.range(of: "@") else { Issue.record("no host in \(text)"); return }
+            let hosts = text[at.upperBound...].prefix { $0 != "/" }
+            let both = text.replacingOccurrences(of: "@" + hosts, with: "@127.0.0.1:\(port),\(hosts)")
+                + (text.contains("?") ? "&" : "?") + "connect_timeout=2"
+            let url = try #require(PostgresURL(both))
+            let connection = try PostgresConnection(url)
+            #expect(connection.isOpen)
+            #expect(try connection.execute("SELECT 1").count == 1)
+        }
     }
 
     @Test func passwordsAreRedactedInURLs() {
@@ -171,4 +191,25 @@ struct PostgresRecoveryTests {
             #expect(try pg.run(["audit"]).status == 0)
         }
     }
+}
+
+// MARK: - A server that never answers
+
+/// Runs `body` with the port of a TCP listener on 127.0.0.1 that takes connections into its
+/// backlog and never answers (a hung server, as a client sees it).
+func withSilentListener(_ body: (UInt16) throws -> Void) throws {
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard listener >= 0 else { throw SystemTestError("socket failed") }
+    defer { close(listener) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+            bind(listener, raw, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, raw, &length) == 0
+        }
+    }
+    guard bound else { throw SystemTestError("could not listen on 127.0.0.1") }
+    try body(UInt16(bigEndian: address.sin_port))
 }

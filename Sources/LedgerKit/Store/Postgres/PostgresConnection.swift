@@ -19,70 +19,7 @@ public final class PostgresConnection {
             keywords.append("connect_timeout")
             values.append(String(connectTimeoutSeconds))
         }
-        // Started without blocking so that the notice processor is in place before the server can
-        // say anything: `CREATE TABLE IF NOT EXISTS` and friends send NOTICEs, and a server shutting
-        // down sends a WARNING, which libpq would otherwise print to standard error as lines of its own.
-        let made = Self.withCStrings(keywords) { keys in
-            Self.withCStrings(values) { vals in PQconnectStartParams(keys, vals, 1) }
-        }
-        guard let made else { throw PostgresError("cannot connect to \(url.redacted): out of memory", connectionLost: true) }
-        PQsetNoticeProcessor(made, { _, _ in }, nil)
-        if let problem = Self.finishConnecting(made) {
-            PQfinish(made)
-            throw PostgresError("cannot connect to PostgreSQL at \(url.redacted): \(PostgresError.oneLine(problem))", connectionLost: true)
-        }
-        connection = made
-    }
-
-    /// Drives `PQconnectPoll` until the connection is made (nil) or fails (libpq's reason), waiting on
-    /// the socket with `poll`; libpq leaves the timeout to the caller here, so the connection's
-    /// `connect_timeout` (ours or the URL's) bounds the whole attempt, as `PQconnectdbParams` would.
-    private static func finishConnecting(_ conn: OpaquePointer) -> String? {
-        guard PQstatus(conn) != CONNECTION_BAD else { return String(cString: PQerrorMessage(conn)) }
-        let timeout = connectTimeout(of: conn)
-        let deadline = timeout.map { monotonicMillis() + Int64($0) * 1000 }
-        var state = PGRES_POLLING_WRITING  // what the documentation says to assume before the first poll
-        while true {
-            switch state {
-            case PGRES_POLLING_OK: return nil
-            case PGRES_POLLING_FAILED: return String(cString: PQerrorMessage(conn))
-            default: break
-            }
-            var wait = pollfd(fd: PQsocket(conn), events: Int16(state == PGRES_POLLING_READING ? POLLIN : POLLOUT), revents: 0)
-            var waitMillis: Int32 = -1
-            if let deadline {
-                let left = deadline - monotonicMillis()
-                guard left > 0 else { return "timeout expired" }
-                waitMillis = Int32(clamping: left)
-            }
-            let ready = poll(&wait, 1, waitMillis)
-            if ready < 0 && errno == EINTR { continue }
-            if ready < 0 { return "poll: \(String(cString: strerror(errno)))" }
-            if ready == 0 { return "timeout expired" }
-            state = PQconnectPoll(conn)
-        }
-    }
-
-    /// The connection's `connect_timeout` in seconds (libpq's rule: at least 2), nil for none.
-    private static func connectTimeout(of conn: OpaquePointer) -> Int? {
-        guard let options = PQconninfo(conn) else { return nil }
-        defer { PQconninfoFree(options) }
-        var at = options
-        while let keyword = at.pointee.keyword {
-            if String(cString: keyword) == "connect_timeout" {
-                guard let value = at.pointee.val, let seconds = Int(String(cString: value)), seconds > 0 else { return nil }
-                return max(2, seconds)
-            }
-            at += 1
-        }
-        return nil
-    }
-
-    /// Milliseconds of the monotonic clock.
-    private static func monotonicMillis() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+        connection = try Self.connect(url, keywords: keywords, values: values)
     }
 
     deinit { PQfinish(connection) }
@@ -177,7 +114,7 @@ public final class PostgresConnection {
 
     // MARK: - C strings
 
-    private static func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {
+    static func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> T) -> T {
         let copies: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
         defer { copies.forEach { free($0) } }
         var pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } }
