@@ -192,24 +192,3 @@ struct PostgresRecoveryTests {
         }
     }
 }
-
-// MARK: - A server that never answers
-
-/// Runs `body` with the port of a TCP listener on 127.0.0.1 that takes connections into its
-/// backlog and never answers (a hung server, as a client sees it).
-func withSilentListener(_ body: (UInt16) throws -> Void) throws {
-    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard listener >= 0 else { throw SystemTestError("socket failed") }
-    defer { close(listener) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-            bind(listener, raw, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, raw, &length) == 0
-        }
-    }
-    guard bound else { throw SystemTestError("could not listen on 127.0.0.1") }
-    try body(UInt16(bigEndian: address.sin_port))
-}

@@ -26,12 +26,19 @@ struct ViewSelectionTests {
         #expect(views.head == full.head)
     }
 
-    @Test func aNarrowedLoadFoldsTheSelectedViewsExactly() throws {
+    private let now = Timestamp(millis: 1_700_000_000_000)
+
+    /// Runs `body` with the path of a fresh 3,000-line mixed log and its views folded in full.
+    private func withMixedLog(seed: UInt64, _ body: (_ dir: String, _ log: String, _ full: LedgerViews) throws -> Void) throws {
         try withTempDirectory { dir in
-            _ = try Fixtures.mixedLog(in: dir, seed: 3)
+            _ = try Fixtures.mixedLog(in: dir, seed: seed)
             let log = dir + "/events.jsonl"
-            let now = Timestamp(millis: 1_700_000_000_000)
-            let full = try ViewLoader.load(path: log, asOf: nil, now: now).views
+            try body(dir, log, try ViewLoader.load(path: log, asOf: nil, now: now).views)
+        }
+    }
+
+    @Test func aNarrowedLoadFoldsTheSelectedViewsExactly() throws {
+        try withMixedLog(seed: 3) { _, log, full in
             #expect(full.selection == .all)
             #expect(full.events == 3_000)
             #expect(!full.signIns.rows.isEmpty && !full.sessions.rows.isEmpty && !full.images.rows.isEmpty)
@@ -52,11 +59,7 @@ struct ViewSelectionTests {
     }
 
     @Test func narrowingHalfWayEmptiesTheViewsLeftBehind() throws {
-        try withTempDirectory { dir in
-            _ = try Fixtures.mixedLog(in: dir, seed: 4)
-            let log = dir + "/events.jsonl"
-            let now = Timestamp(millis: 1_700_000_000_000)
-            let full = try ViewLoader.load(path: log, asOf: nil, now: now).views
+        try withMixedLog(seed: 4) { dir, log, full in
             let half = try ViewLoader.load(path: log, asOf: .seq(1_500), now: now).views
             let tail = try FileEventStore(directory: dir).readAll(from: 1_501)
             for selection in selections {

@@ -175,21 +175,9 @@ final class PostgresServer: @unchecked Sendable {
 
     /// A loopback TCP port nobody listens on right now.
     static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw SystemTestError("socket failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
-            }
-        }
-        guard bound else { throw SystemTestError("bind failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        let (fd, port) = try loopbackSocket(listening: false)
+        close(fd)
+        return Int(port)
     }
 
     /// A folder under /tmp that outlives this call (the watchdog removes it).
