@@ -22,7 +22,7 @@ public struct CheckpointReader {
         var r = CheckpointReader(source: source)
         var views = LedgerViews()
         views.signIns = SignInView(policy: policy)
-        guard try r.bytes(CheckpointWriter.magic.count) == CheckpointWriter.magic else { throw CheckpointError(message: "not a ledger checkpoint (v2)") }
+        guard try r.bytes(CheckpointWriter.magic.count) == CheckpointWriter.magic else { throw CheckpointError(message: "not a ledger checkpoint (v3)") }
         views.events = try r.count()
         views.restoreHead(seq: try r.count(), hash: try r.digest())
         for _ in 0..<(try r.count()) {
@@ -63,6 +63,9 @@ public struct CheckpointReader {
             guard recent <= 64 else { throw CheckpointError(message: "too many recent failures") }
             for _ in 0..<recent { row.recentFailures.append(try r.time()) }
             views.signIns.restore(row)
+        }
+        for _ in 0..<(try r.count()) {
+            views.ruleBreaks.append(RuleBreak(kind: try r.choice(RuleBreak.Kind.allCases), seq: try r.count(), uid: try r.uuid()))
         }
         guard try r.atEnd() else { throw CheckpointError(message: "bytes after the views") }
         return views

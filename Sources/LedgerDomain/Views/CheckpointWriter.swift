@@ -13,7 +13,7 @@ public struct CheckpointError: Error, Equatable, Sendable {
 /// million events never holds them twice. `CheckpointReader` reads it back.
 public struct CheckpointWriter {
     /// Identifies the encoding (bumped when it changes: an old checkpoint is then ignored).
-    public static let magic = Array("LEDGERV2".utf8)
+    public static let magic = Array("LEDGERV3".utf8)
 
     private var out: [UInt8] = []
     private let sink: (UnsafeRawBufferPointer) -> Void
@@ -65,6 +65,11 @@ public struct CheckpointWriter {
         for row in views.signIns.rows {
             w.string(row.email); w.int(row.failures); w.int(row.recentFailures.count)
             for time in row.recentFailures { w.time(time) }
+            w.flushIfFull()
+        }
+        w.int(views.ruleBreaks.count)
+        for broken in views.ruleBreaks {
+            w.byte(RuleBreak.Kind.allCases.firstIndex(of: broken.kind)!); w.int(broken.seq); w.uuid(broken.uid)
             w.flushIfFull()
         }
         w.flush()

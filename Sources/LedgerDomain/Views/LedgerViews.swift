@@ -15,6 +15,8 @@ public struct LedgerViews: Equatable, Sendable {
     public var signIns = SignInView()
     /// Events applied.
     public var events = 0
+    /// The account rules the log breaks, in log order (noted only while every view is folded).
+    public internal(set) var ruleBreaks: [RuleBreak] = []
     /// The views `apply` keeps up to date (all unless narrowed).
     public private(set) var selection = Selection.all
     /// The last event's seq and hash (kept as bits; `head` spells the hash out).
@@ -33,24 +35,31 @@ public struct LedgerViews: Equatable, Sendable {
     /// Sets the head (from a checkpoint).
     mutating func restoreHead(seq: Int, hash: Digest32) { headSeq = seq; headHash = hash }
 
-    /// Applies one event, whose line hashed to `hash`, to every view selected.
+    /// Applies one event, whose line hashed to `hash`, to every view selected. The users and sign-in
+    /// views' account state goes through `AccountFold`, once for both.
     public mutating func apply(_ event: ViewEvent, hash: Digest32) {
         if selection == .all {
-            users.apply(event)
+            foldAccounts(event)
             sessions.apply(event)
             images.apply(event)
             registrations.apply(event)
-            signIns.apply(event, users: users)
         } else {
-            if selection.contains(.users) { users.apply(event) }
+            if selection.contains(.users) { foldAccounts(event) }
             if selection.contains(.sessions) { sessions.apply(event) }
             if selection.contains(.images) { images.apply(event) }
             if selection.contains(.registrations) { registrations.apply(event) }
-            if selection.contains(.signIns) { signIns.apply(event, users: users) }
         }
         headSeq = event.seq
         headHash = hash
         events += 1
+    }
+
+    /// The account fold over the users view and, when selected, the sign-in view; the users view's
+    /// details; the sign-in view's count of refusals. A rule break is kept when every view is folded.
+    private mutating func foldAccounts(_ event: ViewEvent) {
+        if case .signInFailed(let email, _) = event.fact, selection.contains(.signIns) { signIns.countRefusal(email) }
+        if let broken = AccountFold.evolve(&self, event, policy: signIns.policy), selection == .all { ruleBreaks.append(broken) }
+        users.applyDetails(event)
     }
 
     /// Keeps only the views in `selection` (and those they read: sign-ins read users) up to date
@@ -64,6 +73,7 @@ public struct LedgerViews: Equatable, Sendable {
         if !kept.contains(.images) { images = ImageView() }
         if !kept.contains(.registrations) { registrations = RegistrationView() }
         if !kept.contains(.signIns) { signIns = SignInView(policy: signIns.policy) }
+        if kept != .all { ruleBreaks = [] }
         self.selection = kept
     }
 
@@ -102,4 +112,33 @@ extension LedgerViews {
         /// Every view.
         public static let all: Selection = [.users, .sessions, .images, .registrations, .signIns]
     }
+}
+
+// MARK: - The account fold's state
+
+/// The views keep the account fold's state in two of them: accounts in the users view, sign-in
+/// failures in the sign-in view (when it is selected).
+extension LedgerViews: AccountFoldState {
+    /// The key of `email`.
+    public func emailKey(_ email: String) -> ViewEmail { ViewEmail(email) }
+    /// The account `uid`'s status and email.
+    public func account(_ uid: UUIDBits) -> AccountFacts<ViewEmail>? { users.account(uid) }
+    /// The account last created with `email`.
+    public func lastAccount(of email: ViewEmail) -> UUIDBits? { users.lastAccount(of: email) }
+    /// Records the creation of `uid` in the users view.
+    public mutating func recordCreation(of uid: UUIDBits, email: ViewEmail, by event: ViewEvent) {
+        users.recordCreation(of: uid, email: email, by: event)
+    }
+    /// Sets the status of `uid` in the users view.
+    public mutating func setStatus(_ status: AccountStatus, of uid: UUIDBits) { users.setStatus(status, of: uid) }
+    /// True unless the sign-in view surely has no failures of `email`.
+    public func mayHaveFailures(_ email: ViewEmail) -> Bool { selection.contains(.signIns) && signIns.mayHaveFailures(email) }
+    /// `email`'s consecutive wrong passwords in the sign-in view.
+    public func recentFailures(of email: ViewEmail) -> [Timestamp] { signIns.recentFailures(of: email) }
+    /// Adds a wrong password to the sign-in view.
+    public mutating func appendFailure(of email: ViewEmail, at time: Timestamp, by event: ViewEvent) {
+        if selection.contains(.signIns) { signIns.appendFailure(of: email, at: time) }
+    }
+    /// Clears `email`'s failures in the sign-in view.
+    public mutating func clearFailures(of email: ViewEmail) { signIns.clearFailures(of: email) }
 }

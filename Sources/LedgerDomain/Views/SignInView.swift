@@ -51,27 +51,33 @@ public struct SignInView: Equatable, Sendable {
     /// An empty view with `policy`.
     public init(policy: SignInPolicy = SignInPolicy()) { self.policy = policy }
 
-    /// Applies one event. A session start resets the consecutive failures of the email its account
-    /// was created with (looked up in `users`, which has already applied the event).
-    public mutating func apply(_ event: ViewEvent, users: UserView) {
-        switch event.fact {
-        case .signInFailed(let email, let reason):
-            let at = insertedPosition(of: email)
-            rows[at].failures += 1
-            if reason == .wrongPassword {
-                noteRecentFailure(email)
-                rows[at].recentFailures.append(event.at)
-                let count = rows[at].recentFailures.count
-                if count > policy.maxFailures { rows[at].recentFailures.removeFirst(count - policy.maxFailures) }
-            }
-        case .sessionStarted(_, let uid, _):
-            guard let hash = users.emailHash(of: uid), withRecentFailures.mayContain(hash) else { break }
-            if let email = users.email(of: uid), let at = position(of: email), !rows[Int(at)].recentFailures.isEmpty {
-                rows[Int(at)].recentFailures = []
-            }
-        default:
-            break
-        }
+    /// Counts a refused sign-in of `email`, whatever its reason (the lockout's failures are the
+    /// account fold's: `appendFailure`).
+    mutating func countRefusal(_ email: String) {
+        rows[insertedPosition(of: email)].failures += 1
+    }
+
+    /// True unless `email` surely has no recent failures (most emails: no lookup).
+    func mayHaveFailures(_ email: ViewEmail) -> Bool {
+        guard withRecentFailures.mayContain(email.hash), let at = position(of: email.email) else { return false }
+        return !rows[Int(at)].recentFailures.isEmpty
+    }
+
+    /// The times of `email`'s consecutive wrong passwords, oldest first.
+    func recentFailures(of email: ViewEmail) -> [Timestamp] { position(of: email.email).map { rows[Int($0)].recentFailures } ?? [] }
+
+    /// Adds a wrong password of `email` at `time`, keeping the policy's count of the latest.
+    mutating func appendFailure(of email: ViewEmail, at time: Timestamp) {
+        let at = insertedPosition(of: email.email)
+        noteRecentFailure(email.email)
+        rows[at].recentFailures.append(time)
+        let count = rows[at].recentFailures.count
+        if count > policy.maxFailures { rows[at].recentFailures.removeFirst(count - policy.maxFailures) }
+    }
+
+    /// Forgets `email`'s consecutive wrong passwords.
+    mutating func clearFailures(of email: ViewEmail) {
+        if let at = position(of: email.email), !rows[Int(at)].recentFailures.isEmpty { rows[Int(at)].recentFailures = [] }
     }
 
     /// Adds `email` to the filter of emails with recent failures, first rebuilding it from the rows
@@ -110,6 +116,6 @@ public struct SignInView: Equatable, Sendable {
 
     /// When the account with `email` is locked at `now`, the instant the lock ends; else nil.
     public func lockedUntil(_ email: String, at now: Timestamp) -> Timestamp? {
-        policy.lockedUntil(recent: row(email: email)?.recentFailures ?? [], at: now)
+        policy.lockedUntil(recent: recentFailures(of: ViewEmail(email)), at: now)
     }
 }

@@ -2,15 +2,8 @@
 
 /// A user as the log tells it.
 public struct UserRow: Equatable, Sendable {
-    /// Lifecycle of an account.
-    public enum Status: String, Sendable, CaseIterable {
-        /// Account created, profile not yet written.
-        case pending
-        /// Profile written.
-        case active
-        /// Account deleted (compensation).
-        case deleted
-    }
+    /// Lifecycle of an account (`AccountFold` moves it).
+    public typealias Status = AccountStatus
 
     /// The user id.
     public var uid: String
@@ -71,27 +64,19 @@ public struct UserView: Equatable, Sendable {
 
     // MARK: - Fold
 
-    /// Applies one event.
+    /// Applies one event: its account facts through `AccountFold`, then what only this view keeps.
     public mutating func apply(_ event: ViewEvent) {
-        switch event.fact {
-        case .accountCreated(let uid, let email, _):
-            let record = Record(uid: uid, registration: event.stream, email: email, userName: nil, profileImage: nil,
-                                createdAt: nil, status: .pending)
-            let at = upsert(record)
-            let rows = records
-            byEmail.set(email, to: at) { rows[Int($0)].email }
-        case .profileWritten(let uid, let userName, let profileImage, let createdAt):
-            guard let at = position(of: uid).map(Int.init) else { return }
-            records[at].userName = userName
-            records[at].profileImage = profileImage
-            records[at].createdAt = createdAt
-            if records[at].status != .deleted { records[at].status = .active }
-        case .accountDeleted(let uid):
-            guard let at = position(of: uid) else { return }
-            records[Int(at)].status = .deleted
-        default:
-            break
-        }
+        AccountFold.evolve(&self, event, policy: SignInPolicy())
+        applyDetails(event)
+    }
+
+    /// Applies what the view keeps beyond the account fold's state: a profile's name, image and time.
+    mutating func applyDetails(_ event: ViewEvent) {
+        guard case .profileWritten(let uid, let userName, let profileImage, let createdAt) = event.fact,
+              let at = position(of: uid).map(Int.init) else { return }
+        records[at].userName = userName
+        records[at].profileImage = profileImage
+        records[at].createdAt = createdAt
     }
 
     /// Applies one recorded event.
@@ -127,9 +112,9 @@ public struct UserView: Equatable, Sendable {
     /// The position of the last account created with `email`, deleted or not.
     private func lastPosition(of email: String) -> Int32? { byEmail.find(email) { records[Int($0)].email } }
 
-    /// The position of the live account with `email`.
+    /// The position of the live account with `email` (`AccountFold.liveAccount`).
     private func livePosition(of email: String) -> Int32? {
-        lastPosition(of: email).flatMap { records[Int($0)].status == .deleted ? nil : $0 }
+        AccountFold.liveAccount(of: emailKey(email), in: self).flatMap(position(of:))
     }
 
     // MARK: - Reads
@@ -154,11 +139,6 @@ public struct UserView: Equatable, Sendable {
     /// Status of the user with `uid` (nil when unknown), without spelling the row out.
     func status(of uid: UUIDBits) -> UserRow.Status? { position(of: uid).map { records[Int($0)].status } }
 
-    /// The email the account `uid` was created with.
-    func email(of uid: UUIDBits) -> String? { position(of: uid).map { records[Int($0)].email } }
-
-    /// The `seededHash` of the email the account `uid` was created with, read without the email.
-    func emailHash(of uid: UUIDBits) -> Int? { position(of: uid).map { records[Int($0)].emailHash } }
 
     /// Checks the view's invariants; returns the violations (empty when sound).
     public func invariantViolations() -> [String] {
@@ -166,7 +146,7 @@ public struct UserView: Equatable, Sendable {
         for (at, record) in records.enumerated() {
             if position(of: record.uid) != Int32(at) { out.append("user \(record.uid.uuidString) is not indexed by uid") }
             if record.status == .active && record.createdAt == nil { out.append("active user \(record.uid.uuidString) has no profile") }
-            if record.status != .deleted && livePosition(of: record.email) != Int32(at) {
+            if record.status.holdsEmail && livePosition(of: record.email) != Int32(at) {
                 out.append("live user \(record.uid.uuidString) is not indexed by email")
             }
             if lastPosition(of: record.email) == nil { out.append("email of user \(record.uid.uuidString) is not indexed") }
@@ -174,4 +154,64 @@ public struct UserView: Equatable, Sendable {
         if index.count != records.count { out.append("index and users differ") }
         return out
     }
+}
+
+// MARK: - The account fold's state
+
+/// An email as the views key it: the text and its per-process `seededHash`, kept side by side.
+public struct ViewEmail: Equatable, Sendable {
+    /// The normalized email.
+    public var email: String
+    /// `email.seededHash`.
+    public var hash: Int
+
+    /// The key of `email`.
+    public init(_ email: String) { self.email = email; self.hash = email.seededHash }
+
+    init(email: String, hash: Int) { self.email = email; self.hash = hash }
+
+    /// Equal emails (the hashes follow).
+    public static func == (a: ViewEmail, b: ViewEmail) -> Bool { a.hash == b.hash && a.email == b.email }
+}
+
+/// The users view keeps the accounts' part of the fold's state in its records; it keeps no
+/// sign-in failures (`LedgerViews` adds the sign-in view's).
+extension UserView: AccountFoldState {
+    /// The key of `email`.
+    public func emailKey(_ email: String) -> ViewEmail { ViewEmail(email) }
+
+    /// The account `uid`'s status and email.
+    public func account(_ uid: UUIDBits) -> AccountFacts<ViewEmail>? {
+        position(of: uid).map { at in
+            let record = records[Int(at)]
+            return AccountFacts(status: record.status, email: ViewEmail(email: record.email, hash: record.emailHash))
+        }
+    }
+
+    /// The uid of the account last created with `email`.
+    public func lastAccount(of email: ViewEmail) -> UUIDBits? { lastPosition(of: email.email).map { records[Int($0)].uid } }
+
+    /// Adds (or replaces) the record of `uid`, pending, and makes it `email`'s last account.
+    public mutating func recordCreation(of uid: UUIDBits, email: ViewEmail, by event: ViewEvent) {
+        let record = Record(uid: uid, registration: event.stream, email: email.email, userName: nil, profileImage: nil,
+                            createdAt: nil, status: .pending)
+        let at = upsert(record)
+        let rows = records
+        byEmail.set(email.email, to: at) { rows[Int($0)].email }
+    }
+
+    /// Sets the status of `uid`.
+    public mutating func setStatus(_ status: AccountStatus, of uid: UUIDBits) {
+        guard let at = position(of: uid) else { return }
+        records[Int(at)].status = status
+    }
+
+    /// The users view keeps no failures.
+    public func mayHaveFailures(_ email: ViewEmail) -> Bool { false }
+    /// The users view keeps no failures.
+    public func recentFailures(of email: ViewEmail) -> [Timestamp] { [] }
+    /// The users view keeps no failures.
+    public mutating func appendFailure(of email: ViewEmail, at time: Timestamp, by event: ViewEvent) {}
+    /// The users view keeps no failures.
+    public mutating func clearFailures(of email: ViewEmail) {}
 }

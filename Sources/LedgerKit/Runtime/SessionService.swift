@@ -90,23 +90,22 @@ public final class SessionService {
     /// and sign-in views, and only this email's accounts built whole, for their password hashes.
     public func signInRecord(email: String) throws -> SignInRecord {
         if policy.maxFailures <= SignInRecord.keptFailures, let record = try store.signInRecord(email: email) { return record }
-        var users = UserView(), signIns = SignInView(policy: policy)
+        var views = LedgerViews()
+        views.signIns = SignInView(policy: policy)
+        views.narrow(to: [.users, .signIns])
         var hashes: [String: String] = [:]
         let accounts = try store.scanViews(wanted: { event in
             if case .accountCreated(_, let created, _) = event.fact { return created == email }
             return false
-        }, visit: { event, _ in
-            // In `LedgerViews.apply`'s order: users, then sign-in failures.
-            users.apply(event)
-            signIns.apply(event, users: users)
-        })
+        }, visit: { event, hash in views.apply(event, hash: hash) })
         for event in accounts {
             if case .accountCreated(let created) = event.event { hashes[created.uid] = created.passwordHash }
         }
-        let account = users.live(email: email).flatMap { user in
-            user.status == .active ? hashes[user.uid].map { SignInRecord.Account(uid: user.uid, passwordHash: $0) } : nil
+        let key = views.emailKey(email)
+        let account = AccountFold.signInAccount(of: key, in: views).flatMap { uid in
+            hashes[uid.uuidString].map { SignInRecord.Account(uid: uid.uuidString, passwordHash: $0) }
         }
-        return SignInRecord(account: account, recentFailures: signIns.row(email: email)?.recentFailures ?? [])
+        return SignInRecord(account: account, recentFailures: views.recentFailures(of: key))
     }
 
     /// Ends an active session with reason `logout`.

@@ -1,42 +1,41 @@
 import LedgerDomain
 
-// MARK: - StoreIndexFile: what a sign-in reads
+// MARK: - StoreIndexFile: the account fold's state
 
-/// The slots a sign-in reads instead of folding the users and sign-in views from the whole log.
-/// They follow `UserView` and `SignInView` event for event:
-/// - `account`, by uid: +4 the status (`AccountStatus`), +24 the offset of the line of its last
-///   `AccountCreated`, +40 the seq of the last event applied;
-/// - `failures`, by email: +4 the consecutive wrong passwords since a session of the account with
-///   that email last started, +24 and +32 the times of the last two, +40 the seq;
-/// - `olderFailures`, by email: +24, +32 and +40 the times of the three before them.
+/// The slots that keep `AccountFold`'s state, so a writer decides an email's live account and a
+/// sign-in reads its account and recent failures without folding the log. Their layout:
+/// - `email`, by email: +24 the uid of the last account created with it, +40 the seq;
+/// - `uid`, by uid: +24 the email key it was last created with, +40 the seq;
+/// - `account`, by uid: +4 its `AccountStatus` (`statusValues` order), +24 the offset of the line
+///   of its last `AccountCreated`, +40 the seq;
+/// - `failures`, by email: +4 the consecutive wrong passwords, +24 and +32 the times of the last
+///   two, +40 the seq; `olderFailures`, by email: +24, +32 and +40 the times of the three before.
 ///
-/// The two failure slots change together under the header's untrusted mark (see `apply`), so the
-/// second needs no seq of its own.
+/// Every slot keeps the seq of the last event applied to it, so applying an event twice changes
+/// nothing. The two failure slots change together under the header's untrusted mark (see `apply`),
+/// so the second needs no seq of its own.
 extension StoreIndexFile {
     /// Wrong-password times kept per email; a lockout policy that counts more folds the log instead.
     static let keptFailures = 5
 
-    /// An account's status in its slot.
-    enum AccountStatus: UInt32 {
-        case pending = 0, active = 1, deleted = 2
-    }
+    /// The statuses in the order of their stored values.
+    static let statusValues = AccountStatus.allCases
 
     /// What the table says about one email.
     struct SignInEntry: Equatable {
-        /// The account an email belongs to: the last created with it, when not deleted since.
+        /// The email's live account.
         struct Account: Equatable {
             /// Its uid's key.
             var uid: UUIDBits
-            /// Its status (nil when the slot holds an unknown value).
-            var status: AccountStatus?
+            /// Its status.
+            var status: AccountStatus
             /// Where the line of its `AccountCreated` starts.
             var line: Int
         }
 
-        /// The email's account, if it has one.
+        /// The email's live account, if it has one.
         var account: Account?
-        /// True when the email slot names a live account that has no account slot (a damaged table), or
-        /// an account created again with another email since (the fold may then find an older account).
+        /// True when the email's last account has no readable account slot (a damaged table).
         var accountSlotMissing = false
         /// The times of its consecutive wrong passwords, oldest first, `keptFailures` at most.
         var recentFailures: [Timestamp] = []
@@ -44,81 +43,131 @@ extension StoreIndexFile {
 
     // MARK: - Applying
 
-    /// Folds the parts of `event` a sign-in reads (called by `apply` after the stream and email slots);
-    /// false when a slot could not be had (a damaged table).
-    func applySignIn(_ event: RecordedEvent, offset: Int, seq: Int64) -> Bool {
+    /// Folds `event` into the account slots through `AccountFold` (called by `apply` after the
+    /// stream slot); false when a slot could not be had (a damaged table).
+    func applyAccounts(_ event: RecordedEvent, offset: Int, seq: Int64) -> Bool {
         switch event.event {
-        case .accountCreated(let created):
-            guard let slot = find(.account, Self.key(created.uid), inserting: true) else { return false }
-            guard load(Int64.self, at: slot + 40) < seq else { return true }
-            store(AccountStatus.pending.rawValue, at: slot + 4)
-            store(Int64(offset), at: slot + 24)
-            store(seq, at: slot + 40)
-        case .profileWritten(let written):
-            setStatus(of: written.uid, seq: seq) { $0 == .deleted ? .deleted : .active }
-        case .accountDeleted(let deleted):
-            setStatus(of: deleted.uid, seq: seq) { _ in .deleted }
-        case .signInFailed(let failed) where failed.reason == .wrongPassword:
-            let email = Self.emailKey(failed.email)
-            guard let slot = find(.failures, email, inserting: true), let older = find(.olderFailures, email, inserting: true) else {
-                return false
-            }
-            guard load(Int64.self, at: slot + 40) < seq else { return true }
-            // Shift the five times by one, newest in front.
-            store(load(Int64.self, at: older + 32), at: older + 40)
-            store(load(Int64.self, at: older + 24), at: older + 32)
-            store(load(Int64.self, at: slot + 32), at: older + 24)
-            store(load(Int64.self, at: slot + 24), at: slot + 32)
-            store(event.at.millis, at: slot + 24)
-            let count = load(UInt32.self, at: slot + 4)
-            store(count == .max ? count : count + 1, at: slot + 4)
-            store(seq, at: slot + 40)
-        case .sessionStarted(let started):
-            // A session start clears the failures of the email its account was last created with.
-            guard let uidSlot = find(.uid, Self.key(started.uid), inserting: false),
-                  let slot = find(.failures, loadKey(at: uidSlot + 24), inserting: false),
-                  load(Int64.self, at: slot + 40) < seq else { return true }
-            store(UInt32(0), at: slot + 4)
-            store(seq, at: slot + 40)
-        default:
-            break
+        case .accountCreated, .profileWritten, .accountDeleted, .signInFailed, .sessionStarted: break
+        default: return true
         }
-        return true
-    }
-
-    /// Changes the status of the account `uid`, when it has a slot.
-    private func setStatus(of uid: String, seq: Int64, _ change: (AccountStatus?) -> AccountStatus) {
-        guard let slot = find(.account, Self.key(uid), inserting: false), load(Int64.self, at: slot + 40) < seq else { return }
-        store(change(AccountStatus(rawValue: load(UInt32.self, at: slot + 4))).rawValue, at: slot + 4)
-        store(seq, at: slot + 40)
+        var state = IndexAccounts(table: self, seq: seq, offset: offset)
+        AccountFold.evolve(&state, ViewEvent(event), policy: SignInPolicy())
+        return !state.failed
     }
 
     // MARK: - Reading
 
     /// What the table says about `email` for a sign-in.
     func signIn(email: String) -> SignInEntry {
-        let key = Self.emailKey(email)
+        let key = Self.emailKey(email), state = IndexAccounts(table: self)
         var entry = SignInEntry()
-        if let emailSlot = find(.email, key, inserting: false) {
-            let uid = loadKey(at: emailSlot + 24), live = load(UInt32.self, at: emailSlot + 4) == 1
-            if let uidSlot = find(.uid, uid, inserting: false), loadKey(at: uidSlot + 24) != key {
-                // The email's last account was created again with another email since (deleted
-                // before or not): only the fold can say which older account, if any, it finds.
+        if let last = state.lastAccount(of: key) {
+            if state.account(last) == nil {
                 entry.accountSlotMissing = true
-            } else if !live {
-                // Deleted: no account.
-            } else if let slot = find(.account, uid, inserting: false) {
-                entry.account = SignInEntry.Account(uid: uid, status: AccountStatus(rawValue: load(UInt32.self, at: slot + 4)),
-                                                    line: Int(load(Int64.self, at: slot + 24)))
-            } else {
-                entry.accountSlotMissing = true
+            } else if let uid = AccountFold.liveAccount(of: key, in: state), let slot = find(.account, uid, inserting: false),
+                      let account = state.account(uid) {
+                entry.account = SignInEntry.Account(uid: uid, status: account.status, line: Int(load(Int64.self, at: slot + 24)))
             }
         }
-        if let slot = find(.failures, key, inserting: false), let older = find(.olderFailures, key, inserting: false) {
-            let count = Int(load(UInt32.self, at: slot + 4))
-            let newestFirst = [slot + 24, slot + 32, older + 24, older + 32, older + 40].prefix(min(count, Self.keptFailures))
-            entry.recentFailures = newestFirst.reversed().map { Timestamp(millis: load(Int64.self, at: $0)) }
-        }
+        entry.recentFailures = state.recentFailures(of: key)
         return entry
     }
+}
+
+// MARK: - IndexAccounts
+
+/// `AccountFoldState` over the table's slots, for one event (`seq`, whose line starts at `offset`)
+/// or for reads. A slot that already reflects `seq` is left alone.
+struct IndexAccounts: AccountFoldState {
+    let table: StoreIndexFile
+    var seq: Int64 = .max
+    var offset = 0
+    /// Set when a slot could not be had (a damaged table).
+    private(set) var failed = false
+
+    init(table: StoreIndexFile, seq: Int64 = .max, offset: Int = 0) { self.table = table; self.seq = seq; self.offset = offset }
+
+    func emailKey(_ email: String) -> UUIDBits { StoreIndexFile.emailKey(email) }
+
+    func account(_ uid: UUIDBits) -> AccountFacts<UUIDBits>? {
+        guard let uidSlot = table.find(.uid, uid, inserting: false), let slot = table.find(.account, uid, inserting: false) else {
+            return nil
+        }
+        let value = Int(table.load(UInt32.self, at: slot + 4))
+        guard value < StoreIndexFile.statusValues.count else { return nil }
+        return AccountFacts(status: StoreIndexFile.statusValues[value], email: table.loadKey(at: uidSlot + 24))
+    }
+
+    func lastAccount(of email: UUIDBits) -> UUIDBits? {
+        table.find(.email, email, inserting: false).map { table.loadKey(at: $0 + 24) }
+    }
+
+    mutating func recordCreation(of uid: UUIDBits, email: UUIDBits, by event: ViewEvent) {
+        if let slot = writable(.email, email) {
+            table.storeKey(uid, at: slot + 24)
+            table.store(seq, at: slot + 40)
+        }
+        if let slot = writable(.uid, uid) {
+            table.storeKey(email, at: slot + 24)
+            table.store(seq, at: slot + 40)
+        }
+        if let slot = writable(.account, uid) {
+            table.store(Self.value(.pending), at: slot + 4)
+            table.store(Int64(offset), at: slot + 24)
+            table.store(seq, at: slot + 40)
+        }
+    }
+
+    mutating func setStatus(_ status: AccountStatus, of uid: UUIDBits) {
+        guard let slot = writable(.account, uid, inserting: false) else { return }
+        table.store(Self.value(status), at: slot + 4)
+        table.store(seq, at: slot + 40)
+    }
+
+    func mayHaveFailures(_ email: UUIDBits) -> Bool {
+        table.find(.failures, email, inserting: false).map { table.load(UInt32.self, at: $0 + 4) > 0 } ?? false
+    }
+
+    func recentFailures(of email: UUIDBits) -> [Timestamp] {
+        guard let slot = table.find(.failures, email, inserting: false),
+              let older = table.find(.olderFailures, email, inserting: false) else { return [] }
+        let count = Int(table.load(UInt32.self, at: slot + 4))
+        let newestFirst = [slot + 24, slot + 32, older + 24, older + 32, older + 40].prefix(min(count, StoreIndexFile.keptFailures))
+        return newestFirst.reversed().map { Timestamp(millis: table.load(Int64.self, at: $0)) }
+    }
+
+    mutating func appendFailure(of email: UUIDBits, at time: Timestamp, by event: ViewEvent) {
+        guard let slot = writable(.failures, email) else { return }
+        guard let older = table.find(.olderFailures, email, inserting: true) else {
+            failed = true
+            return
+        }
+        // Shift the five times by one, newest in front.
+        table.store(table.load(Int64.self, at: older + 32), at: older + 40)
+        table.store(table.load(Int64.self, at: older + 24), at: older + 32)
+        table.store(table.load(Int64.self, at: slot + 32), at: older + 24)
+        table.store(table.load(Int64.self, at: slot + 24), at: slot + 32)
+        table.store(time.millis, at: slot + 24)
+        let count = table.load(UInt32.self, at: slot + 4)
+        table.store(count == .max ? count : count + 1, at: slot + 4)
+        table.store(seq, at: slot + 40)
+    }
+
+    mutating func clearFailures(of email: UUIDBits) {
+        guard let slot = writable(.failures, email, inserting: false) else { return }
+        table.store(UInt32(0), at: slot + 4)
+        table.store(seq, at: slot + 40)
+    }
+
+    /// The slot of `(tag, key)` when this event has not been applied to it yet; nil otherwise (or,
+    /// setting `failed`, when an inserted slot could not be had).
+    private mutating func writable(_ tag: StoreIndexFile.Tag, _ key: UUIDBits, inserting: Bool = true) -> Int? {
+        guard let slot = table.find(tag, key, inserting: inserting) else {
+            if inserting { failed = true }
+            return nil
+        }
+        return table.load(Int64.self, at: slot + 40) < seq ? slot : nil
+    }
+
+    private static func value(_ status: AccountStatus) -> UInt32 { UInt32(StoreIndexFile.statusValues.firstIndex(of: status)!) }
 }

@@ -18,7 +18,7 @@ import LedgerDomain
 final class StoreIndexFile: StoreLookups {
     // MARK: - Layout
 
-    static let magic: [UInt8] = Array("LDGRIX03".utf8)
+    static let magic: [UInt8] = Array("LDGRIX04".utf8)
     static let headerSize = 4096
     static let slotSize = 48
     static let initialCapacity = 1 << 12
@@ -197,32 +197,7 @@ final class StoreIndexFile: StoreLookups {
                 store(seq, at: slot + 40)
             }
         }
-        switch event.event {
-        case .accountCreated(let created):
-            let email = Self.emailKey(created.email), uid = Self.key(created.uid)
-            guard let emailSlot = find(.email, email, inserting: true) else { return false }
-            if load(Int64.self, at: emailSlot + 40) < seq {
-                storeKey(uid, at: emailSlot + 24)
-                store(UInt32(1), at: emailSlot + 4)
-                store(seq, at: emailSlot + 40)
-            }
-            guard let uidSlot = find(.uid, uid, inserting: true) else { return false }
-            if load(Int64.self, at: uidSlot + 40) < seq {
-                storeKey(email, at: uidSlot + 24)
-                store(seq, at: uidSlot + 40)
-            }
-        case .accountDeleted(let deleted):
-            let uid = Self.key(deleted.uid)
-            guard let uidSlot = find(.uid, uid, inserting: false),
-                  let emailSlot = find(.email, loadKey(at: uidSlot + 24), inserting: false) else { break }
-            if load(Int64.self, at: emailSlot + 40) < seq, load(UInt32.self, at: emailSlot + 4) == 1, loadKey(at: emailSlot + 24) == uid {
-                store(UInt32(0), at: emailSlot + 4)
-                store(seq, at: emailSlot + 40)
-            }
-        default:
-            break
-        }
-        return applySignIn(event, offset: offset, seq: seq)
+        return applyAccounts(event, offset: offset, seq: seq)
     }
 
     // MARK: - Lookups
@@ -243,10 +218,9 @@ final class StoreIndexFile: StoreLookups {
                            last: Int(load(Int64.self, at: slot + 32)), lastSeq: Int(load(Int64.self, at: slot + 40)))
     }
 
-    /// True when a live account holds `email`.
+    /// True when a live account holds `email` (`AccountFold.liveAccount` over the slots).
     func isLive(email: String) -> Bool {
-        guard let slot = find(.email, Self.emailKey(email), inserting: false) else { return false }
-        return load(UInt32.self, at: slot + 4) == 1
+        AccountFold.liveAccount(of: Self.emailKey(email), in: IndexAccounts(table: self)) != nil
     }
 
     // MARK: - Slots
@@ -352,5 +326,5 @@ final class StoreIndexFile: StoreLookups {
     func load<T: FixedWidthInteger>(_: T.Type, at offset: Int) -> T { base.loadUnaligned(fromByteOffset: offset, as: T.self) }
     func store<T: FixedWidthInteger>(_ value: T, at offset: Int) { base.storeBytes(of: value, toByteOffset: offset, as: T.self) }
     func loadKey(at offset: Int) -> UUIDBits { UUIDBits(high: load(UInt64.self, at: offset), low: load(UInt64.self, at: offset + 8)) }
-    private func storeKey(_ key: UUIDBits, at offset: Int) { store(key.high, at: offset); store(key.low, at: offset + 8) }
+    func storeKey(_ key: UUIDBits, at offset: Int) { store(key.high, at: offset); store(key.low, at: offset + 8) }
 }

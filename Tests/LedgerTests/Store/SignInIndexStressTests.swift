@@ -56,7 +56,7 @@ struct SignInIndexStressTests {
         try withTempDirectory { dir in
             let seed: UInt64 = 11, random = SeededRandom(seed: seed), clock = FixedClock()
             var store = FileEventStore(directory: dir, clock: clock, random: SeededRandom(seed: seed + 100))
-            var users = UserView(), views = Self.policies.map { SignInView(policy: $0) }
+            var views = Self.policies.map(LedgerViews.folding)
             var lastHash: [String: String] = [:]  // "uid email" -> the hash of its last AccountCreated with that email
             var answered = 0, withAccount = 0, reapplied = 0
             let indexPath = dir + "/events.jsonl.index"
@@ -72,19 +72,18 @@ struct SignInIndexStressTests {
                 }
                 if case .accountCreated(let created) = event { lastHash[created.uid + " " + created.email] = created.passwordHash }
                 for event in recorded {
-                    users.apply(event)
-                    for i in views.indices { views[i].apply(ViewEvent(event), users: users) }
+                    for i in views.indices { views[i].apply(event) }
                 }
                 guard n % 3 == 2 else { continue }
                 for email in Self.emails {
                     guard let record = try store.signInRecord(email: email) else { continue }
                     answered += 1
                     if record.account != nil { withAccount += 1 }
-                    let live = users.live(email: email).flatMap { $0.status == .active ? $0 : nil }
+                    let live = views[0].users.live(email: email).flatMap { $0.status == .active ? $0 : nil }
                     let expected = live.flatMap { row in lastHash[row.uid + " " + email].map { SignInRecord.Account(uid: row.uid, passwordHash: $0) } }
                     #expect(record.account == expected, "event \(n), \(email)")
                     for (policy, view) in zip(Self.policies, views) {
-                        #expect(Array(record.recentFailures.suffix(policy.maxFailures)) == view.row(email: email)?.recentFailures ?? [],
+                        #expect(Array(record.recentFailures.suffix(policy.maxFailures)) == view.signIns.row(email: email)?.recentFailures ?? [],
                                 "event \(n), \(email), \(policy.maxFailures) failures")
                     }
                 }

@@ -92,7 +92,7 @@ struct SignInIndexTests {
             let random = SeededRandom(seed: seed)
             var store = try make(seed + 100)
             // The oracle: the users view and one sign-in view per policy, folded as events are appended.
-            var users = UserView(), signIns = Self.policies.map { SignInView(policy: $0) }, folded = 0
+            var views = Self.policies.map(LedgerViews.folding), folded = 0
             var answered = 0, withAccount = 0, locked = 0
             let count = 240
             for n in 0..<count {
@@ -100,8 +100,7 @@ struct SignInIndexTests {
                 if random.oneIn(4) { store = try make(seed * 1000 + UInt64(n)) }
                 try appendRandomEvent(n, to: store, clock: clock, random: random)
                 try store.read(from: folded + 1) { event in
-                    users.apply(event)
-                    for i in signIns.indices { signIns[i].apply(ViewEvent(event), users: users) }
+                    for i in views.indices { views[i].apply(event) }
                     folded = event.seq
                     return true
                 }
@@ -116,9 +115,9 @@ struct SignInIndexTests {
                         #expect(indexed == fold, "\(backend) seed \(seed), event \(n), \(email)")
                     }
                     // The lock decision agrees under every policy a record can serve.
-                    for (policy, view) in zip(Self.policies, signIns) {
+                    for (policy, view) in zip(Self.policies, views) {
                         for now in [clock.instant, clock.instant.adding(milliseconds: 600_000)] {
-                            let expected = view.lockedUntil(email, at: now)
+                            let expected = view.signIns.lockedUntil(email, at: now)
                             #expect(policy.lockedUntil(recent: indexed.recentFailures, at: now) == expected, "seed \(seed), event \(n)")
                             if expected != nil { locked += 1 }
                         }
@@ -262,12 +261,12 @@ struct SignInIndexTests {
     // MARK: - A uid created again with another email
 
     /// A created with E, then again with F; B created with E and written; A created with E again, then
-    /// with F again. E's last creation is A's, which has moved to F since: the store does not answer
-    /// from what it holds (the index's email slot names A, pending) but folds, like the fold itself
-    /// (which, finding B through an older entry, gives B). Only a log written by hand re-creates a
+    /// with F again. E's last account is A, which has moved to F since: by the account fold's rule E
+    /// has no live account (B stopped holding it when A took it, a rule break the fold notes), and the
+    /// store answers that from what it holds, as the fold does. Only a log written by hand re-creates a
     /// uid; `register` always makes a new one.
     @Test(arguments: [Backend.file, .postgres])
-    func anEmailWhoseUidMovedAwayFolds(backend: Backend) throws {
+    func anEmailWhoseUidMovedAwayHasNoLiveAccount(backend: Backend) throws {
         try withStores(backend, clock: FixedClock(step: 1)) { make in
             let store = try make(3)
             let a = Fixtures.uuid(601), b = Fixtures.uuid(602), e = "e@example.com", f = "f@example.com"
@@ -282,7 +281,14 @@ struct SignInIndexTests {
             for (n, event) in events.enumerated() {
                 _ = try store.append([event], to: Fixtures.stream(.registration, 30_000 + n), expected: .noStream)
             }
-            #expect(try store.signInRecord(email: e) == nil)
+            let fold = try SessionService(store: FoldingStore(store), clock: FixedClock(), random: SecureRandom(),
+                                          hasher: PasswordHasher(cost: 1)).signInRecord(email: e)
+            #expect(fold == SignInRecord())
+            #expect(try store.signInRecord(email: e) == fold)
+            var views = LedgerViews()
+            try store.read(from: 1) { views.apply($0); return true }
+            #expect(views.users.live(email: e) == nil)
+            #expect(views.ruleBreaks.map(\.kind) == [.duplicateLiveAccount])
         }
     }
 }

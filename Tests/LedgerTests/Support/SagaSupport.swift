@@ -272,3 +272,12 @@ final class MemoryBlobStore: BlobStore {
 
     func names() throws -> [String] { blobs.keys.sorted() }
 }
+
+extension LedgerViews {
+    /// Empty views whose sign-in view counts under `policy`.
+    static func folding(_ policy: SignInPolicy) -> LedgerViews {
+        var views = LedgerViews()
+        views.signIns = SignInView(policy: policy)
+        return views
+    }
+}

@@ -1,0 +1,112 @@
+// MARK: - AccountFoldState
+
+/// What one account is to the fold: its status and the email it was last created with.
+public struct AccountFacts<EmailKey: Equatable>: Equatable {
+    /// Its status.
+    public var status: AccountStatus
+    /// The key of the email it was last created with.
+    public var email: EmailKey
+
+    /// Facts from their parts.
+    public init(status: AccountStatus, email: EmailKey) { self.status = status; self.email = email }
+}
+
+/// The state the account fold reads and writes. Each view, index and store keeps it its own way
+/// (rows, a mapped table, SQL rows) and implements these few operations; `AccountFold` alone decides
+/// what an event changes and what the state means.
+public protocol AccountFoldState {
+    /// How this storage keys an email (the text itself, a digest, a row reference).
+    associatedtype EmailKey: Equatable
+
+    /// The key of `email` (normalized).
+    func emailKey(_ email: String) -> EmailKey
+    /// The account `uid`, nil when it was never created.
+    func account(_ uid: UUIDBits) -> AccountFacts<EmailKey>?
+    /// The account last created with `email`, deleted or not.
+    func lastAccount(of email: EmailKey) -> UUIDBits?
+    /// Records that `event` created the account `uid` with `email`, pending: it is now the email's
+    /// last account and the account's email. The storage keeps what else it needs of `event`.
+    mutating func recordCreation(of uid: UUIDBits, email: EmailKey, by event: ViewEvent)
+    /// Sets the status of the existing account `uid`.
+    mutating func setStatus(_ status: AccountStatus, of uid: UUIDBits)
+
+    /// True when `email` may have consecutive wrong passwords (false only when it has none).
+    func mayHaveFailures(_ email: EmailKey) -> Bool
+    /// The times of `email`'s consecutive wrong passwords, oldest first: at least the last
+    /// `SignInPolicy.maxFailures` of them.
+    func recentFailures(of email: EmailKey) -> [Timestamp]
+    /// Adds a wrong password of `email` at `time`.
+    mutating func appendFailure(of email: EmailKey, at time: Timestamp, by event: ViewEvent)
+    /// Forgets `email`'s consecutive wrong passwords.
+    mutating func clearFailures(of email: EmailKey)
+}
+
+// MARK: - AccountFold
+
+/// The account rules, decided once: how each event changes accounts and sign-in failures, which
+/// account is live for an email, and which may sign in. The users and sign-in views, the writers'
+/// index and the PostgreSQL account table all run these functions over their own storage.
+public enum AccountFold {
+    /// Applies `event` to `state`; returns the rule it breaks, if any (the event is applied anyway:
+    /// the log is what happened).
+    /// - An account is created pending, becomes the email's account and starts with no failures; a
+    ///   profile activates a pending account; a deletion deletes it.
+    /// - A wrong password adds a failure to its email; a session start clears the failures of the
+    ///   email its account was created with.
+    @discardableResult
+    public static func evolve<State: AccountFoldState>(_ state: inout State, _ event: ViewEvent, policy: SignInPolicy) -> RuleBreak? {
+        switch event.fact {
+        case .accountCreated(let uid, let email, _):
+            let key = state.emailKey(email)
+            let holder = liveAccount(of: key, in: state)
+            state.recordCreation(of: uid, email: key, by: event)
+            if state.mayHaveFailures(key) { state.clearFailures(of: key) }
+            guard let holder, holder != uid else { return nil }
+            return RuleBreak(kind: .duplicateLiveAccount, seq: event.seq, uid: uid)
+        case .profileWritten(let uid, _, _, _):
+            if state.account(uid)?.status == .pending { state.setStatus(.active, of: uid) }
+            return nil
+        case .accountDeleted(let uid):
+            if let account = state.account(uid), account.status != .deleted { state.setStatus(.deleted, of: uid) }
+            return nil
+        case .signInFailed(let email, let reason):
+            if reason == .wrongPassword { state.appendFailure(of: state.emailKey(email), at: event.at, by: event) }
+            return nil
+        case .sessionStarted(_, let uid, _):
+            guard let account = state.account(uid) else {
+                return RuleBreak(kind: .sessionWithoutAccount, seq: event.seq, uid: uid)
+            }
+            var broken: RuleBreak?
+            if !account.status.maySignIn { broken = RuleBreak(kind: .sessionWithoutAccount, seq: event.seq, uid: uid) }
+            guard state.mayHaveFailures(account.email) else { return broken }
+            if broken == nil, policy.lockedUntil(recent: state.recentFailures(of: account.email), at: event.at) != nil {
+                broken = RuleBreak(kind: .signinWhileLocked, seq: event.seq, uid: uid)
+            }
+            state.clearFailures(of: account.email)
+            return broken
+        default:
+            return nil
+        }
+    }
+
+    /// The live account of `email`: the last account created with it, when it still holds it (not
+    /// deleted, and not created again since with another email). One live account per email.
+    public static func liveAccount<State: AccountFoldState>(of email: State.EmailKey, in state: State) -> UUIDBits? {
+        guard let uid = state.lastAccount(of: email), let account = state.account(uid),
+              account.status.holdsEmail, account.email == email else { return nil }
+        return uid
+    }
+
+    /// The account that may sign in with `email`: its live account, when active.
+    public static func signInAccount<State: AccountFoldState>(of email: State.EmailKey, in state: State) -> UUIDBits? {
+        guard let uid = liveAccount(of: email, in: state), state.account(uid)?.status.maySignIn == true else { return nil }
+        return uid
+    }
+
+    /// When `email` is locked out at `now` under `policy`, the instant the lock ends; else nil.
+    public static func lockedUntil<State: AccountFoldState>(_ email: State.EmailKey, in state: State, policy: SignInPolicy,
+                                                             at now: Timestamp) -> Timestamp? {
+        guard state.mayHaveFailures(email) else { return nil }
+        return policy.lockedUntil(recent: state.recentFailures(of: email), at: now)
+    }
+}

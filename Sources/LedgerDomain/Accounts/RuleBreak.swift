@@ -1,0 +1,25 @@
+// MARK: - RuleBreak
+
+/// A fact of the log that an account rule forbids, whatever wrote it (a bug, a race or an edit).
+/// The account fold notes one where it happens; `ledger audit` reports them as anomalies.
+public struct RuleBreak: Equatable, Sendable {
+    /// Which rule.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// An account was created for an email that a live account already held.
+        case duplicateLiveAccount = "duplicate-live-account"
+        /// A session started while the account's email was locked out.
+        case signinWhileLocked = "signin-while-locked"
+        /// A session started for an account that was never created, is deleted, or has no profile.
+        case sessionWithoutAccount = "session-without-account"
+    }
+
+    /// The rule broken.
+    public var kind: Kind
+    /// The seq of the event that broke it.
+    public var seq: Int
+    /// The account concerned.
+    public var uid: UUIDBits
+
+    /// A rule break from its parts.
+    public init(kind: Kind, seq: Int, uid: UUIDBits) { self.kind = kind; self.seq = seq; self.uid = uid }
+}
