@@ -32,7 +32,7 @@ enum UsersCommand {
         let key = invocation.positionals[0]
         let users = try ReadOptions.load(invocation, context, views: .users).views.users
         let matches = users.rows.filter { $0.uid == key || $0.email == key.lowercasedASCII }
-        guard let row = matches.first(where: { $0.status != .deleted }) ?? matches.last else {
+        guard let row = matches.first(where: { $0.status.holdsEmail }) ?? matches.last else {
             throw CLIError.failure("no user with uid or email \"\(key)\"; list them with `ledger users`")
         }
         if invocation.flag("json") {

@@ -64,6 +64,9 @@ public struct CheckpointReader {
             for _ in 0..<recent { row.recentFailures.append(try r.time()) }
             views.signIns.restore(row)
         }
+        var moved: [String: UUIDBits] = [:]
+        for _ in 0..<(try r.count()) { moved[try r.string()] = try r.uuid() }
+        views.users.restoreMovedAway(moved)
         for _ in 0..<(try r.count()) {
             views.ruleBreaks.append(RuleBreak(kind: try r.choice(RuleBreak.Kind.allCases), seq: try r.count(), uid: try r.uuid()))
         }

@@ -59,6 +59,11 @@ public struct UserView: Equatable, Sendable {
     /// used again, so the fold never removes a key.
     private var byEmail = PositionIndex()
 
+    /// Emails whose last account was created again with another email since: that account, which
+    /// no longer holds them. `byEmail` reads its keys back from the rows, so it cannot say this
+    /// itself (rare: only a hand-written log creates a uid twice).
+    private(set) var movedAway: [String: UUIDBits] = [:]
+
     /// An empty view.
     public init() {}
 
@@ -104,13 +109,19 @@ public struct UserView: Equatable, Sendable {
     /// one (the fold's answer: an email has at most one live account), else to a deleted one.
     mutating func restore(_ record: Record) {
         let at = upsert(record)
-        guard record.status != .deleted || livePosition(of: record.email) == nil else { return }
+        guard record.status.holdsEmail || livePosition(of: record.email) == nil else { return }
         let rows = records
         byEmail.set(record.email, to: at) { rows[Int($0)].email }
     }
 
     /// The position of the last account created with `email`, deleted or not.
-    private func lastPosition(of email: String) -> Int32? { byEmail.find(email) { records[Int($0)].email } }
+    private func lastPosition(of email: String) -> Int32? {
+        if !movedAway.isEmpty, let uid = movedAway[email] { return position(of: uid) }
+        return byEmail.find(email) { records[Int($0)].email }
+    }
+
+    /// Restores the emails whose last account moved away (after the rows).
+    mutating func restoreMovedAway(_ moved: [String: UUIDBits]) { movedAway = moved }
 
     /// The position of the live account with `email` (`AccountFold.liveAccount`).
     private func livePosition(of email: String) -> Int32? {
@@ -146,8 +157,9 @@ public struct UserView: Equatable, Sendable {
         for (at, record) in records.enumerated() {
             if position(of: record.uid) != Int32(at) { out.append("user \(record.uid.uuidString) is not indexed by uid") }
             if record.status == .active && record.createdAt == nil { out.append("active user \(record.uid.uuidString) has no profile") }
-            if record.status.holdsEmail && livePosition(of: record.email) != Int32(at) {
-                out.append("live user \(record.uid.uuidString) is not indexed by email")
+            if let last = lastPosition(of: record.email), records[Int(last)].email != record.email,
+               AccountFold.liveAccount(of: emailKey(record.email), in: self) != nil {
+                out.append("the email of user \(record.uid.uuidString) is indexed to another email's account")
             }
             if lastPosition(of: record.email) == nil { out.append("email of user \(record.uid.uuidString) is not indexed") }
         }
@@ -193,6 +205,10 @@ extension UserView: AccountFoldState {
 
     /// Adds (or replaces) the record of `uid`, pending, and makes it `email`'s last account.
     public mutating func recordCreation(of uid: UUIDBits, email: ViewEmail, by event: ViewEvent) {
+        if let at = position(of: uid), case let old = records[Int(at)].email, old != email.email, lastPosition(of: old) == at {
+            movedAway[old] = uid
+        }
+        if !movedAway.isEmpty { movedAway[email.email] = nil }
         let record = Record(uid: uid, registration: event.stream, email: email.email, userName: nil, profileImage: nil,
                             createdAt: nil, status: .pending)
         let at = upsert(record)

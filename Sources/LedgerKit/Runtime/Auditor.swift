@@ -4,7 +4,8 @@ import LedgerDomain
 
 /// Something that must never exist in a healthy ledger.
 public struct Anomaly: Equatable, Sendable {
-    /// `account-without-profile`, `orphan-image-file`, `missing-image-file`, `image-mismatch`, `interrupted`.
+    /// `account-without-profile`, `orphan-image-file`, `missing-image-file`, `image-mismatch`, `interrupted`,
+    /// or a `RuleBreak.Kind`: `duplicate-live-account`, `signin-while-locked`, `session-without-account`.
     public var kind: String
     /// The member naming the subject: `registration`, `uid` or `imageName`.
     public var key: String
@@ -50,6 +51,9 @@ public enum Auditor {
                 break
             }
         }
+        for broken in views.ruleBreaks {
+            out.append(Anomaly(kind: broken.kind.rawValue, key: "uid", value: broken.uid.uuidString, message: message(broken)))
+        }
         for name in snapshot.files where views.images.status(of: name) != .stored && !snapshot.running.contains(name) {
             out.append(Anomaly(kind: "orphan-image-file", key: "imageName", value: name,
                                message: "image file \(name) has no ImageStored event (or was deleted); run `ledger recover`"))
@@ -66,5 +70,18 @@ public enum Auditor {
             }
         }
         return out
+    }
+
+    /// What a rule break means, for an operator.
+    private static func message(_ broken: RuleBreak) -> String {
+        let uid = broken.uid.uuidString
+        switch broken.kind {
+        case .duplicateLiveAccount:
+            return "account \(uid) was created (seq \(broken.seq)) for an email that a live account already held: two live accounts for one email"
+        case .signinWhileLocked:
+            return "a session of account \(uid) started (seq \(broken.seq)) while its email was locked out by wrong passwords"
+        case .sessionWithoutAccount:
+            return "a session started (seq \(broken.seq)) for account \(uid), which was never created, is deleted or has no profile"
+        }
     }
 }

@@ -2,13 +2,13 @@ import LedgerDomain
 
 // MARK: - EmailIndex
 
-/// The append condition that keeps emails unique among live accounts: under the store's lock
-/// it folds every event up to the head, then refuses an `AccountCreated` whose email is live.
+/// The append condition that keeps emails unique among live accounts: under the store's lock it
+/// folds every event up to the head through `AccountFold` (or asks the store's own copy of that
+/// fold's state), then refuses an `AccountCreated` whose email has a live account.
 public final class EmailIndex: AppendCondition {
     /// The last seq folded.
     public private(set) var position = 0
-    private var liveUIDByEmail: [String: String] = [:]
-    private var emailByUID: [String: String] = [:]
+    private var accounts = AccountTable()
 
     /// An empty index (it catches up on the first append).
     public init() {}
@@ -17,11 +17,8 @@ public final class EmailIndex: AppendCondition {
     public func observe(_ event: RecordedEvent) {
         position = event.seq
         switch event.event {
-        case .accountCreated(let e):
-            liveUIDByEmail[e.email] = e.uid
-            emailByUID[e.uid] = e.email
-        case .accountDeleted(let e):
-            if let email = emailByUID[e.uid], liveUIDByEmail[email] == e.uid { liveUIDByEmail[email] = nil }
+        case .accountCreated, .profileWritten, .accountDeleted:
+            AccountFold.evolve(&accounts, ViewEvent(event), policy: SignInPolicy())
         default:
             break
         }
@@ -29,7 +26,7 @@ public final class EmailIndex: AppendCondition {
 
     /// Refuses an `AccountCreated` for a live email with reason `email-already-in-use`.
     public func check(_ events: [LedgerEvent], stream: String) throws {
-        try refuse(events) { liveUIDByEmail[$0] != nil }
+        try refuse(events) { AccountFold.liveAccount(of: $0, in: accounts) != nil }
     }
 
     /// A store with an index of live emails answers directly.
@@ -49,4 +46,26 @@ public final class EmailIndex: AppendCondition {
             }
         }
     }
+}
+
+// MARK: - AccountTable
+
+/// The account fold's account state in dictionaries, without sign-in failures: what a process
+/// that folds the log itself needs to decide an email's live account.
+struct AccountTable: AccountFoldState {
+    private var accounts: [UUIDBits: AccountFacts<String>] = [:]
+    private var lastByEmail: [String: UUIDBits] = [:]
+
+    func emailKey(_ email: String) -> String { email }
+    func account(_ uid: UUIDBits) -> AccountFacts<String>? { accounts[uid] }
+    func lastAccount(of email: String) -> UUIDBits? { lastByEmail[email] }
+    mutating func recordCreation(of uid: UUIDBits, email: String, by event: ViewEvent) {
+        accounts[uid] = AccountFacts(status: .pending, email: email)
+        lastByEmail[email] = uid
+    }
+    mutating func setStatus(_ status: AccountStatus, of uid: UUIDBits) { accounts[uid]?.status = status }
+    func mayHaveFailures(_ email: String) -> Bool { false }
+    func recentFailures(of email: String) -> [Timestamp] { [] }
+    mutating func appendFailure(of email: String, at time: Timestamp, by event: ViewEvent) {}
+    mutating func clearFailures(of email: String) {}
 }

@@ -53,7 +53,8 @@ struct HashFilterTests {
 /// does (every session start looks its user's email up), on random logs with reused emails, accounts
 /// created again under another email, sessions of unknown users, and enough emails to rebuild the filter.
 struct SignInViewDifferentialTests {
-    /// The rule without any filter: failures per email, reset by a session of an account created with it.
+    /// The rule without any filter: failures per email, reset by a session of an account created with
+    /// it and by the creation of an account with it.
     private struct Reference {
         var failures: [String: Int] = [:]
         var recent: [String: [Timestamp]] = [:]
@@ -61,7 +62,9 @@ struct SignInViewDifferentialTests {
 
         mutating func apply(_ event: ViewEvent) {
             switch event.fact {
-            case .accountCreated(let uid, let email, _): emailOf[uid] = email
+            case .accountCreated(let uid, let email, _):
+                emailOf[uid] = email
+                if recent[email] != nil { recent[email] = [] }
             case .signInFailed(let email, let reason):
                 failures[email, default: 0] += 1
                 if reason == .wrongPassword { recent[email, default: []] = Array((recent[email, default: []] + [event.at]).suffix(5)) }
