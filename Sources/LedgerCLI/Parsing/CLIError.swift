@@ -64,6 +64,10 @@ public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
             }
         case let error as SystemError:
             return .environment(advise(error.description, advice(for: error.code)))
+        case let error as RegistrationError:
+            switch error.code {
+            case .idempotencyKeyReused: return .failure(error.message)
+            }
         case let error as AuthError:
             switch error.code {
             case .invalidCost: return .usage(error.message)
