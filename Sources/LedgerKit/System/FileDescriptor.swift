@@ -20,7 +20,7 @@ public final class FileDescriptor {
         let fd = Glibc.open(path, flags | O_CLOEXEC | (folder ? 0 : O_NOFOLLOW | O_NONBLOCK), mode)
         guard fd >= 0 else {
             let code = errno
-            throw code == ELOOP ? SystemError.notRegular(path, "it is a symbolic link") : SystemError("open", path: path, code: code)
+            throw code == ELOOP && !folder ? SystemError.notRegular(path, "it is a symbolic link") : SystemError("open", path: path, code: code)
         }
         if !folder {
             var info = stat()
