@@ -5,13 +5,13 @@ import LedgerKit
 // MARK: - ScannerTarget
 
 /// Writes several decoder inputs as one log file and scans it with `LogScanner`: every byte of the file
-/// must belong to exactly one item, in order; only the last item may be a torn tail; the bytes handed out
+/// must belong to exactly one item, in order; only an unterminated last item may be a torn tail; the bytes handed out
 /// per line must be the file's.
 final class ScannerTarget {
     private let fd: Int32
     private let path: String
 
-    /// A scratch file in `$TMPDIR` (or `/tmp`), unlinked at once and reached through `/proc/self/fd`.
+    /// A scratch file in `$TMPDIR` (or `/tmp`), unlinked at once and scanned through its descriptor.
     init() throws {
         var template = Array("\(Self.temporaryDirectory)/ledger-fuzz-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -40,7 +40,7 @@ final class ScannerTarget {
         var expectedOffset = 0, items = 0, sawTorn = false
         var checker = ChainChecker()
         do {
-            let descriptor = try FileDescriptor(path: path, flags: O_RDONLY)
+            let descriptor = try FileDescriptor(duplicating: fd, path: path)
             try LogScanner.scanLines(descriptor, checker: &checker) { item, line in
                 items += 1
                 let (offset, length, torn): (Int, Int, Bool)
@@ -69,6 +69,7 @@ final class ScannerTarget {
         let expectedItems = newlines + (file.last.map { $0 == 0x0A ? 0 : 1 } ?? 0)
         if items != expectedItems { failures.append("\(items) items for \(expectedItems) lines") }
         if let last = file.last, last != 0x0A, !sawTorn { failures.append("an unterminated last line not reported as torn") }
+        if file.last == 0x0A, sawTorn { failures.append("a complete (newline-terminated) last line reported as torn") }
         return failures
     }
 }

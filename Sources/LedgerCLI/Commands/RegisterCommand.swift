@@ -14,14 +14,16 @@ enum RegisterCommand {
             .option("username", "U", "the display name (1-64 characters, no control characters)"),
             .option("image", "FILE", "a JPEG or PNG profile image (checked by its bytes; at most 2 MiB)"),
             .flag("password-stdin", "read the password from the first line of standard input"),
-            .option("idempotency-key", "K", "repeat-safe key: a repeat returns the first outcome and appends nothing"),
+            .option("idempotency-key", "K", "repeat-safe key: a repeat with the same input returns the first outcome; any repeat appends nothing"),
             .option("max-image-bytes", "N", "the image size limit (default 2097152)"),
             .flag("json", "print the outcome as JSON"),
         ],
-        details: "Without --password-stdin the password is prompted for without echo (standard input must be a terminal).\nExit 0 registered; 1 rejected or failed; 2 usage; 3 I/O error.")
+        details: "Without --password-stdin the password is prompted for without echo (standard input must be a terminal).\nExit 0 registered; 1 rejected, failed, or K first used with another input; 2 usage; 3 I/O error.")
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
+        let key = invocation.value("idempotency-key")
+        if key?.isEmpty == true { throw CLIError.usage("--idempotency-key needs a non-empty key K (or leave it out)") }
         let password = try PasswordInput.read(invocation, context)
         let maxBytes = try invocation.positiveInt("max-image-bytes") ?? ImageInspector.defaultMaxBytes
         var input = RegistrationInput(email: invocation.value("email"), userName: invocation.value("username"),
@@ -33,7 +35,17 @@ enum RegisterCommand {
             }
         }
         let coordinator = try Services.coordinator(invocation, context)
-        let result = try coordinator.register(input, idempotencyKey: invocation.value("idempotency-key"))
+        let result: RegistrationResult
+        do {
+            result = try coordinator.register(input, idempotencyKey: key)
+        } catch let error as RegistrationError where invocation.flag("json") {
+            let refused = CLIError.from(error)
+            context.printJSON(.object(JSONObject([
+                ("status", .string("refused")), ("registration", .string(error.registration)),
+                ("reason", .string(error.code.rawValue)), ("message", .string(refused.message)),
+            ])))
+            return refused.status.rawValue
+        }
         print(result, json: invocation.flag("json"), context)
         return result.outcome == .completed ? 0 : CLIError.Status.failure.rawValue
     }

@@ -53,6 +53,8 @@ public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
                 return .failure(advise(error.message, advice))
             case .invalidBatch:
                 return .failure(advise(error.message, "this is a bug in ledger; please report it"))
+            case .io where error.reason == StoreError.notRegularFile:
+                return .environment(advise(error.message, advice(for: ELOOP)))
             case .io:
                 return .environment(advise(error.message, "check that the data directory (--data DIR) is writable and the disk has space"))
             case .notDurable:
@@ -62,6 +64,10 @@ public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
             }
         case let error as SystemError:
             return .environment(advise(error.description, advice(for: error.code)))
+        case let error as RegistrationError:
+            switch error.code {
+            case .idempotencyKeyReused: return .failure(error.message)
+            }
         case let error as AuthError:
             switch error.code {
             case .invalidCost: return .usage(error.message)
@@ -79,6 +85,7 @@ public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
         case ENOENT, ENOTDIR: return "check the path, or pass --data DIR"
         case EACCES, EPERM, EROFS: return "check the permissions of the data directory, or pass --data DIR"
         case ENOSPC, EDQUOT: return "free some disk space and run the command again"
+        case ELOOP: return "ledger reads and writes no file through a symbolic link: put the regular file itself there"
         default: return "check the disk and run the command again"
         }
     }

@@ -43,7 +43,7 @@ public enum HTMLReport {
                         barChart(model.compensations, tone: "warn", label: "compensations by event type"))
         html += timeline(model)
         html += failedTable(model, options)
-        html += anomalies(model)
+        html += anomalies(model, options)
         html += "<footer>ledger report · check it against the log later: <code>ledger verify</code> must print the same head "
         html += "(seq \(model.head.seq), hash <code>\(escape(model.head.hash))</code>) for the same events.</footer>\n"
         html += "</main>\n</body>\n</html>\n"
@@ -155,7 +155,7 @@ public enum HTMLReport {
             rows += "<td class=\"outcome nowrap\">\(escape(row.outcome))\(row.anomalous ? " ⚠" : "")</td>"
             rows += "<td class=\"nowrap\">\(escape(row.step ?? "-"))</td>"
             rows += "<td>\(escape(row.reason ?? "-"))</td>"
-            rows += "<td class=\"message\">\(escape(row.message ?? "-"))</td>"
+            rows += "<td class=\"message\">\(escape(row.message.map { masked($0, options) } ?? "-"))</td>"
             rows += "<td>\(escape(compensations))</td></tr>\n"
         }
         let table = """
@@ -170,17 +170,22 @@ public enum HTMLReport {
         return section("failed-registrations", "Failed registrations", "", table)
     }
 
-    private static func anomalies(_ model: ReportModel) -> String {
+    private static func anomalies(_ model: ReportModel, _ options: Options) -> String {
         guard !model.anomalies.isEmpty else {
             return section("anomalies", "Anomalies", "<p class=\"good-text\" data-anomalies=\"0\">No anomalies.</p>\n", "")
         }
         var items = ""
         for anomaly in model.anomalies {
-            items += "<li><strong>\(escape(anomaly.kind))</strong> \(escape(anomaly.key))=<code>\(escape(anomaly.value))</code>: "
-                + "\(escape(anomaly.message))</li>\n"
+            items += "<li><strong>\(escape(anomaly.kind))</strong> \(escape(anomaly.key))=<code>\(escape(masked(anomaly.value, options)))</code>: "
+                + "\(escape(masked(anomaly.message, options)))</li>\n"
         }
         return section("anomalies", "Anomalies", "",
                        "<ul class=\"anomalies\" data-anomalies=\"\(model.anomalies.count)\">\n\(items)</ul>\n")
+    }
+
+    /// Free text from the log as shown: emails in it masked unless `showEmails`.
+    private static func masked(_ text: String, _ options: Options) -> String {
+        options.showEmails ? text : EmailMask.maskEmails(in: text)
     }
 
     // MARK: - Charts

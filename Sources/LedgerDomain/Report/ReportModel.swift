@@ -248,4 +248,39 @@ public enum EmailMask {
         if at == email.startIndex { return "***" + email[at...] }
         return "\(first)***" + email[at...]
     }
+
+    /// `text` with every email-shaped piece (`local@domain.tld`) replaced by its `mask`: for free
+    /// text such as a failure message ("the email carol@example.com is already in use").
+    public static func maskEmails(in text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "@")) else { return text }
+        let scalars = Array(text.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        var copied = 0, i = 0
+        while i < scalars.count {
+            guard scalars[i] == "@" else { i += 1; continue }
+            var start = i
+            while start > copied, isLocal(scalars[start - 1]) { start -= 1 }
+            var end = i + 1
+            while end < scalars.count, isDomain(scalars[end]) { end += 1 }
+            while end > i + 1, scalars[end - 1] == "." || scalars[end - 1] == "-" { end -= 1 }
+            let domain = scalars[(i + 1)..<end]
+            guard start < i, domain.contains("."), domain.first != "." else { i += 1; continue }
+            out.append(contentsOf: scalars[copied..<start])
+            out.append(contentsOf: mask(String(String.UnicodeScalarView(scalars[start..<end]))).unicodeScalars)
+            copied = end
+            i = end
+        }
+        out.append(contentsOf: scalars[copied...])
+        return String(out)
+    }
+
+    /// A character of an email's local part as it appears in text (printable ASCII, no delimiter).
+    private static func isLocal(_ c: Unicode.Scalar) -> Bool {
+        c.value > 0x20 && c.value < 0x7F && !"\"'`\\()<>[]{},;:@".unicodeScalars.contains(c)
+    }
+
+    /// A character of an email's domain.
+    private static func isDomain(_ c: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c) || c == "." || c == "-"
+    }
 }

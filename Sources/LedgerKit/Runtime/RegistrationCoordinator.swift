@@ -67,16 +67,18 @@ public final class RegistrationCoordinator {
 
     // MARK: - Register
 
-    /// Runs a registration to its end. Throws only when the log itself cannot be written.
+    /// Runs a registration to its end. Throws when the log itself cannot be written, and
+    /// `RegistrationError.idempotencyKeyReused` (appending nothing) when `idempotencyKey` was first
+    /// used with another input.
     public func register(_ input: RegistrationInput, idempotencyKey: String?) throws -> RegistrationResult {
         let registration = idempotencyKey.map(Self.registrationID(forKey:)) ?? newID()
         let stream = StreamCategory.registration.stream(registration)
-        if idempotencyKey != nil, let earlier = try earlierResult(stream, registration) { return earlier }
+        if idempotencyKey != nil, let earlier = try earlierResult(stream, registration, input) { return earlier }
         guard let lock = try locks.acquire(registration) else {
             throw StoreError(.conditionFailed, "registration \(registration) is running in another process", reason: "in-progress")
         }
         defer { lock.release() }
-        if idempotencyKey != nil, let earlier = try earlierResult(stream, registration) { return earlier }
+        if idempotencyKey != nil, let earlier = try earlierResult(stream, registration, input) { return earlier }
         var state = RegistrationState(registration: registration)
 
         let valid: ValidRegistration
@@ -112,11 +114,15 @@ public final class RegistrationCoordinator {
         return Identifiers.uuid(fromRandom: Array(digest.prefix(16)))
     }
 
-    private func earlierResult(_ stream: String, _ registration: String) throws -> RegistrationResult? {
+    /// The first attempt's outcome when `stream` has one, provided `input` asks for what it did.
+    private func earlierResult(_ stream: String, _ registration: String, _ input: RegistrationInput) throws -> RegistrationResult? {
         // A new key (the usual case) is answered by the store's index; only a retry reads its stream.
         guard try store.streamVersion(stream) > 0 else { return nil }
         let events = try store.readStreamForAppend(stream)
         guard !events.isEmpty else { return nil }
+        if let difference = RegistrationRepeat.difference(input, firstAttempt: events.map(\.event), sha256Hex: { SHA256.hex($0) }) {
+            throw RegistrationError.keyReused(registration: registration, difference)
+        }
         var state = RegistrationState(registration: registration)
         events.forEach { state.evolve($0) }
         var out = result(state)

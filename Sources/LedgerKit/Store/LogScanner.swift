@@ -10,7 +10,7 @@ public enum ScanItem {
     case event(RecordedEvent, offset: Int, length: Int)
     /// A complete line with a problem (damage, not a torn write).
     case problem(LogProblem, offset: Int, length: Int)
-    /// The incomplete last line of the file: an unacknowledged write.
+    /// The bytes after the file's last newline: an incomplete, so unacknowledged, write.
     case tornTail(LogProblem, offset: Int, length: Int)
 }
 
@@ -35,12 +35,11 @@ public enum LogScanner {
         try pipeline(file, from: offset, firstLine: checker.lines + 1, fast: false) { batch, all in
             for (i, range) in batch.ranges.enumerated() {
                 let bytes = UnsafeBufferPointer(rebasing: all[range])
-                let last = batch.eof && batch.unterminated == nil && i == batch.ranges.count - 1
-                if !body(finish(batch.take(i), bytes, offset: batch.base + range.lowerBound, last: last, checker: &checker), bytes) { return false }
+                if !body(finish(batch.take(i), bytes, offset: batch.base + range.lowerBound, checker: &checker), bytes) { return false }
             }
             if let rest = batch.unterminated {
                 let line = UnsafeBufferPointer(rebasing: all[rest])
-                return body(decode(line, offset: batch.base + rest.lowerBound, terminated: false, last: true, checker: &checker), line)
+                return body(decode(line, offset: batch.base + rest.lowerBound, terminated: false, checker: &checker), line)
             }
             return true
         }
@@ -62,12 +61,11 @@ public enum LogScanner {
                     if !body(.event(LineFacts.event(at: facts), hash: facts.pointee.hash, offset: offset, length: bytes.count + 1)) { return false }
                     continue
                 }
-                let last = batch.eof && batch.unterminated == nil && i == batch.ranges.count - 1
-                if !FactItem.with(finish(batch.take(i), bytes, offset: offset, last: last, checker: &checker), body) { return false }
+                if !FactItem.with(finish(batch.take(i), bytes, offset: offset, checker: &checker), body) { return false }
             }
             if let rest = batch.unterminated {
                 let line = UnsafeBufferPointer(rebasing: all[rest])
-                return FactItem.with(decode(line, offset: batch.base + rest.lowerBound, terminated: false, last: true, checker: &checker), body)
+                return FactItem.with(decode(line, offset: batch.base + rest.lowerBound, terminated: false, checker: &checker), body)
             }
             return true
         }
@@ -149,14 +147,15 @@ public enum LogScanner {
         }
     }
 
-    /// Checks a prepared complete line against the chain.
-    static func finish(_ prepared: PreparedLine, _ line: UnsafeBufferPointer<UInt8>, offset: Int, last: Bool,
+    /// Checks a prepared complete line against the chain. A complete line is never a torn tail,
+    /// whatever its bytes: an append is one write, so only bytes after the last newline can be torn.
+    static func finish(_ prepared: PreparedLine, _ line: UnsafeBufferPointer<UInt8>, offset: Int,
                        checker: inout ChainChecker) -> ScanItem {
         let length = line.count + 1
         switch prepared {
         case .facts:
             // Read in place but failed the chain check: the full decoder and checker name the problem.
-            return finish(prepare(line, number: checker.lines + 1), line, offset: offset, last: last, checker: &checker)
+            return finish(prepare(line, number: checker.lines + 1), line, offset: offset, checker: &checker)
         case .decoded(let envelope, let hash, let checks):
             do throws(LogProblem) {
                 return .event(try checker.check(envelope, bodyHash: hash, prepared: checks), offset: offset, length: length)
@@ -164,28 +163,19 @@ public enum LogScanner {
                 return .problem(error, offset: offset, length: length)
             }
         case .undecodable(let error):
-            // A torn tail is always the last item, so the checker need not count it.
-            if last && error.kind == .invalidJSON && !isJSONObjectShaped(line) {
-                return .tornTail(LogProblem(line: error.line, kind: .tornTail, message: "the last line is not a complete JSON line: an incomplete write"), offset: offset, length: length)
-            }
             checker.skipUndecodable()
             return .problem(error, offset: offset, length: length)
         }
     }
 
     /// Decodes and verifies one line (without its newline).
-    static func decode(_ line: UnsafeBufferPointer<UInt8>, offset: Int, terminated: Bool, last: Bool,
+    static func decode(_ line: UnsafeBufferPointer<UInt8>, offset: Int, terminated: Bool,
                        checker: inout ChainChecker) -> ScanItem {
         let number = checker.lines + 1
         guard terminated else {
             return .tornTail(LogProblem(line: number, kind: .tornTail, message: "the last line has no final newline: an incomplete write (\(line.count) bytes)"), offset: offset, length: line.count)
         }
-        return finish(prepare(line, number: number), line, offset: offset, last: last, checker: &checker)
-    }
-
-    /// True when the bytes parse as JSON at all (then a bad last line is damage, not a torn write).
-    private static func isJSONObjectShaped(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        (try? JSONReader.parse(line)) != nil
+        return finish(prepare(line, number: number), line, offset: offset, checker: &checker)
     }
 }
 
@@ -226,7 +216,7 @@ public enum FactItem {
     case event(UnsafePointer<ViewEvent>, hash: Digest32, offset: Int, length: Int)
     /// A complete line with a problem (damage, not a torn write).
     case problem(LogProblem, offset: Int, length: Int)
-    /// The incomplete last line of the file: an unacknowledged write.
+    /// The bytes after the file's last newline: an incomplete, so unacknowledged, write.
     case tornTail(LogProblem, offset: Int, length: Int)
 
     /// Calls `body` with the item of the full decoder's `item`; returns what it returns.

@@ -22,11 +22,15 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case unavailable = "store-unavailable"
     }
 
+    /// The `reason` of an `io` error for a store file that is a symbolic link or not a regular file.
+    public static let notRegularFile = "not-a-regular-file"
+
     /// The stable code.
     public let code: Code
     /// A one-line human message.
     public let message: String
-    /// For `conditionFailed`: the condition's own reason code (e.g. `email-already-in-use`).
+    /// For `conditionFailed`: the condition's own reason code (e.g. `email-already-in-use`); for `io`,
+    /// `notRegularFile` when a store file was refused for its kind.
     public let reason: String?
     /// For `damaged`: the problem found.
     public let problem: LogProblem?
@@ -42,6 +46,7 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Wraps a failed system call.
     public static func io(_ error: any Error) -> StoreError {
         if let error = error as? StoreError { return error }
+        if let error = error as? SystemError, error.isNotRegular { return StoreError(.io, "\(error)", reason: notRegularFile) }
         return StoreError(.io, "\(error)")
     }
 

@@ -92,10 +92,11 @@ final class StoreIndexFile: StoreLookups {
     static func open(path: String, fresh: Bool = false) -> StoreIndexFile? {
         guard enabled, bootID != nil else { return nil }
         guard !fresh else { return create(path: path) }
-        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
+        // A symbolic link (or anything but a regular file) is not read: it is replaced by a new index.
+        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { return create(path: path) }
         var info = stat()
-        let size = fstat(fd, &info) == 0 ? Int(info.st_size) : 0
+        let size = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : 0
         guard size >= headerSize + initialCapacity * slotSize, (size - headerSize) % slotSize == 0,
               let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), base != MAP_FAILED else {
             close(fd)
@@ -114,7 +115,7 @@ final class StoreIndexFile: StoreLookups {
     private static func create(path: String) -> StoreIndexFile? {
         let temp = path + ".new"
         let size = headerSize + initialCapacity * slotSize
-        let fd = Glibc.open(temp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let fd = Glibc.open(temp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return nil }
         var info = stat()
         guard posix_fallocate(fd, 0, off_t(size)) == 0, fstat(fd, &info) == 0,
@@ -284,7 +285,7 @@ final class StoreIndexFile: StoreLookups {
         let newCapacity = capacity * 2
         let newSize = Self.headerSize + newCapacity * Self.slotSize
         let temp = path + ".grow"
-        let newFD = Glibc.open(temp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let newFD = Glibc.open(temp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard newFD >= 0 else { return false }
         guard posix_fallocate(newFD, 0, off_t(newSize)) == 0,
               let newBase = mmap(nil, newSize, PROT_READ | PROT_WRITE, MAP_SHARED, newFD, 0), newBase != MAP_FAILED else {

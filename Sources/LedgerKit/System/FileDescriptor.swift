@@ -10,11 +10,52 @@ public final class FileDescriptor {
     public let path: String
 
     /// Opens `path` with `flags` (`O_CLOEXEC` is added) and `mode` for new files.
+    ///
+    /// A file (without `O_DIRECTORY`) must be a regular file named by `path` itself: a symbolic
+    /// link there is refused (`O_NOFOLLOW`), so nothing is ever read or written through one, and
+    /// a FIFO, device or folder is refused after `fstat` (opened non-blocking, so a FIFO cannot hang
+    /// the open). A folder (`O_DIRECTORY`) is opened as named, links followed.
     public init(path: String, flags: Int32, mode: mode_t = 0o600) throws {
-        let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw SystemError("open", path: path) }
+        let folder = flags & O_DIRECTORY != 0
+        let fd = Glibc.open(path, flags | O_CLOEXEC | (folder ? 0 : O_NOFOLLOW | O_NONBLOCK), mode)
+        guard fd >= 0 else {
+            let code = errno
+            throw code == ELOOP && !folder ? SystemError.notRegular(path, "it is a symbolic link") : SystemError("open", path: path, code: code)
+        }
+        if !folder {
+            var info = stat()
+            guard fstat(fd, &info) == 0 else {
+                let error = SystemError("stat", path: path)
+                Glibc.close(fd)
+                throw error
+            }
+            guard info.st_mode & S_IFMT == S_IFREG else {
+                Glibc.close(fd)
+                throw SystemError.notRegular(path, "it is \(Self.kind(of: info.st_mode))")
+            }
+            if flags & O_NONBLOCK == 0 { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
+        }
         self.fd = fd
         self.path = path
+    }
+
+    /// A descriptor of its own for the file `fd` has open (a `dup`), named `path` in messages.
+    public init(duplicating fd: Int32, path: String) throws {
+        let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        guard copy >= 0 else { throw SystemError("dup", path: path) }
+        self.fd = copy
+        self.path = path
+    }
+
+    /// What a file of mode `mode` is, for the refusal of anything but a regular file.
+    private static func kind(of mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: return "a folder"
+        case S_IFIFO: return "a FIFO"
+        case S_IFSOCK: return "a socket"
+        case S_IFCHR, S_IFBLK: return "a device"
+        default: return "not a regular file"
+        }
     }
 
     deinit { Glibc.close(fd) }

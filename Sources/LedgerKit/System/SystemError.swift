@@ -10,14 +10,24 @@ public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
     public let path: String
     /// The errno value.
     public let code: Int32
+    /// Said instead of the OS reason when set (a refusal the OS did not make in those words).
+    public let reason: String?
 
     /// An error for `operation` on `path` with `errno` `code`.
-    public init(_ operation: String, path: String, code: Int32 = errno) {
-        self.operation = operation; self.path = path; self.code = code
+    public init(_ operation: String, path: String, code: Int32 = errno, reason: String? = nil) {
+        self.operation = operation; self.path = path; self.code = code; self.reason = reason
+    }
+
+    /// `path` is not a regular file (`why`: a symbolic link, a FIFO, ...): ledger opens no other kind.
+    public static func notRegular(_ path: String, _ why: String) -> SystemError {
+        SystemError("open", path: path, code: ELOOP, reason: "\(why), not a regular file")
     }
 
     /// `cannot fsync /x/events.jsonl: No space left on device`.
-    public var description: String { "cannot \(operation) \(path): \(String(cString: strerror(code)))" }
+    public var description: String { "cannot \(operation) \(path): \(reason ?? String(cString: strerror(code)))" }
+
+    /// True when the path was refused for not being a regular file (`notRegular`).
+    public var isNotRegular: Bool { code == ELOOP && reason != nil }
 
     /// True for "no such file or directory".
     public var isNotFound: Bool { code == ENOENT }

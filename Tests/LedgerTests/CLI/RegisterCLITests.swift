@@ -130,10 +130,9 @@ struct RefusalCase: CustomTestStringConvertible, Sendable {
             #expect(b["token"] is NSNull, "the token is shown once")
             #expect(dir.imageFiles().count == 1)
 
-            // Same key, different input: still the first outcome, nothing appended.
-            let third = try dir.register(email: uniqueEmail(), extra: ["--idempotency-key", "signup-42"])
-            #expect(third.status == 0)
-            #expect(try parseObject(third.stdout)["registration"] as? String == a["registration"] as? String)
+            // The email in another case is the same email: still the first outcome.
+            let upper = try dir.register(email: email.uppercased(), image: samplePNG, extra: ["--idempotency-key", "signup-42"])
+            #expect(upper.status == 0, "\(upper)")
             #expect(try dir.logBytes() == before)
 
             // A rejected outcome repeats too.
@@ -147,6 +146,69 @@ struct RefusalCase: CustomTestStringConvertible, Sendable {
             #expect(r1["registration"] as? String == r2["registration"] as? String)
             #expect(r2["outcome"] as? String == "rejected")
             #expect(r2["reason"] as? String == "invalid-email")
+        }
+    }
+
+    /// A repeat of a key with another email, username or image (or none) is refused, exit 1 with
+    /// reason `idempotency-key-reused`, and appends nothing; it never claims a registration it was not.
+    @Test func idempotencyKeyWithAnotherInputIsRefused() throws {
+        try withLedgerDir { dir in
+            let email = uniqueEmail()
+            let key = ["--idempotency-key", "signup-7"]
+            let first = try dir.register(email: email, username: "First User", image: samplePNG, extra: key)
+            try #require(first.status == 0, "\(first)")
+            let registration = try parseObject(first.stdout)["registration"] as? String
+            let before = try dir.logBytes()
+            let otherJPEG = dir.path + "/other.jpg"
+            try writeBytes([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0xFF, 0xD9], to: otherJPEG)
+
+            let repeats: [(label: String, email: String, username: String, image: String?)] = [
+                ("other email", uniqueEmail(), "First User", samplePNG),
+                ("other username", email, "Second User", samplePNG),
+                ("other image", email, "First User", otherJPEG),
+                ("no image", email, "First User", nil),
+            ]
+            for item in repeats {
+                let result = try dir.register(email: item.email, username: item.username, image: item.image, extra: key)
+                #expect(result.status == 1, "\(item.label): \(result)")
+                let output = try parseObject(result.stdout)
+                #expect(output["status"] as? String == "refused", "\(item.label)")
+                #expect(output["reason"] as? String == "idempotency-key-reused", "\(item.label)")
+                #expect(output["registration"] as? String == registration, "\(item.label)")
+                #expect(try dir.logBytes() == before, "\(item.label): nothing appended")
+            }
+            let plain = try dir.run(["register", "--email", uniqueEmail(), "--username", "First User", "--password-stdin"] + key,
+                                    stdin: "correct horse 1\n")
+            #expect(plain.status == 1, "\(plain)")
+            #expect(plain.stderrLines.count == 1)
+            #expect(plain.stderr.hasPrefix("ledger: the idempotency key was first used"), "\(plain.stderr)")
+            #expect(!plain.stdout.contains("registered"))
+            #expect(try dir.logBytes() == before)
+        }
+    }
+
+    /// A first attempt refused at validation binds its key too: a corrected repeat is refused, the same one repeats.
+    @Test func idempotencyKeyOfARejectedAttemptBindsItsInput() throws {
+        try withLedgerDir { dir in
+            let key = ["--idempotency-key", "bad-2"]
+            let rejected = try dir.register(email: "nope", extra: key)
+            try #require(rejected.status == 1, "\(rejected)")
+            let before = try dir.logBytes()
+            let corrected = try dir.register(email: uniqueEmail(), extra: key)
+            #expect(corrected.status == 1, "\(corrected)")
+            #expect(try parseObject(corrected.stdout)["reason"] as? String == "idempotency-key-reused")
+            let sameError = try dir.register(email: "nope", username: "Another Name", extra: key)
+            #expect(try parseObject(sameError.stdout)["reason"] as? String == "invalid-email", "validated alike: the first outcome")
+            #expect(try dir.logBytes() == before)
+        }
+    }
+
+    @Test func anEmptyIdempotencyKeyIsAUsageError() throws {
+        try withLedgerDir { dir in
+            let result = try dir.register(email: uniqueEmail(), extra: ["--idempotency-key", ""])
+            #expect(result.status == 2, "\(result)")
+            #expect(result.stderr.contains("--idempotency-key"), "\(result.stderr)")
+            #expect(try dir.logBytes().isEmpty, "nothing appended")
         }
     }
 

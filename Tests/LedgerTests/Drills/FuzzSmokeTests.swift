@@ -127,9 +127,9 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
         }
     }
 
-    @Test func hundredThousandDeepLastLineIsATornTailWithoutStackOverflow() throws {
-        // As the last line, bytes that are not JSON are an unfinished write (torn-tail), by design;
-        // deciding that parses the line once more, and the depth limit holds there too.
+    @Test func hundredThousandDeepLastLineIsDamageWithoutStackOverflow() throws {
+        // A complete last line that is not JSON is damage (invalid-json), not an unfinished write;
+        // the decoder's depth limit holds on it.
         try withTempDirectory("ledger-fuzz-deep") { folder in
             let log = folder + "/events.jsonl"
             try writeBytes(Array(try demoLines().joined()) + [UInt8](repeating: UInt8(ascii: "["), count: 100_000) + [0x0A], to: log)
@@ -138,7 +138,7 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
             let found = problems(report)
             #expect(found.count == 1)
             #expect(found.first?["line"] as? Int == 19)
-            #expect(found.first?["kind"] as? String == "torn-tail")
+            #expect(found.first?["kind"] as? String == "invalid-json")
         }
     }
 

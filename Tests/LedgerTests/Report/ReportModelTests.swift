@@ -115,6 +115,14 @@ private func model(_ views: LedgerViews, since: Timestamp? = nil, anomalies: [Re
         #expect(shown.contains("emails shown"))
     }
 
+    @Test func emailsInFreeTextAreMaskedWithTheSameMask() {
+        #expect(EmailMask.maskEmails(in: "the email carol@example.com is already in use") == "the email c***@example.com is already in use")
+        #expect(EmailMask.maskEmails(in: "(carol@example.com). And Bob.Smith+x@mail.example.org, too")
+                == "(c***@example.com). And B***@mail.example.org, too")
+        #expect(EmailMask.maskEmails(in: "a@b and @example.com and x@ and no email") == "a@b and @example.com and x@ and no email")
+        #expect(EmailMask.maskEmails(in: "é carol@example.com é") == "é c***@example.com é")
+    }
+
     @Test func everyValueIsEscaped() throws {
         let s = ViewScenario()
         let hostile = "<script>alert('x')</script>\"@example.com"

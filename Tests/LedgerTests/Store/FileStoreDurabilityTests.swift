@@ -107,10 +107,8 @@ struct FileStoreDurabilityTests {
 
     // MARK: - (c) Garbage after the last line
 
-    /// Bytes that are not a JSON line after the last line, with or without a newline, are a torn tail too,
-    /// and the next append repairs them.
-    @Test(arguments: [Array("{\"seq\":7,\"id\":\"tr".utf8), Array("garbage\n".utf8), Array("{\"seq\":7,\n".utf8), [0xFF, 0xFE, 0x00, 0x41],
-                      [0xFF, 0xFE, 0x0A]])
+    /// Bytes without a final newline after the last line are a torn tail, and the next append repairs them.
+    @Test(arguments: [Array("{\"seq\":7,\"id\":\"tr".utf8), Array("garbage".utf8), [0xFF, 0xFE, 0x00, 0x41]])
     func garbageAfterTheLastLineIsATornTail(garbage: [UInt8]) throws {
         try withTempDirectory { dir in
             let log = try Self.writeSixEventLog(in: dir)
@@ -133,6 +131,34 @@ struct FileStoreDurabilityTests {
             #expect(after.ok)
             #expect(after.events == 7)
             #expect(try readBytes(logPath).starts(with: log))
+        }
+    }
+
+    /// A complete (newline-terminated) last line that is not JSON is damage, not a torn tail: an append
+    /// is one write, so only bytes after the last newline can be torn. Writers refuse, nothing is moved
+    /// to `.broken`, and the log is left as it is.
+    @Test(arguments: [Array("garbage\n".utf8), Array("{\"seq\":7,\n".utf8), [0xFF, 0xFE, 0x0A]])
+    func aCompleteLastLineThatIsNotJSONIsDamage(garbage: [UInt8]) throws {
+        try withTempDirectory { dir in
+            let log = try Self.writeSixEventLog(in: dir)
+            let logPath = "\(dir)/events.jsonl"
+            try writeBytes(log + garbage, to: logPath)
+
+            let report = try LogVerifier.verify(path: logPath)
+            #expect(report.problems.map(\.kind) == [.invalidJSON])
+            #expect(report.problems.first?.line == 7)
+
+            let store = FileEventStore(directory: dir)
+            do {
+                _ = try store.append([Fixtures.signIn(7)], to: Fixtures.stream(.signin, 7), expected: .noStream)
+                Issue.record("the append was accepted")
+            } catch let error as StoreError {
+                #expect(error.code == .damaged)
+                #expect(error.problem?.line == 7)
+            }
+            #expect(throws: StoreError.self) { try FileEventStore(directory: dir).readAll() }
+            #expect(!FileManager.default.fileExists(atPath: logPath + ".broken"))
+            #expect(try readBytes(logPath) == log + garbage)
         }
     }
 

@@ -76,6 +76,20 @@ struct LogTailTests {
         }
     }
 
+    /// A complete last line that is not JSON is damage, not an incomplete line to wait for.
+    @Test func aCompleteLastLineThatIsNotJSONIsDamage() throws {
+        let lines = try Self.sixLines()
+        try withTempDirectory { dir in
+            let path = dir + "/events.jsonl"
+            try writeBytes(lines[0] + Array("not json\n".utf8), to: path)
+            let read = try Self.read(LogTail(path: path))
+            #expect(read.lines == [lines[0]])
+            guard case .damaged(let problem) = read.outcome else { Issue.record("\(read.outcome)"); return }
+            #expect(problem.line == 2)
+            #expect(problem.kind == .invalidJSON)
+        }
+    }
+
     @Test func aLogCutOrReplacedUnderTheReaderIsDamage() throws {
         let lines = try Self.sixLines()
         try withTempDirectory { dir in

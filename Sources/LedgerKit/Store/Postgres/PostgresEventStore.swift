@@ -285,7 +285,7 @@ public final class PostgresEventStore: EventStore {
                 let first = try decodeEnvelope(line)
                 checker = first.seq == 1 ? ChainChecker() : ChainChecker(continuingAfter: Head(seq: first.seq - 1, hash: first.prev))
             }
-            switch LogScanner.decode(line, offset: 0, terminated: true, last: false, checker: &checker!) {
+            switch LogScanner.decode(line, offset: 0, terminated: true, checker: &checker!) {
             case .event(let event, _, _): return body(event)
             case .problem(let problem, _, _), .tornTail(let problem, _, _):
                 throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem) — export it and run `ledger verify`", problem: problem)
@@ -297,7 +297,7 @@ public final class PostgresEventStore: EventStore {
     static func verifyAlone(_ line: UnsafeBufferPointer<UInt8>) throws -> RecordedEvent {
         let envelope = try decodeEnvelope(line)
         var checker = ChainChecker(continuingAfter: Head(seq: envelope.seq - 1, hash: envelope.prev))
-        switch LogScanner.decode(line, offset: 0, terminated: true, last: false, checker: &checker) {
+        switch LogScanner.decode(line, offset: 0, terminated: true, checker: &checker) {
         case .event(let event, _, _): return event
         case .problem(let problem, _, _), .tornTail(let problem, _, _):
             throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem)", problem: problem)

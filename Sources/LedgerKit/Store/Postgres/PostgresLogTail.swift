@@ -32,7 +32,7 @@ public final class PostgresLogTail {
         if let damage { return .damaged(damage) }
         var outcome = LogTail.Outcome.caughtUp(tornTail: nil)
         try store.forEachLine(from: next) { seq, line in
-            switch LogScanner.decode(line, offset: 0, terminated: true, last: false, checker: &checker) {
+            switch LogScanner.decode(line, offset: 0, terminated: true, checker: &checker) {
             case .event(let event, _, _):
                 next = seq + 1
                 if body(event, line) { return true }
