@@ -16,12 +16,7 @@ public final class EmailIndex: AppendCondition {
     /// Folds one event.
     public func observe(_ event: RecordedEvent) {
         position = event.seq
-        switch event.event {
-        case .accountCreated, .profileWritten, .accountDeleted:
-            AccountFold.evolve(&accounts, ViewEvent(event), policy: SignInPolicy())
-        default:
-            break
-        }
+        AccountFold.evolve(&accounts, ViewEvent(event), policy: SignInPolicy())
     }
 
     /// Refuses an `AccountCreated` for a live email with reason `email-already-in-use`.

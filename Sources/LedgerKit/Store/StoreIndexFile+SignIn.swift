@@ -46,10 +46,6 @@ extension StoreIndexFile {
     /// Folds `event` into the account slots through `AccountFold` (called by `apply` after the
     /// stream slot); false when a slot could not be had (a damaged table).
     func applyAccounts(_ event: RecordedEvent, offset: Int, seq: Int64) -> Bool {
-        switch event.event {
-        case .accountCreated, .profileWritten, .accountDeleted, .signInFailed, .sessionStarted: break
-        default: return true
-        }
         var state = IndexAccounts(table: self, seq: seq, offset: offset)
         AccountFold.evolve(&state, ViewEvent(event), policy: SignInPolicy())
         return !state.failed
