@@ -16,7 +16,7 @@ import LedgerDomain
 /// so the second needs no seq of its own.
 extension StoreIndexFile {
     /// Wrong-password times kept per email; a lockout policy that counts more folds the log instead.
-    static let keptFailures = 5
+    static let keptFailures = SignInRecord.keptFailures
 
     /// The statuses in the order of their stored values.
     static let statusValues = AccountStatus.allCases
