@@ -1,5 +1,7 @@
 import Foundation
 import Glibc
+import LedgerDomain
+import LedgerKit
 
 // MARK: - Temporary directories
 
@@ -55,5 +57,17 @@ func damageLine(_ path: String, line i: Int) throws {
     var lines = splitLines(try readBytes(path))
     let at = lines[i].lastIndex(of: UInt8(ascii: "{"))! + 2
     lines[i][at] = lines[i][at] == UInt8(ascii: "x") ? UInt8(ascii: "y") : UInt8(ascii: "x")
+    try writeBytes(lines.flatMap { $0 }, to: path)
+}
+
+/// Edits line `i` (0-based) of the log at `path` in place: `edit` rewrites the line's hashed body
+/// (its text before `,"hash":"`), and the line gets the hash of the new body, so it checks alone and
+/// only the next line's `prev` shows the edit (as an editor who recomputes one hash leaves it).
+func editLine(_ path: String, line i: Int, _ edit: (String) -> String) throws {
+    var lines = splitLines(try readBytes(path))
+    let text = String(decoding: lines[i], as: UTF8.self)
+    guard let marker = text.range(of: #","hash":""#) else { throw SystemTestError("line \(i + 1) has no hash") }
+    let body = edit(String(text[..<marker.lowerBound]))
+    lines[i] = LineCodec.line(body: Array(body.utf8), hash: SHA256.hex(body))
     try writeBytes(lines.flatMap { $0 }, to: path)
 }
