@@ -60,14 +60,18 @@ func damageLine(_ path: String, line i: Int) throws {
     try writeBytes(lines.flatMap { $0 }, to: path)
 }
 
-/// Edits line `i` (0-based) of the log at `path` in place: `edit` rewrites the line's hashed body
-/// (its text before `,"hash":"`), and the line gets the hash of the new body, so it checks alone and
-/// only the next line's `prev` shows the edit (as an editor who recomputes one hash leaves it).
+/// Edits line `i` (0-based) of the log at `path` in place, as `rehashed` does.
 func editLine(_ path: String, line i: Int, _ edit: (String) -> String) throws {
     var lines = splitLines(try readBytes(path))
-    let text = String(decoding: lines[i], as: UTF8.self)
-    guard let marker = text.range(of: #","hash":""#) else { throw SystemTestError("line \(i + 1) has no hash") }
-    let body = edit(String(text[..<marker.lowerBound]))
-    lines[i] = LineCodec.line(body: Array(body.utf8), hash: SHA256.hex(body))
+    lines[i] = try rehashed(String(decoding: lines[i], as: UTF8.self), edit)
     try writeBytes(lines.flatMap { $0 }, to: path)
+}
+
+/// `line` with its hashed body (its text before `,"hash":"`) rewritten by `edit` and the hash of the
+/// new body, with a newline: it checks alone, and only the next line's `prev` shows the edit (as an
+/// editor who recomputes one hash leaves it).
+func rehashed(_ line: String, _ edit: (String) -> String) throws -> [UInt8] {
+    guard let marker = line.range(of: #","hash":""#) else { throw SystemTestError("not a log line: \(line)") }
+    let body = edit(String(line[..<marker.lowerBound]))
+    return LineCodec.line(body: Array(body.utf8), hash: SHA256.hex(body))
 }
