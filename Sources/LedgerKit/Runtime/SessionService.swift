@@ -2,8 +2,8 @@ import LedgerDomain
 
 // MARK: - SessionService
 
-/// Sign-in, sign-out and session starts. Refusals look the same for an unknown email and a
-/// wrong password (same message, same status, one yescrypt computation either way).
+/// Sign-in, sign-out and session starts. Refusals look the same for an unknown email, a wrong
+/// password and a locked account (same message, same status, one yescrypt computation each).
 public final class SessionService {
     let store: any EventStore
     let clock: any Clock
