@@ -107,6 +107,14 @@ public struct Context {
         }
     }
 
+    /// The sign-in locks that go with the store: lock files, or PostgreSQL advisory locks.
+    public func signInLocks(_ invocation: Invocation) throws -> any SignInLocks {
+        switch try storeLocation(invocation) {
+        case .file: return FileSignInLocks(directory: dataDirectory(invocation))
+        case .postgres(let url): return PostgresSignInLocks(url: url)
+        }
+    }
+
     /// The file store of the data directory, with repair notices going to standard error.
     public func fileStore(_ invocation: Invocation) -> FileEventStore {
         let store = FileEventStore(directory: dataDirectory(invocation), clock: clock, random: random)

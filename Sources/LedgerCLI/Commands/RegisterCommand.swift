@@ -126,8 +126,9 @@ enum Services {
 
     /// The session service of the data directory.
     static func sessions(_ invocation: Invocation, _ context: Context) throws -> SessionService {
-        let service = SessionService(store: try context.store(invocation), clock: context.clock, random: context.random,
-                                     hasher: try hasher(context), failpoints: try failpoints(context))
+        let service = SessionService(store: try context.store(invocation), signInLocks: try context.signInLocks(invocation),
+                                     clock: context.clock, random: context.random, hasher: try hasher(context),
+                                     failpoints: try failpoints(context))
         service.beforeCrash = context.flush
         return service
     }

@@ -294,7 +294,7 @@ public final class RegistrationCoordinator {
     /// `SessionStarted` failpoint lets it (an injected error: registered, but not signed in).
     private func newSession() -> (part: StreamAppend, started: SessionService.Started)? {
         guard let uid = session?.uid, session?.started == nil, (try? failpoints.beforeAppending(.sessionStarted)) != nil else { return nil }
-        return SessionService(store: store, clock: clock, random: random, hasher: hasher, failpoints: failpoints).newSession(uid: uid)
+        return SessionService.newSession(uid: uid, clock: clock, random: random)
     }
 
     func result(_ state: RegistrationState) -> RegistrationResult {

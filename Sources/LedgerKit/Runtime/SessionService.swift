@@ -2,24 +2,30 @@ import LedgerDomain
 
 // MARK: - SessionService
 
-/// Sign-in, sign-out and session starts. Refusals look the same for an unknown email and a
-/// wrong password (same message, same status, one yescrypt computation either way).
+/// Sign-in, sign-out and session starts. Refusals look the same for an unknown email, a wrong
+/// password and a locked account (same message, same status, one yescrypt computation each).
 public final class SessionService {
     let store: any EventStore
     let clock: any Clock
     let random: any RandomSource
     let hasher: PasswordHasher
     let failpoints: Failpoints
-    /// How long a session lasts (default 30 days).
-    public var lifetime: Int64 = 30 * 24 * 3600 * 1000
+    let signInLocks: any SignInLocks
+    /// How long a session lasts unless set otherwise: 30 days.
+    public static let defaultLifetime: Int64 = 30 * 24 * 3600 * 1000
+    /// How long a session lasts.
+    public var lifetime = SessionService.defaultLifetime
     /// The lockout rule.
     public var policy = SignInPolicy()
     /// Called before a failpoint kills the process.
     public var beforeCrash: () -> Void = {}
 
-    /// A session service over `store`.
-    public init(store: any EventStore, clock: any Clock, random: any RandomSource, hasher: PasswordHasher, failpoints: Failpoints = Failpoints()) {
-        self.store = store; self.clock = clock; self.random = random; self.hasher = hasher; self.failpoints = failpoints
+    /// A session service over `store`, whose sign-ins of one email take turns through `signInLocks`
+    /// (the store's own: lock files for the file log, advisory locks for PostgreSQL).
+    public init(store: any EventStore, signInLocks: any SignInLocks, clock: any Clock, random: any RandomSource, hasher: PasswordHasher,
+                failpoints: Failpoints = Failpoints()) {
+        self.store = store; self.signInLocks = signInLocks; self.clock = clock; self.random = random; self.hasher = hasher
+        self.failpoints = failpoints
     }
 
     /// A started session: the id, the token (shown once) and its expiry.
@@ -49,6 +55,12 @@ public final class SessionService {
     /// A new session for `uid`, not yet appended: the append that starts it (`SessionStarted` with
     /// the token's hash, in a new stream) and what its owner gets once that is durable.
     public func newSession(uid: String) -> (part: StreamAppend, started: Started) {
+        Self.newSession(uid: uid, clock: clock, random: random, lifetime: lifetime)
+    }
+
+    /// A new session for `uid` lasting `lifetime`, not yet appended (see `newSession(uid:)`).
+    public static func newSession(uid: String, clock: any Clock, random: any RandomSource,
+                                  lifetime: Int64 = defaultLifetime) -> (part: StreamAppend, started: Started) {
         let sessionId = Identifiers.uuid(fromRandom: random.bytes(16))
         let token = SessionToken(random: random)
         let expiresAt = clock.now().adding(milliseconds: lifetime)
@@ -58,23 +70,21 @@ public final class SessionService {
     }
 
     /// Signs in: a session, or `AuthError(.signInRefused)` after appending `SignInFailed` with the true reason.
+    /// The email's sign-in lock is held from reading its record to appending the outcome, so the
+    /// next attempt decides from this one's: the policy's count of password checks holds however many
+    /// attempts run at once. Only an account that is not locked has its password checked; an unknown
+    /// email and a locked account get the same yescrypt work instead, and the same refusal.
     public func login(email rawEmail: String, password: String) throws -> Started {
         let email = rawEmail.lowercasedASCII
+        let lock = try signInLocks.acquire(email: email)
+        defer { lock.release() }
         let record = try signInRecord(email: email)
-        let matches: Bool
-        if let account = record.account {
-            matches = hasher.verify(password, against: account.passwordHash)
+        let reason: SignInFailure?
+        if let account = record.account, policy.lockedUntil(recent: record.recentFailures, at: clock.now()) == nil {
+            reason = hasher.verify(password, against: account.passwordHash) ? nil : .wrongPassword
         } else {
             _ = try? hasher.hash(password, random: random)  // the same work as a verification
-            matches = false
-        }
-        let reason: SignInFailure?
-        if record.account == nil {
-            reason = .unknownEmail
-        } else if policy.lockedUntil(recent: record.recentFailures, at: clock.now()) != nil {
-            reason = .locked
-        } else {
-            reason = matches ? nil : .wrongPassword
+            reason = record.account == nil ? .unknownEmail : .locked
         }
         if let reason {
             let attempt = Identifiers.uuid(fromRandom: random.bytes(16))

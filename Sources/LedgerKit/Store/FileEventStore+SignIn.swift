@@ -4,9 +4,10 @@ import LedgerDomain
 
 extension FileEventStore {
     /// What a sign-in needs about `email`, from the writers' index lined up with the log under the
-    /// exclusive lock: its account's status and `AccountCreated` line (read at its offset and checked
-    /// alone, for the password hash), and its recent wrong passwords. Nil — fold the log instead —
-    /// when there is no index file, or the table and the line disagree. An absent log: an empty record.
+    /// exclusive lock: its account's status and `AccountCreated` line (read at its offset, checked
+    /// alone and linked to from the next line, for the password hash), and its recent wrong
+    /// passwords. Nil — fold the log instead — when there is no index file, or the table and the line
+    /// disagree. An absent log: an empty record. A broken link throws `.damaged` (see `checkLink`).
     public func signInRecord(email: String) throws -> SignInRecord? {
         let found = try withLinedUpLog { log -> SignInRecord? in
             guard let entry = index.signIn(email: email), !entry.accountSlotMissing else { return nil }
@@ -19,10 +20,38 @@ extension FileEventStore {
             guard account.line >= 0, account.line < end, let line = try? Self.line(in: log, at: account.line, end: end),
                   let event = Self.checkedEvent(line), case .accountCreated(let created) = event.event,
                   StoreIndexFile.key(created.uid) == account.uid, created.email == email else { return nil }
+            try checkLink(to: event, next: account.line + line.count + 1, in: log, end: end)
             record.account = SignInRecord.Account(uid: created.uid, passwordHash: created.passwordHash)
             return record
         }
         guard let found else { return SignInRecord() }  // no log: no account, no failures
         return found
+    }
+
+    /// Throws `.damaged` unless the line at `next` (the one after `event`'s) continues the chain from
+    /// `event` as `verify` checks it, or, when `event`'s line is the last one verified, unless it is
+    /// the head the index covers. A line edited and given its own hash again still checks alone:
+    /// only the next line's `prev` shows the edit. The index file is then marked untrusted, so the next
+    /// writer rebuilds it from the log, meets the break and refuses too.
+    func checkLink(to event: RecordedEvent, next: Int, in log: FileDescriptor, end: Int) throws {
+        let head = Head(seq: event.seq, hash: event.envelope.hash)
+        let problem: LogProblem
+        if next >= end {
+            guard head != index.checker.head else { return }
+            problem = LogProblem(line: event.seq, kind: .brokenChain, message: "the last line is not the head the index verified")
+        } else {
+            var checker = ChainChecker(continuingAfter: head)
+            let item = try Self.line(in: log, at: next, end: end).map { line in
+                line.withUnsafeBufferPointer { LogScanner.decode($0, offset: next, terminated: true, checker: &checker) }
+            }
+            switch item {
+            case .event: return
+            case .problem(let found, _, _), .tornTail(let found, _, _): problem = found
+            case nil: problem = LogProblem(line: event.seq + 1, kind: .brokenChain, message: "the line after it cannot be read")
+            }
+        }
+        index.table?.markUntrusted()
+        index = LogIndex()
+        throw StoreError(.damaged, "the log is damaged at \(problem) — run `ledger verify`; writers refuse until it is restored", problem: problem)
     }
 }

@@ -176,6 +176,10 @@ final class StoreIndexFile: StoreLookups {
         store(Int64(1), at: 176)
     }
 
+    /// Marks the table untrusted: the next writer rebuilds it from the log (after damage was found
+    /// that the lines it covers hid).
+    func markUntrusted() { store(Int64(0), at: 176) }
+
     // MARK: - Applying events
 
     /// Folds one event of the log into the table; idempotent per event (slots remember the last seq).

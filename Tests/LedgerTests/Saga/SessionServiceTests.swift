@@ -14,7 +14,7 @@ struct SessionServiceTests {
                 .register(RegistrationInput(email: "lock@example.com", userName: "Lock", password: "right password here", image: nil),
                           idempotencyKey: nil)
             #expect(registered.outcome == .completed)
-            let service = SessionService(store: store, clock: FixedClock(step: 1), random: SeededRandom(seed: 4), hasher: PasswordHasher(cost: 1))
+            let service = SessionService(store: store, signInLocks: SequentialSignInLocks(), clock: FixedClock(step: 1), random: SeededRandom(seed: 4), hasher: PasswordHasher(cost: 1))
             var policy = SignInPolicy()
             policy.maxFailures = 2
             service.policy = policy

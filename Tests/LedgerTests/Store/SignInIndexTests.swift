@@ -110,7 +110,7 @@ struct SignInIndexTests {
                     if indexed.account != nil { withAccount += 1 }
                     // The whole record, against `SessionService`'s own fold of the log (every few events: it reads it all).
                     if n % 6 == 5 || n == count - 1 {
-                        let fold = try SessionService(store: FoldingStore(store), clock: clock, random: SecureRandom(),
+                        let fold = try SessionService(store: FoldingStore(store), signInLocks: SequentialSignInLocks(), clock: clock, random: SecureRandom(),
                                                       hasher: PasswordHasher(cost: 1)).signInRecord(email: email)
                         #expect(indexed == fold, "\(backend) seed \(seed), event \(n), \(email)")
                     }
@@ -148,7 +148,7 @@ struct SignInIndexTests {
     }
 
     private func service(_ store: any EventStore, maxFailures: Int = 5) -> SessionService {
-        let service = SessionService(store: store, clock: FixedClock(step: 1), random: SeededRandom(seed: 8), hasher: PasswordHasher(cost: 1))
+        let service = SessionService(store: store, signInLocks: SequentialSignInLocks(), clock: FixedClock(step: 1), random: SeededRandom(seed: 8), hasher: PasswordHasher(cost: 1))
         service.policy.maxFailures = maxFailures
         return service
     }
@@ -281,7 +281,7 @@ struct SignInIndexTests {
             for (n, event) in events.enumerated() {
                 _ = try store.append([event], to: Fixtures.stream(.registration, 30_000 + n), expected: .noStream)
             }
-            let fold = try SessionService(store: FoldingStore(store), clock: FixedClock(), random: SecureRandom(),
+            let fold = try SessionService(store: FoldingStore(store), signInLocks: SequentialSignInLocks(), clock: FixedClock(), random: SecureRandom(),
                                           hasher: PasswordHasher(cost: 1)).signInRecord(email: e)
             #expect(fold == SignInRecord())
             #expect(try store.signInRecord(email: e) == fold)

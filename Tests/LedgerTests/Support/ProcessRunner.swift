@@ -39,6 +39,17 @@ final class RunningProcess {
     /// Removes the output files even when nobody waited (the process keeps writing to unlinked files).
     deinit { try? FileManager.default.removeItem(atPath: folder) }
 
+    /// True until it has exited.
+    var isRunning: Bool { process.isRunning }
+
+    /// Polls every 10 ms until it has exited (true) or `seconds` pass (false): a guard against a
+    /// hang, not a measure of time.
+    func exits(within seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        return !process.isRunning
+    }
+
     /// Waits for the process to end and returns its status and output.
     func wait() throws -> ProcessResult {
         process.waitUntilExit()

@@ -1,5 +1,7 @@
 import Foundation
 import Glibc
+import LedgerDomain
+import LedgerKit
 
 // MARK: - Temporary directories
 
@@ -56,4 +58,20 @@ func damageLine(_ path: String, line i: Int) throws {
     let at = lines[i].lastIndex(of: UInt8(ascii: "{"))! + 2
     lines[i][at] = lines[i][at] == UInt8(ascii: "x") ? UInt8(ascii: "y") : UInt8(ascii: "x")
     try writeBytes(lines.flatMap { $0 }, to: path)
+}
+
+/// Edits line `i` (0-based) of the log at `path` in place, as `rehashed` does.
+func editLine(_ path: String, line i: Int, _ edit: (String) -> String) throws {
+    var lines = splitLines(try readBytes(path))
+    lines[i] = try rehashed(String(decoding: lines[i], as: UTF8.self), edit)
+    try writeBytes(lines.flatMap { $0 }, to: path)
+}
+
+/// `line` with its hashed body (its text before `,"hash":"`) rewritten by `edit` and the hash of the
+/// new body, with a newline: it checks alone, and only the next line's `prev` shows the edit (as an
+/// editor who recomputes one hash leaves it).
+func rehashed(_ line: String, _ edit: (String) -> String) throws -> [UInt8] {
+    guard let marker = line.range(of: #","hash":""#) else { throw SystemTestError("not a log line: \(line)") }
+    let body = edit(String(line[..<marker.lowerBound]))
+    return LineCodec.line(body: Array(body.utf8), hash: SHA256.hex(body))
 }

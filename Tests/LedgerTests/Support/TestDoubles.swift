@@ -66,3 +66,17 @@ final class SeededRandom: RandomSource {
     /// A random element of `items` (not empty).
     func pick<T>(_ items: [T]) -> T { items[next(items.count)] }
 }
+
+/// Sign-in locks for a test whose sign-ins run one after another in this process (an in-memory
+/// store, or only the record read): every acquire succeeds at once, and they are counted.
+final class SequentialSignInLocks: SignInLocks, HeldSignInLock {
+    /// Locks taken so far.
+    private(set) var taken = 0
+
+    func acquire(email: String) throws -> any HeldSignInLock {
+        taken += 1
+        return self
+    }
+
+    func release() {}
+}

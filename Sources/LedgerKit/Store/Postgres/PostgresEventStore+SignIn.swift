@@ -3,7 +3,8 @@ import LedgerDomain
 // MARK: - PostgresEventStore sign-in lookups
 
 /// What a sign-in needs, asked of the server in one read-only snapshot through the partial indexes
-/// of `PostgresSchema` instead of folding the whole table; every line it uses is verified alone.
+/// of `PostgresSchema` instead of folding the whole table; every line it uses is verified alone, and
+/// the account's line also by the next row's link to it (`checkLink`).
 /// The questions follow `UserView` and `SignInView`:
 /// - the email's account is the last `AccountCreated` with it; it may sign in when a
 ///   `ProfileWritten` and no `AccountDeleted` of its uid came after (the uid created again since,
@@ -32,6 +33,7 @@ extension PostgresEventStore {
         if created.count == 1 {
             let event = try created.bytes(0, 0) { try verifyAlone($0) }
             guard case .accountCreated(let account) = event.event, account.email == email else { return nil }
+            try checkLink(to: event, connection)
             let after = try connection.execute("""
                 SELECT
                     EXISTS (SELECT 1 FROM ledger_events WHERE type = 'AccountCreated' AND data->>'uid' = $1 AND seq > $2),
@@ -61,5 +63,19 @@ extension PostgresEventStore {
             try failures.bytes(row, 0) { try verifyAlone($0) }.at
         }
         return record
+    }
+
+    /// Throws `.damaged` unless the row after `event`'s (by seq), when there is one, continues the
+    /// chain from it: a row edited and given its own hash again still checks alone, only the next
+    /// row's `prev` shows the edit.
+    private static func checkLink(to event: RecordedEvent, _ connection: PostgresConnection) throws {
+        let next = try connection.execute("SELECT line FROM ledger_events WHERE seq = $1", [String(event.seq + 1)])
+        guard next.count == 1 else { return }
+        var checker = ChainChecker(continuingAfter: Head(seq: event.seq, hash: event.envelope.hash))
+        switch next.bytes(0, 0, { LogScanner.decode($0, offset: 0, terminated: true, checker: &checker) }) {
+        case .event: return
+        case .problem(let problem, _, _), .tornTail(let problem, _, _):
+            throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem)", problem: problem)
+        }
     }
 }

@@ -1,0 +1,52 @@
+import Foundation
+import LedgerKit
+import Testing
+
+// MARK: - PostgresSignInTests
+
+/// Sign-in on PostgreSQL: the lockout under concurrency (advisory sign-in locks per email), and a
+/// password hash only taken from a row the next row links to.
+struct PostgresSignInTests {
+    @Test(arguments: [16, 64])
+    func parallelWrongPasswordsGetFivePasswordChecks(count: Int) throws {
+        try withPostgresLedger { pg in
+            let email = uniqueEmail("pg-race"), password = "correct horse 1"
+            #expect(try pg.run(LedgerDir.registerArguments(email: email, username: "PG"), stdin: password + "\n").status == 0)
+            let results = try raceLogins(count, email: email, password: "not the password",
+                                         arguments: ["--data", pg.dir.path, "--store", pg.url.text])
+            let right = try pg.run(["login", "--email", email, "--password-stdin", "--json"], stdin: password + "\n")
+            let exported = try pg.export()
+            #expect(exported.status == 0)
+            let sessions = exported.stdout.split(separator: "\n").filter { $0.contains(#""type":"SessionStarted""#) }.count
+            expectLockoutHeld(count: count, results: results, right: right, reasons: try signInReasons(inLog: exported.stdout, email: email),
+                              sessionsStarted: sessions)
+        }
+    }
+
+    @Test func aPasswordHashPlantedInAnEditedRowIsRefused() throws {
+        try withPostgresLedger { pg in
+            let victim = uniqueEmail("victim"), attacker = uniqueEmail("attacker")
+            for (email, password) in [(victim, "victim's password"), (attacker, "attacker's password")] {
+                #expect(try pg.run(LedgerDir.registerArguments(email: email, username: "PG"), stdin: password + "\n").status == 0)
+            }
+            let admin = try PostgresConnection(pg.url)
+            func account(_ email: String) throws -> (seq: String, line: String, hash: String) {
+                let row = try admin.execute("SELECT seq, line, data->>'passwordHash' FROM ledger_events WHERE type = 'AccountCreated' AND data->>'email' = $1",
+                                            [email])
+                return (try #require(row.string(0, 0)), try #require(row.string(0, 1)), try #require(row.string(0, 2)))
+            }
+            let mine = try account(victim), theirs = try account(attacker)
+            var line = try rehashed(mine.line) { $0.replacingOccurrences(of: mine.hash, with: theirs.hash) }
+            line.removeLast()
+            let text = String(decoding: line, as: UTF8.self)
+            let hash = String(text.suffix(66).prefix(64))
+            #expect(try admin.execute("UPDATE ledger_events SET line = $1, hash = $2 WHERE seq = $3", [text, hash, mine.seq]).affectedRows == 1)
+
+            let before = try pg.export().stdout
+            let login = try pg.run(["login", "--email", victim, "--password-stdin", "--json"], stdin: "attacker's password\n")
+            #expect(login.status == 1, "\(login)")
+            #expect(login.stderr.contains("damaged at line \(Int(mine.seq)! + 1): broken-chain"), "\(login)")
+            #expect(try pg.export().stdout == before, "nothing appended")
+        }
+    }
+}
