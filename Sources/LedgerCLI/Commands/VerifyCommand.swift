@@ -3,38 +3,60 @@ import LedgerKit
 
 // MARK: - VerifyCommand
 
-/// `ledger verify [FILE] [--json]`: checks every line, hash and link of a log.
+/// `ledger verify [FILE] [--expect SEQ:HASH]... [--json]`: checks every line, hash and link of a log,
+/// the caches beside it, and any head recorded earlier.
 enum VerifyCommand {
     /// The definition.
     static let spec = CommandSpec(
         name: "verify",
-        summary: "check that a log is intact: JSON, seq, every hash and prev link, types and data",
+        summary: "check that a log is intact: JSON, seq, every hash and prev link, types and data; and the caches beside it",
         positionals: [PositionalSpec(name: "FILE", optional: true, help: "the log (default: DIR/events.jsonl)")],
-        options: [.flag("json", "print {\"ok\",\"events\",\"head\",\"problems\"} as JSON")],
-        details: "Exit 0 and print the head when intact; exit 1 naming the first bad line and its kind\n(torn-tail, invalid-json, seq-gap, bad-hash, broken-chain, unknown-type, invalid-data)."
+        options: [
+            .repeatable("expect", "SEQ:HASH", "a head recorded earlier: line SEQ must have exactly this hash (repeatable)"),
+            .flag("json", "print {\"ok\",\"events\",\"head\",\"anchor\",\"problems\"} as JSON"),
+        ],
+        details: """
+        Exit 0 and print the head as SEQ:HASH (ready for --expect) when intact; exit 1 naming each problem
+        and its kind (torn-tail, invalid-json, seq-gap, bad-hash, broken-chain, unknown-type, invalid-data;
+        cache-mismatch when events.jsonl.index or events.jsonl.checkpoint disagrees with the log;
+        head-mismatch when an --expect head is not a line of the intact log).
+        """
     )
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
+        let anchors = try invocation.values("expect").map { text throws(CLIError) -> Head in
+            guard let head = Head(anchor: text) else {
+                throw CLIError.usage("--expect needs SEQ:HASH (a seq of at least 1, a colon, a 64-digit lowercase hex hash), not \"\(text)\"")
+            }
+            return head
+        }
         let path = try invocation.positionals.first ?? context.defaultLogPath(invocation)
         let report: VerifyReport
         do {
-            report = try LogVerifier.verify(path: path)
+            report = try LogVerifier.verify(path: path, expecting: anchors, checkingCaches: true)
         } catch let error as SystemError where error.isNotFound {
             throw CLIError.noLog(at: path)
         }
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([
                 ("ok", .bool(report.ok)), ("events", .int(report.events)), ("head", report.head.json),
-                ("problems", .array(report.problems.map(\.json))),
+                ("anchor", .string(report.head.anchor)), ("problems", .array(report.problems.map(\.json))),
             ])))
         } else if report.ok {
-            context.print(context.style.green("ok:") + " \(report.events) events, head seq \(report.head.seq) hash \(report.head.hash)")
+            context.print(context.style.green("ok:") + " \(report.events) events, head \(report.head.anchor)")
         } else {
             for problem in report.problems { context.print("line \(problem.line): \(problem.kind.rawValue): \(problem.message)") }
-            let first = report.problems[0]
-            context.print(context.style.red("NOT INTACT:") + " first problem on line \(first.line) (\(first.kind.rawValue)); intact through seq \(report.head.seq) hash \(report.head.hash)")
+            if let first = report.problems.first(where: { !Self.isAboutTheIntactLog($0.kind) }) {
+                context.print(context.style.red("NOT INTACT:") + " first problem on line \(first.line) (\(first.kind.rawValue)); intact through seq \(report.head.seq) hash \(report.head.hash)")
+            } else {
+                let kinds = Set(report.problems.map(\.kind.rawValue)).sorted().joined(separator: ", ")
+                context.print(context.style.red("MISMATCH:") + " the log is intact (\(report.events) events, head \(report.head.anchor)), but found \(kinds)")
+            }
         }
         return report.ok ? 0 : CLIError.Status.failure.rawValue
     }
+
+    /// True for the kinds found about an intact log (its caches, recorded heads), not in its lines.
+    private static func isAboutTheIntactLog(_ kind: ProblemKind) -> Bool { kind == .cacheMismatch || kind == .headMismatch }
 }

@@ -8,11 +8,15 @@ public struct Invocation: Sendable {
     public let options: [String: String]
     /// Positional arguments in order.
     public let positionals: [String]
+    /// Every value of each repeatable option, in order (`options` holds the last).
+    public var repeated: [String: [String]] = [:]
 
     /// True when the flag was given.
     public func flag(_ name: String) -> Bool { options[name] != nil }
     /// The option's value, if given.
     public func value(_ name: String) -> String? { options[name] }
+    /// Every value given for the repeatable option `name`, in order.
+    public func values(_ name: String) -> [String] { repeated[name] ?? [] }
 
     /// The option's value as a positive integer, or a usage error naming it.
     public func positiveInt(_ name: String) throws(CLIError) -> Int? {
@@ -30,6 +34,7 @@ public enum ArgumentParser {
     public static func parse(_ arguments: [String], for spec: CommandSpec) throws(CLIError) -> Invocation {
         var options: [String: String] = [:]
         var positionals: [String] = []
+        var repeated: [String: [String]] = [:]
         var index = 0
         var optionsEnded = false
         let known = spec.allOptions
@@ -66,6 +71,7 @@ public enum ArgumentParser {
                 options[name] = try checked(arguments[index], option.choices, "--\(name)")
                 index += 1
             }
+            if option.repeatable, let value = options[name] { repeated[name, default: []].append(value) }
         }
         if options["help"] == nil {
             let required = spec.positionals.filter { !$0.optional }.count
@@ -77,7 +83,9 @@ public enum ArgumentParser {
             }
             for (value, positional) in zip(positionals, spec.positionals) { _ = try checked(value, positional.choices, positional.name) }
         }
-        return Invocation(spec: spec, options: options, positionals: positionals)
+        var invocation = Invocation(spec: spec, options: options, positionals: positionals)
+        invocation.repeated = repeated
+        return invocation
     }
 
     /// `value`, when `choices` is empty or holds it; else a usage error naming `what`, the nearest choice and the list.

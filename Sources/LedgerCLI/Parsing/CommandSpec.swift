@@ -10,12 +10,18 @@ public struct OptionSpec: Sendable {
     public let help: String
     /// The values it accepts, when they are a fixed list (the parser checks them; completions offer them).
     public var choices: [String] = []
+    /// True when it may be given more than once (`Invocation.values`).
+    public var repeatable = false
 
     /// A flag.
     public static func flag(_ name: String, _ help: String) -> OptionSpec { OptionSpec(name: name, value: nil, help: help) }
     /// An option with a value, optionally one of `choices`.
     public static func option(_ name: String, _ value: String, _ help: String, choices: [String] = []) -> OptionSpec {
         OptionSpec(name: name, value: value, help: help, choices: choices)
+    }
+    /// An option with a value that may be given more than once.
+    public static func repeatable(_ name: String, _ value: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, value: value, help: help, repeatable: true)
     }
 }
 

@@ -6,8 +6,11 @@ public struct ChainChecker: Sendable {
     /// Lines checked so far.
     public private(set) var lines = 0
     private var ids = UUIDSet()
-    /// The ids of the lines read in place, checked at the end (see `deferIDChecks`).
-    private var deferredIDs: RepeatedIDFinder?
+    /// Every line's id fingerprint, when kept (`deferIDChecks`, `noteIDs`): for the end-of-read check
+    /// and for a checkpoint to carry.
+    private var fingerprints: RepeatedIDFinder?
+    /// True when the ids of lines read in place go to `fingerprints` only, checked at the end.
+    private var deferring = false
     /// The last line's declared seq and hash (declared values, so one bad line is reported once).
     private var headSeq = 0
     private var headHash = Digest32.zero
@@ -32,16 +35,31 @@ public struct ChainChecker: Sendable {
     /// whatever its id. For reads that can start over when the answer is "maybe" (replay: the views
     /// fold a million lines without a probe per line into a 32 MiB set). `hasSeen` then knows only
     /// the other lines' ids.
-    public mutating func deferIDChecks(lines: Int) {
+    /// With `prior` (a checkpoint's), the lines checked follow the ids it holds, and a repeat of one
+    /// of them is a maybe too.
+    public mutating func deferIDChecks(lines: Int, after prior: IDFingerprints? = nil) {
+        var finder = prior.map(RepeatedIDFinder.init(after:)) ?? RepeatedIDFinder()
+        finder.reserve(lines: lines)
+        fingerprints = finder
+        deferring = true
+    }
+
+    /// Keeps every line's id fingerprint as well as checking it per line (a strict read that may save
+    /// a checkpoint: `idFingerprints`).
+    public mutating func noteIDs(lines: Int) {
         var finder = RepeatedIDFinder()
         finder.reserve(lines: lines)
-        deferredIDs = finder
+        fingerprints = finder
     }
 
     /// After `deferIDChecks`: true when two lines checked so far may share an id (a repeat, or a
     /// fingerprint collision), so the read must start over without deferring to know; false when no
     /// two do. Always false without deferring (a repeat was then refused at its line).
-    public func idsMayRepeat() -> Bool { deferredIDs?.mayRepeat() ?? false }
+    public func idsMayRepeat() -> Bool { deferring && fingerprints?.mayRepeat() == true }
+
+    /// The fingerprints of every line's id so far (with a checkpoint's before them), for a new
+    /// checkpoint; nil when they are not kept, or two may be equal.
+    public func idFingerprints() -> IDFingerprints? { fingerprints?.all() }
 
     /// Loads the id-set slots of `ids` (the next lines' ids) ahead of their checks; returns a value
     /// the caller must not discard (so the loads happen).
@@ -67,11 +85,8 @@ public struct ChainChecker: Sendable {
     public mutating func check(at facts: UnsafePointer<LineFacts>, bodyHash: Digest32) -> Bool {
         let (seq, id, prev, hash) = (facts.pointee.event.seq, facts.pointee.id, facts.pointee.prev, facts.pointee.hash)
         guard bodyHash == hash, headSeq < Int.max, seq == headSeq + 1, prev == headHash else { return false }
-        if deferredIDs != nil {
-            deferredIDs?.add(id)
-        } else if !ids.insert(id) {
-            return false
-        }
+        if !deferring, !ids.insert(id) { return false }
+        fingerprints?.add(id)
         lines += 1
         headSeq = seq
         headHash = hash
@@ -120,7 +135,7 @@ public struct ChainChecker: Sendable {
         headHash = Digest32(hex: envelope.hash) ?? .zero
         let id = Identifiers.uuidBits(envelope.id)!
         let isNewID = ids.insert(id)
-        deferredIDs?.add(id)
+        fingerprints?.add(id)
         guard bodyHash == envelope.hash else {
             throw LogProblem(line: line, kind: .badHash, message: "hash \(envelope.hash.prefix(12))… does not match the line's bytes (sha256 \(bodyHash.prefix(12))…)")
         }

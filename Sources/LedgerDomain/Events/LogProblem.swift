@@ -16,6 +16,10 @@ public enum ProblemKind: String, CaseIterable, Sendable {
     case unknownType = "unknown-type"
     /// `data` does not match its type's schema (or `v` is unknown, or `id` repeats).
     case invalidData = "invalid-data"
+    /// A cache beside the log (the writers' index, the checkpoint) says what the log does not (`ledger verify`).
+    case cacheMismatch = "cache-mismatch"
+    /// The log does not hold a head recorded earlier (`ledger verify --expect SEQ:HASH`).
+    case headMismatch = "head-mismatch"
 }
 
 /// One problem found on one line of a log.

@@ -2,17 +2,39 @@
 
 /// Tells whether any two of many event ids may be equal, checked once at the end instead of per
 /// line. A replay that folds a million lines spent a tenth of its time on the id set's probes: each
-/// a miss in a 32 MiB table. This keeps a 64-bit fingerprint per id (the keyed `seededHash`) in a
-/// flat array, written in order, and looks for a repeat with two passes over it at the end.
+/// a miss in a 32 MiB table. This keeps a 64-bit fingerprint per id (`fingerprint(seed:)`, under a
+/// random seed) in a flat array, written in order, and looks for a repeat with two passes over it at
+/// the end. A finder continuing after a checkpoint takes the checkpoint's seed and fingerprints
+/// (`prior`), and also looks each new fingerprint up there.
 ///
 /// A "maybe" is a repeated id, or two ids whose fingerprints collide (for a million random ids,
-/// about one read in 10^7; a log writer who does not know the process's seed cannot aim for it).
+/// about one read in 10^7; a log writer who does not know the seed cannot aim for it).
 /// Either way the caller reads again with `ChainChecker`'s exact set, which names the line.
 public struct RepeatedIDFinder: Sendable {
+    /// The seed of every fingerprint.
+    public let seed: UUIDBits
     private var fingerprints: [UInt64] = []
+    /// The ids before the first one added, when continuing after them.
+    private let prior: IDFingerprints?
 
-    /// An empty finder.
-    public init() {}
+    /// An empty finder, under a fresh random seed.
+    public init() {
+        seed = IDFingerprints.randomSeed()
+        prior = nil
+    }
+
+    /// A finder continuing after the ids `prior` holds, under their seed.
+    public init(after prior: IDFingerprints) {
+        seed = prior.seed
+        self.prior = prior
+    }
+
+    /// The fingerprints of the prior ids and of those added, sorted; nil when two of them may be
+    /// equal (the check `mayRepeat` does, done on the way).
+    public func all() -> IDFingerprints? {
+        guard let prior else { return IDFingerprints(seed: seed, sorted: fingerprints.sorted()) }
+        return prior.merged(with: fingerprints)
+    }
 
     /// Ids added.
     public var count: Int { fingerprints.count }
@@ -24,12 +46,21 @@ public struct RepeatedIDFinder: Sendable {
 
     /// Adds one id.
     @inline(__always)
-    public mutating func add(_ id: UUIDBits) { fingerprints.append(UInt64(truncatingIfNeeded: id.seededHash)) }
+    public mutating func add(_ id: UUIDBits) { fingerprints.append(id.fingerprint(seed: seed)) }
 
-    /// True when two of the ids added may be equal (see the type's note); false when no two are.
-    /// Buckets the fingerprints by their top bits (about 256 per bucket, written once to a second
-    /// array), then puts each bucket in a small table by its next bits, in cache.
+    /// True when two of the ids added, or one added and one prior, may be equal (see the type's
+    /// note); false when no two are. The prior ids are distinct already; each added one is looked up
+    /// among them.
     public func mayRepeat() -> Bool {
+        if addedMayRepeat() { return true }
+        guard let prior, prior.count > 0 else { return false }
+        return fingerprints.contains(where: prior.contains)
+    }
+
+    /// `mayRepeat` among the ids added. Buckets the fingerprints by their top bits (about 256 per
+    /// bucket, written once to a second array), then puts each bucket in a small table by its next
+    /// bits, in cache.
+    private func addedMayRepeat() -> Bool {
         let count = fingerprints.count
         guard count > 1 else { return false }
         var bits = 0

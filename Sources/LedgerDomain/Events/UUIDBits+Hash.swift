@@ -9,12 +9,22 @@ extension UUIDBits {
     @inline(__always)
     public var seededHash: Int {
         let seed = UUIDHashSeed.value
-        let (upper, lower) = (high ^ seed.0).multipliedFullWidth(by: low ^ seed.1 ^ 0x9E37_79B9_7F4A_7C15)
+        return Int(truncatingIfNeeded: fingerprint(seedHigh: seed.0, seedLow: seed.1))
+    }
+
+    /// The same mix under an explicit seed: the fingerprints a checkpoint keeps (`IDFingerprints`),
+    /// which must mean the same in every process that reads it.
+    @inline(__always)
+    public func fingerprint(seed: UUIDBits) -> UInt64 { fingerprint(seedHigh: seed.high, seedLow: seed.low) }
+
+    @inline(__always)
+    private func fingerprint(seedHigh: UInt64, seedLow: UInt64) -> UInt64 {
+        let (upper, lower) = (high ^ seedHigh).multipliedFullWidth(by: low ^ seedLow ^ 0x9E37_79B9_7F4A_7C15)
         var x = upper ^ lower
         x ^= x >> 32
         x &*= 0xD6E8_FEB8_6659_FD93
         x ^= x >> 32
-        return Int(truncatingIfNeeded: x)
+        return x
     }
 }
 

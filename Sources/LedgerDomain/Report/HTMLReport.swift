@@ -44,8 +44,8 @@ public enum HTMLReport {
         html += timeline(model)
         html += failedTable(model, options)
         html += anomalies(model, options)
-        html += "<footer>ledger report · check it against the log later: <code>ledger verify</code> must print the same head "
-        html += "(seq \(model.head.seq), hash <code>\(escape(model.head.hash))</code>) for the same events.</footer>\n"
+        html += "<footer>ledger report · check it against the log later: <code>ledger verify --expect \(escape(model.head.anchor))</code> "
+        html += "exits 0 only while the log still holds this head (seq \(model.head.seq), hash <code>\(escape(model.head.hash))</code>).</footer>\n"
         html += "</main>\n</body>\n</html>\n"
         return html
     }
@@ -67,6 +67,7 @@ public enum HTMLReport {
         <dl class="digest">
         <dt>head seq</dt><dd data-head-seq="\(model.head.seq)">\(model.head.seq)</dd>
         <dt>head hash</dt><dd><code data-head-hash="\(escape(model.head.hash))">\(escape(model.head.hash))</code></dd>
+        <dt>head</dt><dd><code data-head-anchor="\(escape(model.head.anchor))">\(escape(model.head.anchor))</code></dd>
         <dt>events</dt><dd>\(model.events)</dd>
         <dt>log</dt><dd>\(verify)</dd>
         </dl>

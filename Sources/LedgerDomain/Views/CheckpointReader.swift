@@ -1,6 +1,6 @@
 // MARK: - CheckpointReader
 
-/// Reads the views `CheckpointWriter` wrote, pulling bytes from `source` about 1 MiB at a time.
+/// Reads the views and id fingerprints `CheckpointWriter` wrote, pulling bytes from `source` about 1 MiB at a time.
 /// Every count, length, tag and enum is checked: any other input throws `CheckpointError` (never a trap),
 /// and the caller then replays from scratch.
 public struct CheckpointReader {
@@ -16,15 +16,23 @@ public struct CheckpointReader {
 
     private init(source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) { self.source = source }
 
-    /// The views read from `source`, which must end right after them.
+    /// The views and id fingerprints read from `source`, which must end right after them. The
+    /// fingerprints must be one per event the views applied, strictly increasing.
     public static func read(policy: SignInPolicy = SignInPolicy(),
-                            source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) throws -> LedgerViews {
+                            source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) throws -> (views: LedgerViews, ids: IDFingerprints) {
         var r = CheckpointReader(source: source)
         var views = LedgerViews()
         views.signIns = SignInView(policy: policy)
-        guard try r.bytes(CheckpointWriter.magic.count) == CheckpointWriter.magic else { throw CheckpointError(message: "not a ledger checkpoint (v3)") }
+        guard try r.bytes(CheckpointWriter.magic.count) == CheckpointWriter.magic else { throw CheckpointError(message: "not a ledger checkpoint (v4)") }
         views.events = try r.count()
         views.restoreHead(seq: try r.count(), hash: try r.digest())
+        let seed = try r.uuid()
+        let idCount = try r.count()
+        guard idCount == views.events else { throw CheckpointError(message: "\(idCount) id fingerprints for \(views.events) events") }
+        var fingerprints: [UInt64] = []
+        fingerprints.reserveCapacity(min(idCount, 1 << 22))  // a count is only trusted as far as bytes follow
+        for _ in 0..<idCount { fingerprints.append(try r.word()) }
+        guard let ids = IDFingerprints(seed: seed, sorted: fingerprints) else { throw CheckpointError(message: "id fingerprints not strictly increasing") }
         for _ in 0..<(try r.count()) {
             views.users.restore(UserView.Record(uid: try r.uuid(), registration: try r.uuid(), email: try r.string(),
                                                 userName: try r.optionalString(), profileImage: try r.optionalUUID(),
@@ -71,7 +79,7 @@ public struct CheckpointReader {
             views.ruleBreaks.append(RuleBreak(kind: try r.choice(RuleBreak.Kind.allCases), seq: try r.count(), uid: try r.uuid()))
         }
         guard try r.atEnd() else { throw CheckpointError(message: "bytes after the views") }
-        return views
+        return (views, ids)
     }
 
     // MARK: - Bytes

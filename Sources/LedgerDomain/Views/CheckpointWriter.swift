@@ -8,12 +8,12 @@ public struct CheckpointError: Error, Equatable, Sendable {
 
 // MARK: - CheckpointWriter
 
-/// Writes every view as compact binary (little-endian fixed-width numbers, 16-byte ids, 32-byte
+/// Writes every view, and the fingerprints of the ids of the lines they reflect, as compact binary (little-endian fixed-width numbers, 16-byte ids, 32-byte
 /// digests, length-prefixed UTF-8), handed to `sink` about 1 MiB at a time, so saving the views of a
 /// million events never holds them twice. `CheckpointReader` reads it back.
 public struct CheckpointWriter {
     /// Identifies the encoding (bumped when it changes: an old checkpoint is then ignored).
-    public static let magic = Array("LEDGERV3".utf8)
+    public static let magic = Array("LEDGERV4".utf8)
 
     private var out: [UInt8] = []
     private let sink: (UnsafeRawBufferPointer) -> Void
@@ -23,11 +23,17 @@ public struct CheckpointWriter {
         out.reserveCapacity(1 << 20 + 4096)
     }
 
-    /// Writes `views` to `sink`.
-    public static func write(_ views: LedgerViews, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
+    /// Writes `views` and `ids` (the fingerprints of the ids of the lines they reflect) to `sink`.
+    public static func write(_ views: LedgerViews, ids: IDFingerprints, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
         var w = CheckpointWriter(sink: sink)
         w.out.append(contentsOf: magic)
         w.int(views.events); w.int(views.headSeq); w.digest(views.headHash)
+        w.uuid(ids.seed)
+        w.int(ids.count)
+        for (n, fingerprint) in ids.sorted.enumerated() {
+            w.word(fingerprint)
+            if n & 0xFFF == 0 { w.flushIfFull() }
+        }
         w.int(views.users.records.count)
         for r in views.users.records {
             w.uuid(r.uid); w.uuid(r.registration); w.string(r.email); w.optionalString(r.userName)

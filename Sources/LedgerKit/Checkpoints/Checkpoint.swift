@@ -3,15 +3,20 @@ import LedgerDomain
 
 // MARK: - Checkpoint
 
-/// The views saved beside a log (`<log>.checkpoint`) with the line they reflect, so reads fold only
-/// the lines after it. A cache: trusted only when its bytes hash to the digest it ends with and the
-/// log still holds the line it names; anything else is ignored and rebuilt.
+/// The views saved beside a log (`<log>.checkpoint`) with the line they reflect and the fingerprints
+/// of the ids up to it, so reads fold only the lines after it and still see an id repeated across
+/// it. A cache: trusted only when its bytes hash to the digest it ends with and the log still holds
+/// the line it names; anything else is ignored and rebuilt. The digest only catches damage: anyone
+/// who can write the file can re-seal it, which `ledger verify` notices (`CacheCheck`).
 ///
 /// File layout: `LEDGERCP`, the covered line's start and end offsets (little-endian Int64), the
-/// views (`CheckpointWriter`), then the lowercase hex SHA-256 of everything before it (64 bytes).
+/// views and id fingerprints (`CheckpointWriter`), then the lowercase hex SHA-256 of everything
+/// before it (64 bytes).
 public struct Checkpoint {
     /// The views after the covered line.
     public var views: LedgerViews
+    /// The fingerprints of the ids of every line up to the covered one.
+    public var ids: IDFingerprints
     /// Byte offset where the covered line starts.
     public var lineStart: Int
     /// Byte offset just after it (where the tail begins).
@@ -19,9 +24,9 @@ public struct Checkpoint {
     /// The covered line's time (set by `load`).
     public var headAt: Timestamp?
 
-    /// A checkpoint of `views`, which reflect the log up to the line at `[lineStart, offset)`.
-    public init(views: LedgerViews, lineStart: Int, offset: Int, headAt: Timestamp? = nil) {
-        self.views = views; self.lineStart = lineStart; self.offset = offset; self.headAt = headAt
+    /// A checkpoint of `views` and `ids`, which reflect the log up to the line at `[lineStart, offset)`.
+    public init(views: LedgerViews, ids: IDFingerprints, lineStart: Int, offset: Int, headAt: Timestamp? = nil) {
+        self.views = views; self.ids = ids; self.lineStart = lineStart; self.offset = offset; self.headAt = headAt
     }
 
     /// The file's first bytes.
@@ -51,7 +56,7 @@ public struct Checkpoint {
         // The views' bytes, hashed as they are read; the last 64 bytes are the digest to match.
         let end = size - 64
         var position = header.count
-        guard let views = try? CheckpointReader.read(source: { buffer in
+        guard let (views, ids) = try? CheckpointReader.read(source: { buffer in
             let n = try saved.read(into: buffer.baseAddress!, count: min(buffer.count, end - position), at: position)
             sha.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             position += n
@@ -62,15 +67,15 @@ public struct Checkpoint {
               trailer == Array(sha.finalize().utf8),
               let headAt = CoveredLine.time(in: file, lineStart: lineStart, offset: offset, head: views.head)
         else { return nil }
-        return Checkpoint(views: views, lineStart: lineStart, offset: offset, headAt: headAt)
+        return Checkpoint(views: views, ids: ids, lineStart: lineStart, offset: offset, headAt: headAt)
     }
 
     /// Saves this checkpoint for `log` atomically (temp file, fsync, rename). Failure leaves the
     /// previous checkpoint, or none: it is only a cache.
     public func save(forLog log: String) {
         // A checkpoint holds every view, and a load trusts it to: views folded narrowed (some of
-        // them left empty, `LedgerViews.narrow`) are never saved.
-        guard views.selection == .all else { return }
+        // them left empty, `LedgerViews.narrow`) are never saved; nor views without one id per event.
+        guard views.selection == .all, ids.count == views.events else { return }
         let sha = SHA256Stream()
         try? FileSystem.writeAtomically(to: Self.path(forLog: log)) { append in
             var header = Self.magic
@@ -79,7 +84,7 @@ public struct Checkpoint {
             try header.withUnsafeBytes { sha.update($0); try append($0) }
             var failure: (any Error)?
             withoutActuallyEscaping(append) { append in
-                CheckpointWriter.write(views) { bytes in
+                CheckpointWriter.write(views, ids: ids) { bytes in
                     guard failure == nil else { return }
                     sha.update(bytes)
                     do { try append(bytes) } catch { failure = error }

@@ -58,7 +58,14 @@ extension RegistrationCoordinator {
         let running = locks.imagesOfRunningRegistrations()
         views = LedgerViews()  // free the first fold before the second
         views = try currentViews()
-        for name in files where views.images.status(of: name) != .stored && !running.contains(name) {
+        let orphan = { (name: String) in views.images.status(of: name) != .stored && !running.contains(name) }
+        // Removing is destructive: a blob the checkpoint calls an orphan is removed only when the whole
+        // verified log says so too (a re-sealed checkpoint may have forgotten a live user's image).
+        if files.contains(where: { orphan($0) && Identifiers.isLowercaseUUID($0) }), store is FileEventStore {
+            views = LedgerViews()
+            views = try currentViews(usingCheckpoint: false)
+        }
+        for name in files where orphan(name) {
             if Identifiers.isLowercaseUUID(name) {
                 try blobs.remove(name)
             } else if let pid = name.split(separator: "-").last.flatMap({ Int32($0) }), name.contains(".tmp-"),
@@ -79,14 +86,14 @@ extension RegistrationCoordinator {
         return report
     }
 
-    /// Every view, folded up to the head: for the file store from its checkpoint and the lines after
-    /// it (`ViewLoader`, as the read commands do; it saves a newer checkpoint when it read far
-    /// enough), for any other store through `scanViews`.
-    private func currentViews() throws -> LedgerViews {
+    /// Every view, folded up to the head: for the file store from its checkpoint (unless not
+    /// `usingCheckpoint`) and the lines after it (`ViewLoader`, as the read commands do; it saves a
+    /// newer checkpoint when it read far enough), for any other store through `scanViews`.
+    private func currentViews(usingCheckpoint: Bool = true) throws -> LedgerViews {
         var views = LedgerViews()
         if let fileStore = store as? FileEventStore {
             guard FileSystem.exists(fileStore.logPath) else { return views }
-            return try ViewLoader.load(path: fileStore.logPath, asOf: nil, now: clock.now()).views
+            return try ViewLoader.load(path: fileStore.logPath, asOf: nil, now: clock.now(), usingCheckpoint: usingCheckpoint).views
         }
         _ = try store.scanViews(wanted: { _ in false }, visit: { views.apply($0, hash: $1) })
         return views

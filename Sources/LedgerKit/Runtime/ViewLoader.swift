@@ -36,15 +36,20 @@ public enum ViewLoader {
     /// 64 Ki events with the bytes read so far, the file's size and the events applied.
     /// A read that cannot save a checkpoint (`--as-of`, or checkpoints off) folds only the views in
     /// `selection` and leaves the others empty; one that can folds them all, as a checkpoint holds all.
+    /// Without `usingCheckpoint`, the whole log is folded (what must not rest on a cache's word).
     public static func load(path: String, asOf: AsOf?, now: Timestamp, views selection: LedgerViews.Selection = .all,
+                            usingCheckpoint: Bool = true,
                             progress: ((_ bytes: Int, _ total: Int, _ events: Int) -> Void)? = nil) throws -> LoadedViews {
-        // Ids are checked once, at the end of the read (`ChainChecker.deferIDChecks`); a maybe (a
-        // repeated id: damage) means reading again with the per-line check, which names the line
+        // Ids are checked once, at the end of the read (`ChainChecker.deferIDChecks`), against every
+        // id before them (a checkpoint carries their fingerprints); a maybe (a repeated id: damage)
+        // means reading the whole log again with the per-line check, which names the line
         // (`progress` then reports the second read from its start).
         do {
-            return try load(path: path, asOf: asOf, now: now, selection: selection, deferringIDs: true, progress: progress)
+            return try load(path: path, asOf: asOf, now: now, selection: selection, usingCheckpoint: usingCheckpoint,
+                            deferringIDs: true, progress: progress)
         } catch is RepeatedIDSeen {
-            return try load(path: path, asOf: asOf, now: now, selection: selection, deferringIDs: false, progress: progress)
+            return try load(path: path, asOf: asOf, now: now, selection: selection, usingCheckpoint: false,
+                            deferringIDs: false, progress: progress)
         }
     }
 
@@ -52,7 +57,7 @@ public enum ViewLoader {
     private struct RepeatedIDSeen: Error {}
 
     /// `load`, checking ids at the end (`deferringIDs`; throws `RepeatedIDSeen` on a maybe) or per line.
-    private static func load(path: String, asOf: AsOf?, now: Timestamp, selection: LedgerViews.Selection, deferringIDs: Bool,
+    private static func load(path: String, asOf: AsOf?, now: Timestamp, selection: LedgerViews.Selection, usingCheckpoint: Bool, deferringIDs: Bool,
                              progress: ((_ bytes: Int, _ total: Int, _ events: Int) -> Void)?) throws -> LoadedViews {
         var loaded = LoadedViews(views: LedgerViews(), asOfTime: now)
         guard FileSystem.exists(path) else { throw SystemError("open", path: path, code: ENOENT) }
@@ -60,11 +65,12 @@ public enum ViewLoader {
         let total = try file.size()
         var checker = ChainChecker()
         var start = 0
-        // A checkpoint serves reads of the head, or of a seq at or after it.
+        // A checkpoint serves reads of the head, or of a seq at or after it. The strict read starts
+        // from the first line: a checkpoint knows the ids before it only as fingerprints.
         let usable: Bool
         switch asOf {
-        case nil: usable = true
-        case .seq: usable = true
+        case nil: usable = usingCheckpoint
+        case .seq: usable = usingCheckpoint
         case .time: usable = false
         }
         var checkpoint = usable ? Checkpoint.load(forLog: path, file: file) : nil
@@ -78,9 +84,10 @@ public enum ViewLoader {
         if asOf != nil || interval == 0 { loaded.views.narrow(to: selection) }
         // Lines are 300-700 bytes: sizing the id set once for the bytes ahead spares its rehashes.
         if deferringIDs {
-            checker.deferIDChecks(lines: (total - start) / 450)
+            checker.deferIDChecks(lines: (total - start) / 450, after: checkpoint?.ids)
         } else {
             checker.reserve(lines: (total - start) / 450)
+            checker.noteIDs(lines: (total - start) / 450)
         }
         var damage: LogProblem?
         var lastIncludedAt: Timestamp?
@@ -110,8 +117,8 @@ public enum ViewLoader {
         if checker.idsMayRepeat() { throw RepeatedIDSeen() }
         // Save a new checkpoint when a whole-log read went far enough past the last one.
         if asOf == nil, damage == nil, interval > 0, loaded.views.selection == .all, let lastLine,
-           loaded.views.events - (checkpoint?.views.events ?? 0) >= interval {
-            Checkpoint(views: loaded.views, lineStart: lastLine.start, offset: lastLine.end).save(forLog: path)
+           loaded.views.events - (checkpoint?.views.events ?? 0) >= interval, let ids = checker.idFingerprints() {
+            Checkpoint(views: loaded.views, ids: ids, lineStart: lastLine.start, offset: lastLine.end).save(forLog: path)
         }
         if lastIncludedAt == nil { lastIncludedAt = checkpoint?.headAt }
         if let damage { throw StoreError(.damaged, "the log is damaged at \(damage); run `ledger verify`", problem: damage) }

@@ -24,15 +24,44 @@ public enum LogVerifier {
     public static let maxProblems = 100
 
     /// Verifies the log at `path`. Throws `SystemError` when it cannot be read.
-    public static func verify(path: String) throws -> VerifyReport {
+    ///
+    /// Each head of `anchors` (one recorded earlier, `--expect SEQ:HASH`) must be a line of the
+    /// intact log with that hash, else a `head-mismatch`. With `checkingCaches`, the caches beside an
+    /// intact log are checked against it too (`CacheCheck`: any disagreement is a `cache-mismatch`).
+    public static func verify(path: String, expecting anchors: [Head] = [], checkingCaches: Bool = false) throws -> VerifyReport {
         // Ids are checked once at the end; on a maybe (a repeated id: damage) the log is read again
         // with the per-line check, which names the line.
-        if let report = try verify(path: path, deferringIDs: true) { return report }
-        return try verify(path: path, deferringIDs: false) ?? VerifyReport()
+        let wanted = Set(anchors.map(\.seq))
+        var found: [Int: Digest32] = [:]
+        var report = try verify(path: path, deferringIDs: true, anchors: wanted, found: &found)
+        if report == nil {
+            found = [:]
+            report = try verify(path: path, deferringIDs: false, anchors: wanted, found: &found)
+        }
+        var verified = report ?? VerifyReport()
+        if checkingCaches && verified.ok {
+            verified.problems += try CacheCheck.problems(logPath: path, log: try FileDescriptor(path: path, flags: O_RDONLY))
+        }
+        for anchor in anchors { if let problem = mismatch(anchor, found: found[anchor.seq], head: verified.head) { verified.problems.append(problem) } }
+        return verified
     }
 
-    /// `verify`, checking ids at the end (`deferringIDs`; nil when they may repeat) or per line.
-    private static func verify(path: String, deferringIDs: Bool) throws -> VerifyReport? {
+    /// The `head-mismatch` of `anchor`, given the hash of its line in the intact log (nil when the
+    /// intact log does not reach it) and that log's head; nil when the line has the recorded hash.
+    private static func mismatch(_ anchor: Head, found: Digest32?, head: Head) -> LogProblem? {
+        let recorded = "\(anchor.seq):\(anchor.hash)"
+        guard let found else {
+            return LogProblem(line: anchor.seq, kind: .headMismatch,
+                              message: "the intact log ends at seq \(head.seq), before the recorded head \(recorded): it was cut, or is damaged below it")
+        }
+        guard found.hex != anchor.hash else { return nil }
+        return LogProblem(line: anchor.seq, kind: .headMismatch,
+                          message: "line \(anchor.seq) has hash \(found.hex), not the recorded \(anchor.hash): the history up to it was rewritten")
+    }
+
+    /// `verify`, checking ids at the end (`deferringIDs`; nil when they may repeat) or per line, and
+    /// noting in `found` the hash of each line of the intact prefix whose seq is in `anchors`.
+    private static func verify(path: String, deferringIDs: Bool, anchors: Set<Int>, found: inout [Int: Digest32]) throws -> VerifyReport? {
         let file = try FileDescriptor(path: path, flags: O_RDONLY)
         var report = VerifyReport()
         var checker = ChainChecker()
@@ -47,7 +76,10 @@ public enum LogVerifier {
             switch item {
             case .event(let event, let hash, _, _):
                 report.events += 1
-                if report.problems.isEmpty { head = (event.pointee.seq, hash) }
+                if report.problems.isEmpty {
+                    head = (event.pointee.seq, hash)
+                    if !anchors.isEmpty, anchors.contains(event.pointee.seq) { found[event.pointee.seq] = hash }
+                }
             case .problem(let problem, _, _):
                 report.events += 1
                 if report.problems.count < maxProblems { report.problems.append(problem) }

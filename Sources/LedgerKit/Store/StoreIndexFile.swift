@@ -53,20 +53,24 @@ final class StoreIndexFile: StoreLookups {
     private var base: UnsafeMutableRawPointer
     private var mappedSize: Int
     private var inode: (dev: UInt64, ino: UInt64)
-    private var capacity: Int { Int(load(Int64.self, at: 144)) }
+    var capacity: Int { Int(load(Int64.self, at: 144)) }
     private var count: Int {
         get { Int(load(Int64.self, at: 152)) }
         set { store(Int64(newValue), at: 152) }
     }
 
-    private init(path: String, fd: Int32, base: UnsafeMutableRawPointer, mappedSize: Int, inode: (UInt64, UInt64)) {
+    init(path: String, fd: Int32, base: UnsafeMutableRawPointer, mappedSize: Int, inode: (UInt64, UInt64)) {
         self.path = path; self.fd = fd; self.base = base; self.mappedSize = mappedSize; self.inode = inode
     }
 
     deinit {
         munmap(base, mappedSize)
-        close(fd)
+        if fd >= 0 { close(fd) }
     }
+
+    /// True when the table lives in this process's memory only (`StoreIndexFile+Compare`): no file
+    /// behind it, growing in memory too.
+    private var inMemory: Bool { fd < 0 }
 
     // MARK: - Opening
 
@@ -130,6 +134,7 @@ final class StoreIndexFile: StoreLookups {
 
     /// True when the file at `path` is still the one mapped (another writer may have grown and replaced it).
     var isCurrent: Bool {
+        guard !inMemory else { return false }
         var info = stat()
         guard stat(path, &info) == 0 else { return false }
         return UInt64(info.st_dev) == inode.dev && UInt64(info.st_ino) == inode.ino
@@ -289,14 +294,22 @@ final class StoreIndexFile: StoreLookups {
         let newCapacity = capacity * 2
         let newSize = Self.headerSize + newCapacity * Self.slotSize
         let temp = path + ".grow"
-        let newFD = Glibc.open(temp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard newFD >= 0 else { return false }
-        guard posix_fallocate(newFD, 0, off_t(newSize)) == 0,
-              let newBase = mmap(nil, newSize, PROT_READ | PROT_WRITE, MAP_SHARED, newFD, 0), newBase != MAP_FAILED else {
-            close(newFD); unlink(temp); return false
-        }
+        var newFD: Int32 = -1
+        let newBase: UnsafeMutableRawPointer
         var info = stat()
-        fstat(newFD, &info)
+        if inMemory {
+            guard let mapped = Self.anonymousMapping(size: newSize) else { return false }
+            newBase = mapped
+        } else {
+            newFD = Glibc.open(temp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard newFD >= 0 else { return false }
+            guard posix_fallocate(newFD, 0, off_t(newSize)) == 0,
+                  let mapped = mmap(nil, newSize, PROT_READ | PROT_WRITE, MAP_SHARED, newFD, 0), mapped != MAP_FAILED else {
+                close(newFD); unlink(temp); return false
+            }
+            newBase = mapped
+            fstat(newFD, &info)
+        }
         let old = (fd: fd, base: base, size: mappedSize, capacity: capacity)
         memcpy(newBase, old.base, Self.headerSize)
         // Move into the new mapping, then re-insert every slot of the old one.
@@ -313,14 +326,14 @@ final class StoreIndexFile: StoreLookups {
             memcpy(base + to + 4, old.base + from + 4, 4)
             memcpy(base + to + 24, old.base + from + 24, Self.slotSize - 24)
         }
-        guard rename(temp, path) == 0 else {
+        guard inMemory || rename(temp, path) == 0 else {
             // Keep using the old file: put the old mapping back.
             munmap(newBase, newSize); close(newFD); unlink(temp)
             base = old.base; mappedSize = old.size
             return false
         }
         munmap(old.base, old.size)
-        close(old.fd)
+        if old.fd >= 0 { close(old.fd) }
         fd = newFD
         inode = (UInt64(info.st_dev), UInt64(info.st_ino))
         return true

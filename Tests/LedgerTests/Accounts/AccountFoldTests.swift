@@ -82,15 +82,16 @@ import Testing
         try s.given(r.sessionStarted(Fixtures.uuid(13)), in: Fixtures.stream(.session, 13))
         #expect(s.views.ruleBreaks.count == 1)
         var bytes: [UInt8] = []
-        CheckpointWriter.write(s.views) { bytes.append(contentsOf: $0) }
+        let ids = try #require(IDFingerprints(seed: UUIDBits(high: 1, low: 2), ids: s.recorded.compactMap { UUIDBits(uuid: $0.envelope.id) }))
+        CheckpointWriter.write(s.views, ids: ids) { bytes.append(contentsOf: $0) }
         var at = 0
-        let back = try CheckpointReader.read { out in
+        let (back, backIDs) = try CheckpointReader.read { out in
             let n = min(out.count, bytes.count - at)
             out.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.withUnsafeBytes { $0 }[at..<(at + n)]))
             at += n
             return n
         }
-        #expect(back.ruleBreaks == s.views.ruleBreaks)
+        #expect(back.ruleBreaks == s.views.ruleBreaks && backIDs == ids)
         var narrowed = s.views
         narrowed.narrow(to: [.users])
         #expect(narrowed.ruleBreaks.isEmpty)

@@ -26,14 +26,14 @@ struct VerifyEventsCLITests {
     @Test func verifyOnTheDemoLog() throws {
         let human = try Self.ledgerInTemp("verify", Paths.demoLog)
         #expect(human.status == 0)
-        #expect(human.stdout == "ok: 18 events, head seq 18 hash \(Self.demoHash)\n")
+        #expect(human.stdout == "ok: 18 events, head 18:\(Self.demoHash)\n")
         #expect(human.stderr.isEmpty)
 
         let json = try Self.ledgerInTemp("verify", Paths.demoLog, "--json")
         #expect(json.status == 0)
-        #expect(json.stdout == #"{"ok":true,"events":18,"head":{"seq":18,"hash":"\#(Self.demoHash)"},"problems":[]}"# + "\n")
+        #expect(json.stdout == #"{"ok":true,"events":18,"head":{"seq":18,"hash":"\#(Self.demoHash)"},"anchor":"18:\#(Self.demoHash)","problems":[]}"# + "\n")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
-        #expect(Set(object.keys) == ["ok", "events", "head", "problems"])
+        #expect(Set(object.keys) == ["ok", "events", "head", "anchor", "problems"])
         #expect(object["ok"] as? Bool == true)
         #expect(object["events"] as? Int == 18)
         let head = try #require(object["head"] as? [String: Any])
@@ -53,7 +53,7 @@ struct VerifyEventsCLITests {
         #expect(json.status == 1)
         #expect(json.stdoutLines.count == 1)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
-        #expect(Set(object.keys) == ["ok", "events", "head", "problems"])
+        #expect(Set(object.keys) == ["ok", "events", "head", "anchor", "problems"])
         #expect(object["ok"] as? Bool == false)
         #expect((object["head"] as? [String: Any])?["seq"] as? Int == 8)
         let problems = try #require(object["problems"] as? [[String: Any]])
@@ -81,7 +81,7 @@ struct VerifyEventsCLITests {
         try withTempDirectory { dir in
             let store = try SamplesTests.writeEveryTypeLog(in: "\(dir)/ledger-data")
             let head = try store.head()
-            let expected = "ok: \(head.seq) events, head seq \(head.seq) hash \(head.hash)\n"
+            let expected = "ok: \(head.seq) events, head \(head.anchor)\n"
             let viaFlag = try run(Paths.ledger, ["verify", "--data", "\(dir)/ledger-data"], env: ["LEDGER_DATA": ""])
             #expect(viaFlag.status == 0)
             #expect(viaFlag.stdout == expected)

@@ -92,7 +92,7 @@ struct SamplesTests {
         #expect(report.head == demoHead)
         let cli = try ledger("verify", Paths.demoLog)
         #expect(cli.status == 0)
-        #expect(cli.stdoutLines == ["ok: 18 events, head seq 18 hash \(demoHead.hash)"])
+        #expect(cli.stdoutLines == ["ok: 18 events, head 18:\(demoHead.hash)"])
 
         let tornHead = try Self.expectedHead(section: "torn-tail.jsonl")
         let torn = try LogVerifier.verify(path: Paths.tornSample)

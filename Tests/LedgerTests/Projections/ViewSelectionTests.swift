@@ -51,9 +51,10 @@ struct ViewSelectionTests {
             #expect(try ViewLoader.load(path: log, asOf: nil, now: now, views: .users).views == full)
             // Narrowed views are never saved as a checkpoint (a load would trust them to hold all views).
             let narrowed = try ViewLoader.load(path: log, asOf: .seq(5_000), now: now, views: .users).views
-            Checkpoint(views: narrowed, lineStart: 0, offset: 1).save(forLog: log)
+            let ids = try LogRewriting.fingerprints(ofLog: log)
+            Checkpoint(views: narrowed, ids: ids, lineStart: 0, offset: 1).save(forLog: log)
             #expect(!FileSystem.exists(Checkpoint.path(forLog: log)))
-            Checkpoint(views: full, lineStart: 0, offset: 1).save(forLog: log)
+            Checkpoint(views: full, ids: ids, lineStart: 0, offset: 1).save(forLog: log)
             #expect(FileSystem.exists(Checkpoint.path(forLog: log)))
         }
     }

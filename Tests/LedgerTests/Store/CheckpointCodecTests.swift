@@ -15,20 +15,39 @@ struct CheckpointCodecTests {
         return (try ViewLoader.load(path: log, asOf: nil, now: Timestamp(millis: 0)).views, log)
     }
 
-    private func encode(_ views: LedgerViews) -> [UInt8] {
+    /// Fingerprints for `views.events` made-up ids (the codec only needs one per event).
+    private func ids(for views: LedgerViews) -> IDFingerprints {
+        IDFingerprints(seed: UUIDBits(high: 3, low: 4), ids: (0..<views.events).map { UUIDBits(high: 9, low: UInt64($0)) })!
+    }
+
+    private func encode(_ views: LedgerViews, ids: IDFingerprints? = nil) -> [UInt8] {
         final class Box: @unchecked Sendable { var bytes: [UInt8] = [] }
         let box = Box()
-        CheckpointWriter.write(views) { box.bytes.append(contentsOf: $0) }
+        CheckpointWriter.write(views, ids: ids ?? self.ids(for: views)) { box.bytes.append(contentsOf: $0) }
         return box.bytes
     }
 
-    private func decode(_ bytes: [UInt8]) throws -> LedgerViews {
+    private func decodeWhole(_ bytes: [UInt8]) throws -> (views: LedgerViews, ids: IDFingerprints) {
         var position = 0
         return try CheckpointReader.read { buffer in
             let n = min(buffer.count, bytes.count - position)
             bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + position, byteCount: n) }
             position += n
             return n
+        }
+    }
+
+    private func decode(_ bytes: [UInt8]) throws -> LedgerViews { try decodeWhole(bytes).views }
+
+    @Test func idFingerprintsRoundTripAndMustMatchTheEvents() throws {
+        try withTempDirectory("checkpoint-ids") { folder in
+            let (views, log) = try generated(folder)
+            let ids = try LogRewriting.fingerprints(ofLog: log)
+            #expect(ids.count == views.events)
+            #expect(try decodeWhole(encode(views, ids: ids)).ids == ids)
+            // One fingerprint fewer than events: refused.
+            let short = IDFingerprints(seed: ids.seed, sorted: Array(ids.sorted.dropLast()))!
+            #expect(throws: CheckpointError.self) { try decode(encode(views, ids: short)) }
         }
     }
 
@@ -75,9 +94,10 @@ struct CheckpointCodecTests {
             let text = try String(contentsOfFile: log, encoding: .utf8)
             let lastLine = text.dropLast().split(separator: "\n").last!
             let lineStart = size - lastLine.utf8.count - 1
-            Checkpoint(views: views, lineStart: lineStart, offset: size).save(forLog: log)
+            let ids = try LogRewriting.fingerprints(ofLog: log)
+            Checkpoint(views: views, ids: ids, lineStart: lineStart, offset: size).save(forLog: log)
             let loaded = try #require(Checkpoint.load(forLog: log, file: file))
-            #expect(loaded.views == views && loaded.offset == size)
+            #expect(loaded.views == views && loaded.ids == ids && loaded.offset == size)
             let path = Checkpoint.path(forLog: log)
             let saved = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
             for at in [9, 30, saved.count / 2, saved.count - 70, saved.count - 1] {
@@ -91,7 +111,7 @@ struct CheckpointCodecTests {
             // A checkpoint naming a line the log does not hold there is ignored too.
             try Data(saved).write(to: URL(fileURLWithPath: path))
             #expect(Checkpoint.load(forLog: log, file: file) != nil)
-            Checkpoint(views: views, lineStart: lineStart - 1, offset: size).save(forLog: log)
+            Checkpoint(views: views, ids: ids, lineStart: lineStart - 1, offset: size).save(forLog: log)
             #expect(Checkpoint.load(forLog: log, file: file) == nil)
         }
     }

@@ -77,18 +77,9 @@ struct DeferredIDCheckTests {
     /// `lines` with line `at` (1-based) given the id of line `from`, every hash and `prev` after it
     /// recomputed: the repeated id is the only damage.
     private func repeatingID(_ lines: [[UInt8]], at: Int, from: Int) throws -> [UInt8] {
-        var envelopes = try lines.enumerated().map { n, line in
-            try Array(line.dropLast()).withUnsafeBufferPointer { try LineCodec.decode($0, lineNumber: n + 1).0 }
-        }
+        var envelopes = try LogRewriting.envelopes(lines.flatMap { $0 })
         envelopes[at - 1].id = envelopes[from - 1].id
-        var out: [UInt8] = []
-        var prev = String(repeating: "0", count: 64)
-        for e in envelopes {
-            let body = LineCodec.body(seq: e.seq, id: e.id, at: e.at, type: e.type, v: e.v, stream: e.stream, data: e.data, prev: prev)
-            prev = body.withUnsafeBytes { SHA256.hex($0) }
-            out += LineCodec.line(body: body, hash: prev)
-        }
-        return out
+        return LogRewriting.chained(envelopes)
     }
 
     private func load(_ path: String, asOf: AsOf? = nil) throws -> LoadedViews {
