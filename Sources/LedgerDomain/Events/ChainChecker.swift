@@ -46,8 +46,9 @@ public struct ChainChecker: Sendable {
 
     /// Keeps every line's id fingerprint as well as checking it per line (a strict read that may save
     /// a checkpoint: `idFingerprints`).
-    public mutating func noteIDs(lines: Int) {
-        var finder = RepeatedIDFinder()
+    /// Under `seed` when given (to compare with fingerprints kept under it), else a fresh one.
+    public mutating func noteIDs(lines: Int, seed: UUIDBits? = nil) {
+        var finder = seed.map(RepeatedIDFinder.init(seed:)) ?? RepeatedIDFinder()
         finder.reserve(lines: lines)
         fingerprints = finder
     }

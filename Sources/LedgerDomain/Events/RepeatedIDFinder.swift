@@ -23,6 +23,12 @@ public struct RepeatedIDFinder: Sendable {
         prior = nil
     }
 
+    /// An empty finder under `seed` (to compare its fingerprints with those kept under that seed).
+    public init(seed: UUIDBits) {
+        self.seed = seed
+        prior = nil
+    }
+
     /// A finder continuing after the ids `prior` holds, under their seed.
     public init(after prior: IDFingerprints) {
         seed = prior.seed

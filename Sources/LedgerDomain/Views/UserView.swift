@@ -62,7 +62,7 @@ public struct UserView: Equatable, Sendable {
     /// Emails whose last account was created again with another email since: that account, which
     /// no longer holds them. `byEmail` reads its keys back from the rows, so it cannot say this
     /// itself (rare: only a hand-written log creates a uid twice).
-    private(set) var movedAway: [String: UUIDBits] = [:]
+    public private(set) var movedAway: [String: UUIDBits] = [:]
 
     /// An empty view.
     public init() {}

@@ -23,27 +23,36 @@ enum CacheCheck {
         let last = max(indexSeq, checkpointSeq)
         let fresh = index == nil ? nil : StoreIndexFile.inMemory()
         var views = LedgerViews()
-        var fingerprints: [UInt64] = []
         var foldedIndex = index != nil && fresh != nil
         var checker = ChainChecker()
         checker.reserve(lines: min(last, 1 << 22))
-        var reached = 0
-        try LogScanner.scan(log, checker: &checker) { item in
-            guard case .event(let event, let offset, _) = item, event.seq <= last else { return false }
-            if event.seq <= indexSeq, foldedIndex, let fresh, !fresh.apply(event, offset: offset) { foldedIndex = false }
-            if let checkpoint, event.seq <= checkpointSeq {
-                views.apply(event)
-                fingerprints.append((Identifiers.uuidBits(event.envelope.id) ?? .zero).fingerprint(seed: checkpoint.ids.seed))
+        if let checkpoint { checker.noteIDs(lines: min(checkpointSeq, 1 << 22), seed: checkpoint.ids.seed) }
+        var reached = 0, resume = 0
+        var fingerprints: IDFingerprints?
+        // Lines read in place, as replay reads them: up to the checkpoint's line (its ids' fingerprints
+        // taken there), then on to the index's.
+        func fold(from offset: Int, through stop: Int) throws {
+            try LogScanner.scanFacts(log, from: offset, checker: &checker) { item in
+                guard case .event(let at, let hash, let offset, let length) = item, at.pointee.seq <= stop else { return false }
+                let event = at.pointee
+                if event.seq <= indexSeq, foldedIndex, let fresh, !fresh.apply(event, offset: offset) { foldedIndex = false }
+                if checkpoint != nil, event.seq <= checkpointSeq { views.apply(event, hash: hash) }
+                reached = event.seq
+                resume = offset + length
+                return event.seq < stop
             }
-            reached = event.seq
-            return event.seq < last
         }
+        if checkpoint != nil {
+            try fold(from: 0, through: checkpointSeq)
+            fingerprints = checker.idFingerprints()
+        }
+        if reached < last, reached == (checkpoint == nil ? 0 : checkpointSeq) { try fold(from: resume, through: last) }
         var problems: [LogProblem] = []
         if let index, let fresh, foldedIndex, reached >= indexSeq, let difference = index.table.firstDifference(from: fresh) {
             problems.append(LogProblem(line: indexSeq, kind: .cacheMismatch,
                                        message: "\(indexPath) disagrees with the log up to this line: \(difference); remove it (writers rebuild it)"))
         }
-        if let checkpoint, reached >= checkpointSeq, let difference = difference(checkpoint, views: views, fingerprints: fingerprints) {
+        if let checkpoint, reached >= checkpointSeq, let difference = difference(checkpoint, views: views, ids: fingerprints) {
             problems.append(LogProblem(line: checkpointSeq, kind: .cacheMismatch,
                                        message: "\(checkpointPath) disagrees with the log up to this line: \(difference); remove it (reads rebuild it)"))
         }
@@ -67,18 +76,18 @@ enum CacheCheck {
     }
 
     /// What differs between `checkpoint` and the log's fold up to its line (`views`, and the ids'
-    /// fingerprints under its seed), in words; nil when nothing does.
-    private static func difference(_ checkpoint: Checkpoint, views: LedgerViews, fingerprints: [UInt64]) -> String? {
+    /// fingerprints under its seed), in words; nil when nothing does. Views compare by their rows,
+    /// not by how their tables are laid out.
+    private static func difference(_ checkpoint: Checkpoint, views: LedgerViews, ids: IDFingerprints?) -> String? {
         let saved = checkpoint.views
-        if saved.users != views.users { return "its users view differs from the log's" }
-        if saved.sessions != views.sessions { return "its sessions view differs from the log's" }
-        if saved.images != views.images { return "its images view differs from the log's" }
-        if saved.registrations != views.registrations { return "its registrations view differs from the log's" }
-        if saved.signIns != views.signIns { return "its sign-ins view differs from the log's" }
-        if saved != views { return "its event count or head differs from the log's" }
-        if IDFingerprints(seed: checkpoint.ids.seed, sorted: fingerprints.sorted()) != checkpoint.ids {
-            return "its event ids differ from the log's"
-        }
+        if saved.users.rows != views.users.rows || saved.users.movedAway != views.users.movedAway { return "its users view differs from the log's" }
+        if saved.sessions.rows != views.sessions.rows { return "its sessions view differs from the log's" }
+        if saved.images.rows != views.images.rows { return "its images view differs from the log's" }
+        if saved.registrations.rows != views.registrations.rows { return "its registrations view differs from the log's" }
+        if saved.signIns.rows != views.signIns.rows { return "its sign-ins view differs from the log's" }
+        if saved.ruleBreaks != views.ruleBreaks { return "its account rule breaks differ from the log's" }
+        if saved.events != views.events || saved.head != views.head { return "its event count or head differs from the log's" }
+        if ids != checkpoint.ids { return "its event ids differ from the log's" }
         return nil
     }
 }

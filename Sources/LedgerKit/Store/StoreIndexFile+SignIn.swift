@@ -45,9 +45,9 @@ extension StoreIndexFile {
 
     /// Folds `event` into the account slots through `AccountFold` (called by `apply` after the
     /// stream slot); false when a slot could not be had (a damaged table).
-    func applyAccounts(_ event: RecordedEvent, offset: Int, seq: Int64) -> Bool {
+    func applyAccounts(_ event: ViewEvent, offset: Int, seq: Int64) -> Bool {
         var state = IndexAccounts(table: self, seq: seq, offset: offset)
-        AccountFold.evolve(&state, ViewEvent(event), policy: SignInPolicy())
+        AccountFold.evolve(&state, event, policy: SignInPolicy())
         return !state.failed
     }
 

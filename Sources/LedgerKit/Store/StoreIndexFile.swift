@@ -191,14 +191,19 @@ final class StoreIndexFile: StoreLookups {
     /// False when the table is full and could not grow, or has no free slot although its count says
     /// it has (a damaged file): the caller then drops the index.
     /// `offset` is where the event's line starts: a stream slot keeps its first and last line's.
-    func apply(_ event: RecordedEvent, offset: Int) -> Bool {
+    func apply(_ event: RecordedEvent, offset: Int) -> Bool { apply(ViewEvent(event), offset: offset) }
+
+    /// Folds one event as the views fold it (see `apply(_:offset:)`): `verify` folds the log's lines
+    /// read in place into a fresh table this way, writers their decoded events.
+    func apply(_ event: ViewEvent, offset: Int) -> Bool {
         // Untrusted until `setCoverage` records what the slots now hold: a writer killed between two
         // stores of one slot (its count, then its seq) leaves a table the next writer rebuilds.
         if load(Int64.self, at: 176) != 0 { store(Int64(0), at: 176) }
         guard reserve(4) else { return false }
         let seq = Int64(event.seq)
-        if let (category, id) = StreamName.parse(event.stream), let tag = Self.tag(category) {
-            guard let slot = find(tag, Self.key(id), inserting: true) else { return false }
+        // A stream id is a lowercase UUID (a checked line's stream parses), so its bits are its key.
+        if event.stream != .zero, let tag = Self.tag(event.category) {
+            guard let slot = find(tag, event.stream, inserting: true) else { return false }
             if load(Int64.self, at: slot + 40) < seq {
                 let version = load(UInt32.self, at: slot + 4)
                 if version == 0 { store(Int64(offset), at: slot + 24) }
