@@ -101,11 +101,16 @@ final class PostgresAccounts: AccountFoldState {
     /// Folds `events` (in seq order) through `AccountFold.evolve`, having loaded in one query the
     /// rows they read that are not known yet.
     func apply(_ events: [ViewEvent]) throws {
-        var wantedEmails: [String] = [], wantedUIDs: [UUIDBits] = []
+        // An account created earlier in `events` needs no row of the table.
+        var wantedEmails: [String] = [], wantedUIDs: [UUIDBits] = [], created = Set<UUIDBits>()
         for event in events {
             switch event.fact {
-            case .accountCreated(_, let email, _), .signInFailed(let email, _): wantedEmails.append(email)
-            case .profileWritten(let uid, _, _, _), .accountDeleted(let uid), .sessionStarted(_, let uid, _): wantedUIDs.append(uid)
+            case .accountCreated(let uid, let email, _):
+                wantedEmails.append(email)
+                created.insert(uid)
+            case .signInFailed(let email, _): wantedEmails.append(email)
+            case .profileWritten(let uid, _, _, _), .accountDeleted(let uid), .sessionStarted(_, let uid, _):
+                if !created.contains(uid) { wantedUIDs.append(uid) }
             default: break
             }
         }
