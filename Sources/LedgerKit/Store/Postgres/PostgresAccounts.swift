@@ -4,7 +4,7 @@ import LedgerDomain
 
 /// `AccountFoldState` over the account-state tables of `PostgresSchema`, inside one transaction (or
 /// one read): rows are loaded on first use — `apply` loads every row a batch of events reads in one
-/// query — and kept in memory, the fold changes the copies, and `flush` upserts the changed rows in
+/// or two queries — and kept in memory, the fold changes the copies, and `flush` upserts the changed rows in
 /// one statement. `AccountFold` alone decides what the rows mean.
 ///
 /// The fold's reads cannot throw: a failed load answers "nothing" and is kept in `error`, which
@@ -98,8 +98,8 @@ final class PostgresAccounts: AccountFoldState {
         if let error { throw error }
     }
 
-    /// Folds `events` (in seq order) through `AccountFold.evolve`, having loaded in one query the
-    /// rows they read that are not known yet.
+    /// Folds `events` (in seq order) through `AccountFold.evolve`, having loaded (in one query per
+    /// kind of key) the rows they read that are not known yet.
     func apply(_ events: [ViewEvent]) throws {
         // An account created earlier in `events` needs no row of the table.
         var wantedEmails: [String] = [], wantedUIDs: [UUIDBits] = [], created = Set<UUIDBits>()
@@ -133,35 +133,39 @@ final class PostgresAccounts: AccountFoldState {
         changedAccounts = []; changedEmails = []; changedFailures = []
     }
 
-    /// Loads, in one query, the rows of `emails` (an email's last account with its row, and its
-    /// failures) and of `uids` (an account with the failures of its email) not known yet.
+    /// Loads the rows not known yet of `emails` (an email's last account with its row, and its
+    /// failures: one query) and of `uids` (an account with the failures of its email: one query).
     private func load(emails wantedEmails: [String], uids wantedUIDs: [UUIDBits]) {
         guard error == nil else { return }
         let emailKeys = Array(Set(wantedEmails.filter { emails[$0] == nil || failures[$0] == nil }))
         let uidKeys = Array(Set(wantedUIDs.filter { accounts[$0] == nil }))
         guard !emailKeys.isEmpty || !uidKeys.isEmpty else { return }
         do {
-            let result = try connection.execute("""
-                SELECT true, q.k, em.last_uid, ac.status, ac.email, ac.created_seq, f.times
-                FROM unnest($1::text[]) AS q(k)
-                LEFT JOIN ledger_account_emails em ON em.email = q.k
-                LEFT JOIN ledger_accounts ac ON ac.uid = em.last_uid
-                LEFT JOIN ledger_signin_failures f ON f.email = q.k
-                UNION ALL
-                SELECT false, q.k::text, q.k, ac.status, ac.email, ac.created_seq, f.times
-                FROM unnest($2::uuid[]) AS q(k)
-                LEFT JOIN ledger_accounts ac ON ac.uid = q.k
-                LEFT JOIN ledger_signin_failures f ON f.email = ac.email
-                """, [Self.textArray(emailKeys), Self.textArray(uidKeys.map(\.uuidString))])
-            for row in 0..<result.count {
-                let uid = result.string(row, 2).flatMap(UUIDBits.init(uuid:))
-                let account = Self.account(result, row, status: 3)
-                let times = Self.times(result.string(row, 6))
-                if result.string(row, 0) == "t" {
-                    remember(email: result.string(row, 1) ?? "", lastAccount: uid, account: account, failures: times)
-                } else if let uid {
+            if !emailKeys.isEmpty {
+                let result = try connection.execute("""
+                    SELECT q.k, em.last_uid, ac.status, ac.email, ac.created_seq, f.times
+                    FROM unnest($1::text[]) AS q(k)
+                    LEFT JOIN ledger_account_emails em ON em.email = q.k
+                    LEFT JOIN ledger_accounts ac ON ac.uid = em.last_uid
+                    LEFT JOIN ledger_signin_failures f ON f.email = q.k
+                    """, [Self.textArray(emailKeys)])
+                for row in 0..<result.count {
+                    remember(email: result.string(row, 0) ?? "", lastAccount: result.string(row, 1).flatMap(UUIDBits.init(uuid:)),
+                             account: Self.account(result, row, status: 2), failures: Self.times(result.string(row, 5)))
+                }
+            }
+            if !uidKeys.isEmpty {
+                let result = try connection.execute("""
+                    SELECT q.k, ac.status, ac.email, ac.created_seq, f.times
+                    FROM unnest($1::uuid[]) AS q(k)
+                    LEFT JOIN ledger_accounts ac ON ac.uid = q.k
+                    LEFT JOIN ledger_signin_failures f ON f.email = ac.email
+                    """, [Self.textArray(uidKeys.map(\.uuidString))])
+                for row in 0..<result.count {
+                    guard let uid = result.string(row, 0).flatMap(UUIDBits.init(uuid:)) else { continue }
+                    let account = Self.account(result, row, status: 1)
                     if accounts[uid] == nil { accounts[uid] = .some(account) }
-                    if let account, failures[account.email] == nil { failures[account.email] = times }
+                    if let account, failures[account.email] == nil { failures[account.email] = Self.times(result.string(row, 4)) }
                 }
             }
         } catch {

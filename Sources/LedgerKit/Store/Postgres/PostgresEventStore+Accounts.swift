@@ -25,16 +25,18 @@ extension PostgresEventStore {
     static func accountMark(_ connection: PostgresConnection) throws -> AccountMark {
         let result = try connection.execute("""
             SELECT (SELECT line FROM ledger_events ORDER BY seq DESC LIMIT 1),
-                   (SELECT s.seq FROM ledger_account_state s LEFT JOIN ledger_events e ON e.seq = s.seq
-                    WHERE s.seq = 0 OR s.hash = e.hash)
+                   (SELECT seq FROM ledger_account_state), (SELECT hash FROM ledger_account_state),
+                   (SELECT hash FROM ledger_events WHERE seq = (SELECT seq FROM ledger_account_state))
             """)
-        var mark = AccountMark(head: .empty, lastAt: nil, folded: result.int(0, 1))
+        var mark = AccountMark(head: .empty, lastAt: nil, folded: nil)
         if !result.isNull(0, 0) {
             let envelope = try result.bytes(0, 0) { line in try decodeEnvelope(line) }
             mark.head = Head(seq: envelope.seq, hash: envelope.hash)
             mark.lastAt = envelope.at
         }
-        if let folded = mark.folded, folded > mark.head.seq { mark.folded = nil }
+        if let folded = result.int(0, 1), folded <= mark.head.seq, folded == 0 || result.string(0, 2) == result.string(0, 3) {
+            mark.folded = folded
+        }
         return mark
     }
 

@@ -3,7 +3,7 @@ import LedgerDomain
 // MARK: - PostgresEventStore sign-in lookups
 
 /// What a sign-in needs, read in one statement (one snapshot) of primary-key lookups: the
-/// account-state mark and head, the email's row, its last account's row, that account's
+/// account-state row and the head, the email's row, its last account's row, that account's
 /// `AccountCreated` line and the line after it, and the email's failures. `AccountFold` decides
 /// from those rows which account may sign in. The password hash is taken only from a line whose
 /// own hash holds and which the next line's `prev` links to (or which is the head); a line that
@@ -41,16 +41,16 @@ extension PostgresEventStore {
         let result: PostgresResult
         do {
             result = try connection.execute("""
-                SELECT st.seq, hd.line, em.last_uid, ac.status, ac.email, ac.created_seq, f.times, c.line, n.line
-                FROM (SELECT 1) AS one
-                LEFT JOIN LATERAL (SELECT s.seq FROM ledger_account_state s LEFT JOIN ledger_events e ON e.seq = s.seq
-                                   WHERE s.seq = 0 OR s.hash = e.hash) st ON true
-                LEFT JOIN LATERAL (SELECT line FROM ledger_events ORDER BY seq DESC LIMIT 1) hd ON true
-                LEFT JOIN ledger_account_emails em ON em.email = $1
-                LEFT JOIN ledger_accounts ac ON ac.uid = em.last_uid
-                LEFT JOIN ledger_signin_failures f ON f.email = $1
-                LEFT JOIN ledger_events c ON c.seq = ac.created_seq
-                LEFT JOIN ledger_events n ON n.seq = ac.created_seq + 1
+                WITH ac AS (SELECT status, email, created_seq FROM ledger_accounts
+                            WHERE uid = (SELECT last_uid FROM ledger_account_emails WHERE email = $1))
+                SELECT (SELECT seq FROM ledger_account_state), (SELECT hash FROM ledger_account_state),
+                       (SELECT line FROM ledger_events ORDER BY seq DESC LIMIT 1),
+                       (SELECT last_uid FROM ledger_account_emails WHERE email = $1),
+                       ac.status, ac.email, ac.created_seq,
+                       (SELECT times FROM ledger_signin_failures WHERE email = $1),
+                       (SELECT line FROM ledger_events WHERE seq = ac.created_seq),
+                       (SELECT line FROM ledger_events WHERE seq = ac.created_seq + 1)
+                FROM (SELECT 1) AS one LEFT JOIN ac ON true
                 """, [email])
         } catch where isMissingTable(error) {
             guard try lacksAccountTables(connection) else { throw error }
@@ -58,18 +58,18 @@ extension PostgresEventStore {
         }
         // The tables answer only when they reflect exactly the head this snapshot sees.
         var head = Head.empty, lastAt = Timestamp(millis: 0)
-        if !result.isNull(0, 1) {
-            let envelope = try result.bytes(0, 1) { line in try decodeEnvelope(line) }
+        if !result.isNull(0, 2) {
+            let envelope = try result.bytes(0, 2) { line in try decodeEnvelope(line) }
             head = Head(seq: envelope.seq, hash: envelope.hash)
             lastAt = envelope.at
         }
-        guard let folded = result.int(0, 0), folded == head.seq else { return .behind }
+        guard result.int(0, 0) == head.seq, head.seq == 0 || result.string(0, 1) == head.hash else { return .behind }
 
         let accounts = PostgresAccounts(connection: connection)
-        let lastAccount = result.string(0, 2).flatMap(UUIDBits.init(uuid:))
-        let account = PostgresAccounts.account(result, 0, status: 3)
-        if !result.isNull(0, 2) && (lastAccount == nil || account == nil) { return .fold }  // a row missing or unreadable
-        let failures = PostgresAccounts.times(result.string(0, 6))
+        let lastAccount = result.string(0, 3).flatMap(UUIDBits.init(uuid:))
+        let account = PostgresAccounts.account(result, 0, status: 4)
+        if !result.isNull(0, 3) && (lastAccount == nil || account == nil) { return .fold }  // a row missing or unreadable
+        let failures = PostgresAccounts.times(result.string(0, 7))
         // Times the log cannot hold (a damaged row) would overflow the lockout arithmetic: fold instead.
         guard failures.allSatisfy({ $0.millis >= 0 && $0 <= lastAt }) else { return .fold }
         accounts.remember(email: email, lastAccount: lastAccount, account: account, failures: failures)
@@ -79,11 +79,11 @@ extension PostgresEventStore {
             try accounts.check()
             return .answer(record)
         }
-        guard !result.isNull(0, 7) else { return .fold }
-        let created = try result.bytes(0, 7) { try verifyAlone($0) }
+        guard !result.isNull(0, 8) else { return .fold }
+        let created = try result.bytes(0, 8) { try verifyAlone($0) }
         guard case .accountCreated(let event) = created.event, created.seq == account.created,
               event.uid == uid.uuidString, event.email == email else { return .fold }
-        try checkLink(of: created, next: result.isNull(0, 8) ? nil : try result.bytes(0, 8) { try verifyAlone($0) }, head: head)
+        try checkLink(of: created, next: result.isNull(0, 9) ? nil : try result.bytes(0, 9) { try verifyAlone($0) }, head: head)
         record.account = SignInRecord.Account(uid: event.uid, passwordHash: event.passwordHash)
         return .answer(record)
     }
