@@ -19,7 +19,8 @@ extension PostgresEventStore {
     /// Loads the log file at `path`, preserving every `seq`, `id`, `at`, `prev` and `hash` (the
     /// verbatim lines are stored). The whole file is verified first; a damaged or torn file is refused.
     /// The store must be empty, or hold a prefix of the file (its head line is the file's line at the
-    /// same seq): then only the lines after the head are added. All or nothing, in one transaction.
+    /// same seq): then only the lines after the head are added. The account-state tables are brought
+    /// up to the new head in the same transaction. All or nothing, in one transaction.
     public func importLog(path: String) throws -> ImportReport {
         let verified = try LogVerifier.verify(path: path)
         if let problem = verified.problems.first {
@@ -66,6 +67,7 @@ extension PostgresEventStore {
                 if let failure { throw failure }
                 try Self.insert(rows, connection)
                 report.inserted += rows.count
+                try Self.bringAccountsUpToDate(connection)
                 try connection.execute("SELECT pg_notify($1, $2)", [PostgresSchema.channel, String(verified.head.seq)])
             }
         } catch let error as StoreError {

@@ -2,80 +2,101 @@ import LedgerDomain
 
 // MARK: - PostgresEventStore sign-in lookups
 
-/// What a sign-in needs, asked of the server in one read-only snapshot through the partial indexes
-/// of `PostgresSchema` instead of folding the whole table; every line it uses is verified alone, and
-/// the account's line also by the next row's link to it (`checkLink`).
-/// The questions follow `UserView` and `SignInView`:
-/// - the email's account is the last `AccountCreated` with it; it may sign in when a
-///   `ProfileWritten` and no `AccountDeleted` of its uid came after (the uid created again since,
-///   with another email, is the one case that folds the log instead);
-/// - a `SessionStarted` clears the failures of the email its uid was last created with before it;
-/// - the recent failures are the email's last five `wrong-password` refusals after that.
+/// What a sign-in needs, read in one statement (one snapshot) of primary-key lookups: the
+/// account-state row and the head, the email's row, its last account's row, that account's
+/// `AccountCreated` line and the line after it, and the email's failures. `AccountFold` decides
+/// from those rows which account may sign in. The password hash is taken only from a line whose
+/// own hash holds and which the next line's `prev` links to (or which is the head); a line that
+/// does not link is damage, refused.
 extension PostgresEventStore {
-    /// What a sign-in needs about `email`; nil when only folding the log can tell (see above).
+    /// What a sign-in needs about `email`; nil — fold the log instead — when the account-state
+    /// tables disagree with the log or stay behind it. Tables behind the head (lines inserted
+    /// without them) are brought up to it first, under the append lock.
     public func signInRecord(email: String) throws -> SignInRecord? {
-        let connection = try connection()
         do {
-            return try connection.transaction {
-                try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                return try Self.signInRecord(email: email, connection)
+            for attempt in 0..<2 {
+                let connection = try connection()
+                switch try Self.signInRead(email: email, connection) {
+                case .answer(let record): return record
+                case .fold: return nil
+                case .behind: if attempt == 0 { try catchUpAccounts() }
+                }
             }
+            return nil  // still behind: something keeps inserting lines without the tables
+        } catch let error as StoreError {
+            throw error
         } catch {
             throw storeError(error, during: "a sign-in lookup")
         }
     }
 
-    private static func signInRecord(email: String, _ connection: PostgresConnection) throws -> SignInRecord? {
-        var record = SignInRecord()
-        let created = try connection.execute("""
-            SELECT line FROM ledger_events WHERE type = 'AccountCreated' AND data->>'email' = $1 ORDER BY seq DESC LIMIT 1
-            """, [email])
-        if created.count == 1 {
-            let event = try created.bytes(0, 0) { try verifyAlone($0) }
-            guard case .accountCreated(let account) = event.event, account.email == email else { return nil }
-            try checkLink(to: event, connection)
-            let after = try connection.execute("""
-                SELECT
-                    EXISTS (SELECT 1 FROM ledger_events WHERE type = 'AccountCreated' AND data->>'uid' = $1 AND seq > $2),
-                    EXISTS (SELECT 1 FROM ledger_events WHERE type = 'AccountDeleted' AND data->>'uid' = $1 AND seq > $2),
-                    EXISTS (SELECT 1 FROM ledger_events WHERE type = 'ProfileWritten' AND data->>'uid' = $1 AND seq > $2)
-                """, [account.uid, String(event.seq)])
-            guard after.string(0, 0) == "f" else { return nil }  // created again since: fold
-            if after.string(0, 1) == "f" && after.string(0, 2) == "t" {
-                record.account = SignInRecord.Account(uid: account.uid, passwordHash: account.passwordHash)
-            }
-        }
-        // The last session start that cleared this email's failures (0: none).
-        let reset = try connection.execute("""
-            SELECT coalesce(max(s.seq), 0) FROM ledger_events s
-            WHERE s.type = 'SessionStarted'
-              AND s.data->>'uid' IN (SELECT data->>'uid' FROM ledger_events WHERE type = 'AccountCreated' AND data->>'email' = $1)
-              AND (SELECT a.data->>'email' FROM ledger_events a
-                   WHERE a.type = 'AccountCreated' AND a.data->>'uid' = s.data->>'uid' AND a.seq < s.seq
-                   ORDER BY a.seq DESC LIMIT 1) = $1
-            """, [email]).int(0, 0) ?? 0
-        let failures = try connection.execute("""
-            SELECT line FROM ledger_events
-            WHERE type = 'SignInFailed' AND data->>'email' = $1 AND data->>'reason' = 'wrong-password' AND seq > $2
-            ORDER BY seq DESC LIMIT \(SignInRecord.keptFailures)
-            """, [email, String(reset)])
-        record.recentFailures = try (0..<failures.count).reversed().map { row in
-            try failures.bytes(row, 0) { try verifyAlone($0) }.at
-        }
-        return record
+    /// What one read of the tables gives.
+    private enum SignInRead {
+        case answer(SignInRecord)
+        case fold
+        case behind
     }
 
-    /// Throws `.damaged` unless the row after `event`'s (by seq), when there is one, continues the
-    /// chain from it: a row edited and given its own hash again still checks alone, only the next
-    /// row's `prev` shows the edit.
-    private static func checkLink(to event: RecordedEvent, _ connection: PostgresConnection) throws {
-        let next = try connection.execute("SELECT line FROM ledger_events WHERE seq = $1", [String(event.seq + 1)])
-        guard next.count == 1 else { return }
-        var checker = ChainChecker(continuingAfter: Head(seq: event.seq, hash: event.envelope.hash))
-        switch next.bytes(0, 0, { LogScanner.decode($0, offset: 0, terminated: true, checker: &checker) }) {
-        case .event: return
-        case .problem(let problem, _, _), .tornTail(let problem, _, _):
-            throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem)", problem: problem)
+    private static func signInRead(email: String, _ connection: PostgresConnection) throws -> SignInRead {
+        let result: PostgresResult
+        do {
+            result = try connection.execute("""
+                WITH ac AS (SELECT status, email, created_seq FROM ledger_accounts
+                            WHERE uid = (SELECT last_uid FROM ledger_account_emails WHERE email = $1))
+                SELECT (SELECT seq FROM ledger_account_state), (SELECT hash FROM ledger_account_state),
+                       (SELECT line FROM ledger_events ORDER BY seq DESC LIMIT 1),
+                       (SELECT last_uid FROM ledger_account_emails WHERE email = $1),
+                       ac.status, ac.email, ac.created_seq,
+                       (SELECT times FROM ledger_signin_failures WHERE email = $1),
+                       (SELECT line FROM ledger_events WHERE seq = ac.created_seq),
+                       (SELECT line FROM ledger_events WHERE seq = ac.created_seq + 1)
+                FROM (SELECT 1) AS one LEFT JOIN ac ON true
+                """, [email])
+        } catch where isMissingTable(error) {
+            guard try lacksAccountTables(connection) else { throw error }
+            return .behind
         }
+        // The tables answer only when they reflect exactly the head this snapshot sees.
+        var head = Head.empty, lastAt = Timestamp(millis: 0)
+        if !result.isNull(0, 2) {
+            let envelope = try result.bytes(0, 2) { line in try decodeEnvelope(line) }
+            head = Head(seq: envelope.seq, hash: envelope.hash)
+            lastAt = envelope.at
+        }
+        guard result.int(0, 0) == head.seq, head.seq == 0 || result.string(0, 1) == head.hash else { return .behind }
+
+        let accounts = PostgresAccounts(connection: connection)
+        let lastAccount = result.string(0, 3).flatMap(UUIDBits.init(uuid:))
+        let account = PostgresAccounts.account(result, 0, status: 4)
+        if !result.isNull(0, 3) && (lastAccount == nil || account == nil) { return .fold }  // a row missing or unreadable
+        let failures = PostgresAccounts.times(result.string(0, 7))
+        // Times the log cannot hold (a damaged row) would overflow the lockout arithmetic: fold instead.
+        guard failures.allSatisfy({ $0.millis >= 0 && $0 <= lastAt }) else { return .fold }
+        accounts.remember(email: email, lastAccount: lastAccount, account: account, failures: failures)
+
+        var record = SignInRecord(recentFailures: accounts.recentFailures(of: email))
+        guard let uid = AccountFold.signInAccount(of: accounts.emailKey(email), in: accounts), let account else {
+            try accounts.check()
+            return .answer(record)
+        }
+        guard !result.isNull(0, 8) else { return .fold }
+        let created = try result.bytes(0, 8) { try verifyAlone($0) }
+        guard case .accountCreated(let event) = created.event, created.seq == account.created,
+              event.uid == uid.uuidString, event.email == email else { return .fold }
+        try checkLink(of: created, next: result.isNull(0, 9) ? nil : try result.bytes(0, 9) { try verifyAlone($0) }, head: head)
+        record.account = SignInRecord.Account(uid: event.uid, passwordHash: event.passwordHash)
+        return .answer(record)
+    }
+
+    /// Throws `StoreError(.damaged)` unless `next`, the line after `line`, links to it (its `prev`
+    /// is `line`'s hash), or `line` is the head.
+    static func checkLink(of line: RecordedEvent, next: RecordedEvent?, head: Head) throws {
+        if let next, next.seq == line.seq + 1, next.envelope.prev == line.envelope.hash { return }
+        if next == nil, line.seq == head.seq, line.envelope.hash == head.hash { return }
+        let problem = LogProblem(line: line.seq + 1, kind: .brokenChain,
+                                 message: "line \(line.seq + 1) does not link to line \(line.seq), the AccountCreated holding an account's password hash")
+        throw StoreError(.damaged, "the PostgreSQL log is damaged: line \(line.seq + 1) does not link to line \(line.seq), "
+                         + "the AccountCreated holding the password hash; refusing to sign in with it — export the log and run `ledger verify`",
+                         problem: problem)
     }
 }

@@ -4,9 +4,10 @@ import LedgerDomain
 
 /// The PostgreSQL backend: one `ledger_events` table shared by every ledger process on every host.
 /// An append is one transaction that takes `pg_advisory_xact_lock` (so appenders serialize on the
-/// head), reads the head, feeds the append condition what it has not seen, checks the expected
-/// version, inserts the lines (seq, prev and hash computed exactly as the file format does), sends
-/// `NOTIFY`, and commits. Success is reported only after `COMMIT` returned (`synchronous_commit` on).
+/// head), reads the head, brings the account-state tables up to it, answers the append condition
+/// (the email condition from those tables; any other is fed what it has not seen), checks the
+/// expected version, inserts the lines (seq, prev and hash computed exactly as the file format
+/// does), folds them into the account-state tables and sends `NOTIFY` in one statement, and commits. Success is reported only after `COMMIT` returned (`synchronous_commit` on).
 /// A lost connection before `COMMIT` rolls the whole batch back on the server.
 public final class PostgresEventStore: EventStore {
     /// The server (its password is never printed: use `url.redacted`).
@@ -49,7 +50,8 @@ public final class PostgresEventStore: EventStore {
         return StoreError(.io, "PostgreSQL refused \(what): \(error.message)")
     }
 
-    /// Creates the tables when missing (idempotent).
+    /// Creates the tables when missing (idempotent), and folds into the account-state tables the
+    /// events they lack.
     public func createSchema() throws {
         let connection = try connection()
         do {
@@ -57,20 +59,38 @@ public final class PostgresEventStore: EventStore {
         } catch {
             throw storeError(error, during: "creating the schema")
         }
+        try catchUpAccounts()
     }
 
     // MARK: - Append
 
-    /// Appends the parts in one transaction serialized on the head; see the type's summary.
+    /// Appends the parts in one transaction serialized on the head; see the type's summary. In a
+    /// database from before the account-state tables, creates them first (folding the log into
+    /// them) and appends then.
     public func append(_ parts: [StreamAppend], condition: (any AppendCondition)?) throws -> [RecordedEvent] {
         let decoded = try StreamAppend.validate(parts)
+        do {
+            return try appendOnce(parts, decoded, condition: condition)
+        } catch is AccountTablesMissing {
+            try catchUpAccounts()
+            return try appendOnce(parts, decoded, condition: condition)
+        }
+    }
+
+    /// Thrown by `appendOnce` (after its rollback) when the account-state tables are missing.
+    private struct AccountTablesMissing: Error {}
+
+    private func appendOnce(_ parts: [StreamAppend], _ decoded: [LedgerEvent], condition: (any AppendCondition)?) throws -> [RecordedEvent] {
         let connection = try begin()
         var pending: [(envelope: Envelope, event: LedgerEvent)] = []
         do {
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey])
-            let (head, lastAt) = try Self.head(connection)
-            // A condition that can ask (email uniqueness) is answered by the server under the lock;
-            // any other is fed every event it has not seen.
+            let mark = try Self.accountMark(connection)
+            let head = mark.head, lastAt = mark.lastAt
+            // The account state first catches up with lines appended without it; the email
+            // condition then asks it, under the lock; any other condition is fed every event it has not seen.
+            let accounts = PostgresAccounts(connection: connection)
+            try Self.catchUp(accounts, from: mark, connection)
             let served = condition?.answersFromStoreLookups == true
             if let condition, !served, condition.position < head.seq {
                 try Self.forEachEvent(connection, from: condition.position + 1, through: head.seq) { condition.observe($0); return true }
@@ -83,7 +103,7 @@ public final class PostgresEventStore: EventStore {
                     throw StoreError.wrongVersion(stream: part.stream, expected: part.expected, actual: version)
                 }
                 if let condition, served {
-                    try condition.check(part.events, stream: part.stream, lookups: PostgresLookups(connection: connection))
+                    try condition.check(part.events, stream: part.stream, lookups: PostgresLookups(accounts: accounts))
                 } else {
                     try condition?.check(part.events, stream: part.stream)
                 }
@@ -110,9 +130,13 @@ public final class PostgresEventStore: EventStore {
                 }
             }
             try Self.insert(rows, connection)
-            try connection.execute("SELECT pg_notify($1, $2)", [PostgresSchema.channel, String(chain.seq)])
+            try accounts.apply(pending.map { ViewEvent(RecordedEvent(envelope: $0.envelope, event: $0.event)) })
+            try accounts.flush(through: chain, notify: String(chain.seq))
         } catch {
             if connection.isOpen { _ = try? connection.execute("ROLLBACK") }
+            if Self.isMissingTable(error), connection.isOpen, (try? Self.lacksAccountTables(connection)) == true {
+                throw AccountTablesMissing()
+            }
             if let error = error as? PostgresError, error.isUniqueViolation, error.constraint == "ledger_events_stream_position" {
                 let streams = parts.map { "\($0.stream) (expected \($0.expected))" }.joined(separator: ", ")
                 throw StoreError(.wrongExpectedVersion, "wrong expected version for \(streams): another append took that position")

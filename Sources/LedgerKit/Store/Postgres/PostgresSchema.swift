@@ -15,7 +15,7 @@ public enum PostgresSchema {
     /// The `pg_advisory_xact_lock` key every append and import serializes on ('ledger' + 1).
     public static let appendLockKey = "7306916373939896321"
 
-    /// The idempotent DDL, one statement per element.
+    /// The idempotent DDL of the events and notes tables, one statement per element.
     public static let statements: [String] = [
         """
         CREATE TABLE IF NOT EXISTS ledger_events (
@@ -33,15 +33,13 @@ public enum PostgresSchema {
             CONSTRAINT ledger_events_stream_position UNIQUE (stream, stream_position)
         )
         """,
-        // Email uniqueness is asked of the server (`PostgresLookups`): accounts by email, deletions by uid.
-        "CREATE INDEX IF NOT EXISTS ledger_events_account_email ON ledger_events ((data->>'email'), seq) WHERE type = 'AccountCreated'",
-        "CREATE INDEX IF NOT EXISTS ledger_events_account_deleted ON ledger_events ((data->>'uid'), seq) WHERE type = 'AccountDeleted'",
-        // A sign-in's questions (`PostgresEventStore.signInRecord`): an account's creations and profile by
-        // uid, session starts by uid, refused sign-ins by email.
-        "CREATE INDEX IF NOT EXISTS ledger_events_account_uid ON ledger_events ((data->>'uid'), seq) WHERE type = 'AccountCreated'",
-        "CREATE INDEX IF NOT EXISTS ledger_events_profile_uid ON ledger_events ((data->>'uid'), seq) WHERE type = 'ProfileWritten'",
-        "CREATE INDEX IF NOT EXISTS ledger_events_session_uid ON ledger_events ((data->>'uid'), seq) WHERE type = 'SessionStarted'",
-        "CREATE INDEX IF NOT EXISTS ledger_events_signin_email ON ledger_events ((data->>'email'), seq) WHERE type = 'SignInFailed'",
+        // Indexes that served SQL restating the account rules, now answered by the account-state tables.
+        "DROP INDEX IF EXISTS ledger_events_account_email",
+        "DROP INDEX IF EXISTS ledger_events_account_deleted",
+        "DROP INDEX IF EXISTS ledger_events_account_uid",
+        "DROP INDEX IF EXISTS ledger_events_profile_uid",
+        "DROP INDEX IF EXISTS ledger_events_session_uid",
+        "DROP INDEX IF EXISTS ledger_events_signin_email",
         // Images noted by running registrations, so `recover` on any host leaves their blobs alone.
         """
         CREATE TABLE IF NOT EXISTS ledger_registration_notes (
@@ -50,4 +48,34 @@ public enum PostgresSchema {
         )
         """,
     ]
+
+    /// The account-state tables, the account fold's state (`PostgresAccounts`) as of the line
+    /// `ledger_account_state` names: a cache of the log, written in each append's transaction.
+    /// - `ledger_accounts`, by uid: the account's status, the email it was last created with, and
+    ///   the seq of that `AccountCreated` (the line holding its password hash);
+    /// - `ledger_account_emails`, by email: the uid of the account last created with it;
+    /// - `ledger_signin_failures`, by email: the times (ms) of its last consecutive wrong passwords, oldest first;
+    /// - `ledger_account_state`, one row: the seq and hash of the last line folded into the others.
+    public static let accountStatements: [String] = [
+        """
+        CREATE TABLE IF NOT EXISTS ledger_accounts (
+            uid uuid PRIMARY KEY,
+            status text NOT NULL CHECK (status IN ('pending', 'active', 'deleted')),
+            email text NOT NULL,
+            created_seq bigint NOT NULL
+        )
+        """,
+        "CREATE TABLE IF NOT EXISTS ledger_account_emails (email text PRIMARY KEY, last_uid uuid NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS ledger_signin_failures (email text PRIMARY KEY, times bigint[] NOT NULL)",
+        """
+        CREATE TABLE IF NOT EXISTS ledger_account_state (
+            one boolean PRIMARY KEY DEFAULT true CHECK (one),
+            seq bigint NOT NULL,
+            hash text NOT NULL
+        )
+        """,
+    ]
+
+    /// The account-state tables, for messages and checks.
+    static let accountTables = ["ledger_accounts", "ledger_account_emails", "ledger_signin_failures", "ledger_account_state"]
 }

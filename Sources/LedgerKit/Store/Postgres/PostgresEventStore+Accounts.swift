@@ -1,0 +1,115 @@
+import LedgerDomain
+
+// MARK: - PostgresEventStore: the account-state tables
+
+/// The account-state tables are a cache of the log: every append folds its events into them in its
+/// own transaction, and whatever inserts lines without doing so (an older ledger, an import, a hand)
+/// leaves them behind the head, which the next append, sign-in or `ledger init` notices — their
+/// row names the seq and hash of the last line folded — and makes good under the append lock:
+/// the missing lines are folded (verified as a chain), or, when the row names no line of this log,
+/// the tables are emptied and the whole log is folded again. A database from before the tables
+/// existed gets them the same way.
+extension PostgresEventStore {
+    /// Where the account state stands against the log.
+    struct AccountMark {
+        /// The log's head.
+        var head: Head
+        /// The time of the head line.
+        var lastAt: Timestamp?
+        /// The last seq folded into the account state; nil when it reflects no prefix of this log
+        /// (no row, a hash that is not this log's line, or beyond the head).
+        var folded: Int?
+    }
+
+    /// The head and the account state's mark, in one statement (one snapshot).
+    static func accountMark(_ connection: PostgresConnection) throws -> AccountMark {
+        let result = try connection.execute("""
+            SELECT (SELECT line FROM ledger_events ORDER BY seq DESC LIMIT 1),
+                   (SELECT seq FROM ledger_account_state), (SELECT hash FROM ledger_account_state),
+                   (SELECT hash FROM ledger_events WHERE seq = (SELECT seq FROM ledger_account_state))
+            """)
+        var mark = AccountMark(head: .empty, lastAt: nil, folded: nil)
+        if !result.isNull(0, 0) {
+            let envelope = try result.bytes(0, 0) { line in try decodeEnvelope(line) }
+            mark.head = Head(seq: envelope.seq, hash: envelope.hash)
+            mark.lastAt = envelope.at
+        }
+        if let folded = result.int(0, 1), folded <= mark.head.seq, folded == 0 || result.string(0, 2) == result.string(0, 3) {
+            mark.folded = folded
+        }
+        return mark
+    }
+
+    /// Brings `accounts` (and its tables) from `mark` up to the head, inside the caller's transaction
+    /// and under the append lock: the lines after the folded seq, a page at a time (each page's rows
+    /// loaded in one query, folded, flushed and forgotten). Does not record the new mark: the caller's
+    /// `flush(through:)` does, with the lines it adds.
+    static func catchUp(_ accounts: PostgresAccounts, from mark: AccountMark, _ connection: PostgresConnection) throws {
+        var from = (mark.folded ?? 0) + 1
+        if mark.folded == nil {
+            try connection.execute("TRUNCATE " + PostgresSchema.accountTables.joined(separator: ", "))
+            accounts.forget()
+            from = 1
+        }
+        guard from <= mark.head.seq else { return }
+        var page: [ViewEvent] = [], failure: (any Error)?
+        func foldPage() throws {
+            try accounts.apply(page)
+            try accounts.flush(through: nil)
+            accounts.forget()
+            page.removeAll(keepingCapacity: true)
+        }
+        try forEachEvent(connection, from: from, through: mark.head.seq) { event in
+            page.append(ViewEvent(event))
+            guard page.count == pageSize else { return true }
+            do { try foldPage() } catch { failure = error; return false }
+            return true
+        }
+        if let failure { throw failure }
+        try foldPage()
+    }
+
+    /// Inside a transaction holding the append lock: creates the account-state tables when any is
+    /// missing (emptying the others, so they are folded again), folds what they lack, and records
+    /// the head. Returns the mark it found.
+    @discardableResult
+    static func bringAccountsUpToDate(_ connection: PostgresConnection) throws -> AccountMark {
+        if try lacksAccountTables(connection) {
+            for statement in PostgresSchema.accountStatements { try connection.execute(statement) }
+            try connection.execute("TRUNCATE " + PostgresSchema.accountTables.joined(separator: ", "))
+        }
+        let mark = try accountMark(connection)
+        guard mark.folded != mark.head.seq else { return mark }
+        let accounts = PostgresAccounts(connection: connection)
+        try catchUp(accounts, from: mark, connection)
+        try accounts.flush(through: mark.head)
+        return mark
+    }
+
+    /// True when the events table exists and an account-state table does not (a database from
+    /// before them).
+    static func lacksAccountTables(_ connection: PostgresConnection) throws -> Bool {
+        let names = ([PostgresSchema.eventsTable] + PostgresSchema.accountTables).map { "to_regclass('\($0)') IS NOT NULL" }
+        let result = try connection.execute("SELECT " + names.joined(separator: ", "))
+        let present = (0...PostgresSchema.accountTables.count).map { result.string(0, $0) == "t" }
+        return present[0] && present.dropFirst().contains(false)
+    }
+
+    /// True when `error` is the server's "no such table".
+    static func isMissingTable(_ error: any Error) -> Bool { (error as? PostgresError)?.sqlState == "42P01" }
+
+    /// Brings the account-state tables up to the head in a transaction of its own, under the append
+    /// lock (creating them in a database from before them). What `ledger init` and a sign-in that
+    /// finds them behind run.
+    func catchUpAccounts() throws {
+        let connection = try connection()
+        do {
+            try connection.transaction {
+                try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey])
+                try Self.bringAccountsUpToDate(connection)
+            }
+        } catch {
+            throw storeError(error, during: "bringing the account-state tables up to date")
+        }
+    }
+}
