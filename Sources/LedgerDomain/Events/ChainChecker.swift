@@ -37,8 +37,9 @@ public struct ChainChecker: Sendable {
     /// the other lines' ids.
     /// With `prior` (a checkpoint's), the lines checked follow the ids it holds, and a repeat of one
     /// of them is a maybe too.
-    public mutating func deferIDChecks(lines: Int, after prior: IDFingerprints? = nil) {
-        var finder = prior.map(RepeatedIDFinder.init(after:)) ?? RepeatedIDFinder()
+    /// With `seed` (and no `prior`), the fingerprints are taken under it (to compare with those kept under it).
+    public mutating func deferIDChecks(lines: Int, after prior: IDFingerprints? = nil, seed: UUIDBits? = nil) {
+        var finder = prior.map(RepeatedIDFinder.init(after:)) ?? seed.map(RepeatedIDFinder.init(seed:)) ?? RepeatedIDFinder()
         finder.reserve(lines: lines)
         fingerprints = finder
         deferring = true
@@ -46,9 +47,8 @@ public struct ChainChecker: Sendable {
 
     /// Keeps every line's id fingerprint as well as checking it per line (a strict read that may save
     /// a checkpoint: `idFingerprints`).
-    /// Under `seed` when given (to compare with fingerprints kept under it), else a fresh one.
-    public mutating func noteIDs(lines: Int, seed: UUIDBits? = nil) {
-        var finder = seed.map(RepeatedIDFinder.init(seed:)) ?? RepeatedIDFinder()
+    public mutating func noteIDs(lines: Int) {
+        var finder = RepeatedIDFinder()
         finder.reserve(lines: lines)
         fingerprints = finder
     }

@@ -17,16 +17,20 @@ enum CacheCheck {
     static func problems(logPath path: String, log: FileDescriptor) throws -> [LogProblem] {
         let indexPath = path + ".index", checkpointPath = Checkpoint.path(forLog: path)
         let index = indexSnapshot(path: indexPath, log: log)
-        let checkpoint = FileSystem.exists(checkpointPath) ? Checkpoint.load(forLog: path, file: log) : nil
+        // The checkpoint is kept as its digest, so its views and the log's are never in memory together.
+        let checkpoint = (FileSystem.exists(checkpointPath) ? Checkpoint.load(forLog: path, file: log) : nil).map {
+            SavedCheckpoint(seq: $0.views.head.seq, ids: $0.ids, digest: digest($0.views))
+        }
         guard index != nil || checkpoint != nil else { return [] }
-        let indexSeq = index?.coverage.head.seq ?? 0, checkpointSeq = checkpoint?.views.head.seq ?? 0
+        let indexSeq = index?.coverage.head.seq ?? 0, checkpointSeq = checkpoint?.seq ?? 0
         let last = max(indexSeq, checkpointSeq)
         let fresh = index == nil ? nil : StoreIndexFile.inMemory()
         var views = LedgerViews()
         var foldedIndex = index != nil && fresh != nil
         var checker = ChainChecker()
         checker.reserve(lines: min(last, 1 << 22))
-        if let checkpoint { checker.noteIDs(lines: min(checkpointSeq, 1 << 22), seed: checkpoint.ids.seed) }
+        // The chain was verified already: the ids need only their fingerprints, no set.
+        if let checkpoint { checker.deferIDChecks(lines: min(checkpointSeq, 1 << 22), seed: checkpoint.ids.seed) }
         var reached = 0, resume = 0
         var fingerprints: IDFingerprints?
         // Lines read in place, as replay reads them: up to the checkpoint's line (its ids' fingerprints
@@ -52,7 +56,7 @@ enum CacheCheck {
             problems.append(LogProblem(line: indexSeq, kind: .cacheMismatch,
                                        message: "\(indexPath) disagrees with the log up to this line: \(difference); remove it (writers rebuild it)"))
         }
-        if let checkpoint, reached >= checkpointSeq, let difference = difference(checkpoint, views: views, ids: fingerprints) {
+        if let checkpoint, reached >= checkpointSeq, let difference = checkpoint.difference(digest(views), ids: fingerprints) {
             problems.append(LogProblem(line: checkpointSeq, kind: .cacheMismatch,
                                        message: "\(checkpointPath) disagrees with the log up to this line: \(difference); remove it (reads rebuild it)"))
         }
@@ -75,19 +79,43 @@ enum CacheCheck {
         return (table, coverage)
     }
 
-    /// What differs between `checkpoint` and the log's fold up to its line (`views`, and the ids'
-    /// fingerprints under its seed), in words; nil when nothing does. Views compare by their rows,
-    /// not by how their tables are laid out.
-    private static func difference(_ checkpoint: Checkpoint, views: LedgerViews, ids: IDFingerprints?) -> String? {
-        let saved = checkpoint.views
-        if saved.users.rows != views.users.rows || saved.users.movedAway != views.users.movedAway { return "its users view differs from the log's" }
-        if saved.sessions.rows != views.sessions.rows { return "its sessions view differs from the log's" }
-        if saved.images.rows != views.images.rows { return "its images view differs from the log's" }
-        if saved.registrations.rows != views.registrations.rows { return "its registrations view differs from the log's" }
-        if saved.signIns.rows != views.signIns.rows { return "its sign-ins view differs from the log's" }
-        if saved.ruleBreaks != views.ruleBreaks { return "its account rule breaks differ from the log's" }
-        if saved.events != views.events || saved.head != views.head { return "its event count or head differs from the log's" }
-        if ids != checkpoint.ids { return "its event ids differ from the log's" }
-        return nil
+    /// What a checkpoint holds, as compared: its line, its ids' fingerprints and its views' digest.
+    private struct SavedCheckpoint {
+        var seq: Int
+        var ids: IDFingerprints
+        var digest: [String]
+
+        /// What differs from the log's fold up to the checkpoint's line, in words; nil when nothing does.
+        func difference(_ folded: [String], ids folding: IDFingerprints?) -> String? {
+            if let part = zip(CacheCheck.parts, zip(digest, folded)).first(where: { $0.1.0 != $0.1.1 })?.0 {
+                return "its \(part) differ from the log's"
+            }
+            return folding == ids ? nil : "its event ids differ from the log's"
+        }
+    }
+
+    /// What `digest` covers, in its order.
+    static let parts = ["users", "sessions", "images", "registrations", "sign-in failures", "account rule breaks",
+                        "event count and head"]
+
+    /// SHA-256 of each part of `views`, by its rows (not by how its tables are laid out).
+    private static func digest(_ views: LedgerViews) -> [String] {
+        func hashed(_ write: (@escaping (UnsafeRawBufferPointer) -> Void) -> Void) -> String {
+            let sha = SHA256Stream()
+            write { sha.update($0) }
+            return sha.finalize()
+        }
+        func text(_ lines: some Sequence<String>) -> String {
+            hashed { sink in for var line in lines { line.withUTF8 { sink(UnsafeRawBufferPointer($0)) } } }
+        }
+        return [
+            hashed { ViewRowsWriter.users(views.users, sink: $0) } + text(views.users.movedAway.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.uuidString)\n" }),
+            hashed { ViewRowsWriter.sessions(views.sessions, at: Timestamp(millis: 0), sink: $0) },
+            hashed { ViewRowsWriter.images(views.images, sink: $0) },
+            hashed { ViewRowsWriter.registrations(views.registrations, sink: $0) },
+            text(views.signIns.rows.lazy.map { row in "\(row.email) \(row.failures) \(row.recentFailures.map { String($0.millis) })\n" }),
+            text(views.ruleBreaks.lazy.map { "\($0.kind.rawValue) \($0.seq) \($0.uid.uuidString)\n" }),
+            text(["\(views.events) \(views.head.seq):\(views.head.hash)"]),
+        ]
     }
 }
