@@ -179,6 +179,18 @@ for round in $(seq 1 "$COMMIT_ROUNDS"); do
     rm -rf "$SCR/registrations-$round"
 done
 
+# login NAME DATA-DIR EMAIL: one timed `ledger login` with the right password (cost-1 yescrypt).
+login() {
+    local name=$1 data=$2 email=$3
+    local t0 t1
+    t0=$(now_ns)
+    printf '%s\n' "$PASSWORD" | LEDGER_HASH_COST=1 "$LEDGER" login --data "$data" --email "$email" --password-stdin --json \
+        > "$SCR/out.txt" 2> "$SCR/err.txt" || die "login into $data failed: $(cat "$SCR/out.txt" "$SCR/err.txt")"
+    t1=$(now_ns)
+    grep -q '"sessionId"' "$SCR/out.txt" || die "login into $data: $(cat "$SCR/out.txt")"
+    echo "$name $(( t1 - t0 )) 0" >> "$SAMPLES"
+}
+
 # --- register on an empty data folder vs one holding the log -----------------------------------
 say "copying the log into a data folder (fsynced, untimed)"
 mkdir -p "$SCR/big"
@@ -190,10 +202,12 @@ cat "$SCR/big/events.jsonl" > /dev/null
 say "first register on the log: builds events.jsonl.index"
 register register-big-first "$SCR/big" "bench.big.first@example.com"
 for round in $(seq 1 "$RUNS"); do
-    say "round $round/$RUNS: register on an empty data folder, then on the log"
+    say "round $round/$RUNS: register and login on an empty data folder, then on the log"
     register register-empty "$SCR/empty-$round" "bench.empty.$round@example.com"
+    login login-empty "$SCR/empty-$round" "bench.empty.$round@example.com"
     rm -rf "$SCR/empty-$round"
     register register-big "$SCR/big" "bench.big.$round@example.com"
+    login login-big "$SCR/big" "bench.big.$round@example.com"
 done
 
 # --- fsyncs per registration (the second registration into a folder: the log already exists) ---
@@ -261,7 +275,7 @@ rows = [
     ("ledger replay, full (every line verified)", "ledger-replay", "LEDGER_CHECKPOINT_EVERY=0 ledger replay LOG --json"),
     ("ledger replay, checkpoint present", "ledger-replay-checkpoint", "ledger replay LOG --json"),
     ("ledger replay, first (saves the checkpoint)", "ledger-replay-first", "ledger replay LOG --json, no LOG.checkpoint yet"),
-    ("ledger verify", "ledger-verify", "ledger verify LOG --json"),
+    ("ledger verify, LOG.checkpoint beside it (checked against the log: cache-mismatch)", "ledger-verify", "ledger verify LOG --json"),
     ("openssl", "openssl", "openssl dgst -sha256 LOG"),
     ("jq", "jq", "jq -n 'reduce inputs as $e ({}; .[$e.type] += 1)' LOG"),
     ("Python + orjson", "orjson", "python3 Tests/Bench/replay_orjson.py LOG"),
@@ -279,6 +293,7 @@ appends, registrations = int(E["APPENDS"]), int(E["REGISTRATIONS"])
 la, sq, lr = med("ledger-append", 1), med("sqlite", 1), med("ledger-registrations", 1)
 lar = med("ledger-append-registration", 1)
 re_, rb = med("register-empty"), med("register-big")
+le_, lb = med("login-empty"), med("login-big")
 print("| measure | median | rate |")
 print("|---|---:|---:|")
 print(f"| ledger: {appends} single-event appends, FileEventStore in-process, fdatasync each (`ledger-bench append`) | {1000 / la:.3f} ms/commit | {la:,.0f} commits/s |")
@@ -288,6 +303,8 @@ print(f"| ledger: {registrations} whole registrations in-process, no image, yesc
 print(f"| `LEDGER_HASH_COST=1 ledger register --password-stdin`, empty data folder | {fmt(re_, 3)} s | |")
 print(f"| the same, data folder holding LOG ({events:,} events), its index built | {fmt(rb, 3)} s | {rb / re_:,.1f}× the empty case |")
 print(f"| the first register on LOG, which builds `events.jsonl.index` (1 run) | {fmt(med('register-big-first'), 3)} s | |")
+print(f"| `LEDGER_HASH_COST=1 ledger login --password-stdin`, empty data folder | {fmt(le_, 3)} s | |")
+print(f"| the same, data folder holding LOG | {fmt(lb, 3)} s | {lb / le_:,.1f}× the empty case |")
 print(f"| fsync calls in one `ledger register` (strace; log exists; the registration and the session it opens, one batch): no image / with image | {E['fsyncs_plain']} / {E['fsyncs_image']} | |")
 print()
 pairs = list(zip((v for v, _ in samples["ledger-append-registration"]), (v for v, _ in samples["sqlite"])))
@@ -316,6 +333,7 @@ print(f"| | checkpoint present: {cp_openssl:.2f}× openssl's time | {verdict(cp_
 print(f"| peak RSS of `ledger replay` < 200 MiB | full: {peak:,.1f} MiB | {verdict(peak < 200)} |")
 print(f"| | checkpoint present: {cp_peak:,.1f} MiB | {verdict(cp_peak < 200)} |")
 print(f"| `ledger register` on the {events:,}-event log ≤ 1.5× on an empty log | {rb / re_:,.1f}× ({fmt(rb, 3)} s vs {fmt(re_, 3)} s) | {verdict(rb / re_ <= 1.5)} |")
+print(f"| `ledger login` on the {events:,}-event log ≤ 1.5× on an empty log | {lb / le_:,.1f}× ({fmt(lb, 3)} s vs {fmt(le_, 3)} s) | {verdict(lb / le_ <= 1.5)} |")
 fp, fi = int(E["fsyncs_plain"]), int(E["fsyncs_image"])
 print(f"| one fsync per registration | without an image: {fp} (its session included); with one: {fi} (the blob, its folder, the log) | {verdict(fp <= 1)} without an image; {verdict(fi <= 1)} with one |")
 print(f"| durable commits/s ≥ SQLite WAL FULL, one row per transaction | single-event appends {la:,.0f}/s = {la / sq:.2f}× SQLite's {sq:,.0f}/s | {verdict(la >= sq)} |")
