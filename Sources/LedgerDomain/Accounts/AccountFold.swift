@@ -24,9 +24,9 @@ public protocol AccountFoldState {
     func account(_ uid: UUIDBits) -> AccountFacts<EmailKey>?
     /// The account last created with `email`, deleted or not.
     func lastAccount(of email: EmailKey) -> UUIDBits?
-    /// Records that `event` created the account `uid` with `email`, pending: it is now the email's
+    /// Records that `event` created the account `uid` with `email`, in `status`: it is now the email's
     /// last account and the account's email. The storage keeps what else it needs of `event`.
-    mutating func recordCreation(of uid: UUIDBits, email: EmailKey, by event: ViewEvent)
+    mutating func recordCreation(of uid: UUIDBits, email: EmailKey, status: AccountStatus, by event: ViewEvent)
     /// Sets the status of the existing account `uid`.
     mutating func setStatus(_ status: AccountStatus, of uid: UUIDBits)
 
@@ -59,7 +59,7 @@ public enum AccountFold {
         case .accountCreated(let uid, let email, _):
             let key = state.emailKey(email)
             let holder = liveAccount(of: key, in: state)
-            state.recordCreation(of: uid, email: key, by: event)
+            state.recordCreation(of: uid, email: key, status: .pending, by: event)
             if state.mayHaveFailures(key) { state.clearFailures(of: key) }
             guard let holder, holder != uid else { return nil }
             return RuleBreak(kind: .duplicateLiveAccount, seq: event.seq, uid: uid)

@@ -126,8 +126,8 @@ extension LedgerViews: AccountFoldState {
     /// The account last created with `email`.
     public func lastAccount(of email: ViewEmail) -> UUIDBits? { users.lastAccount(of: email) }
     /// Records the creation of `uid` in the users view.
-    public mutating func recordCreation(of uid: UUIDBits, email: ViewEmail, by event: ViewEvent) {
-        users.recordCreation(of: uid, email: email, by: event)
+    public mutating func recordCreation(of uid: UUIDBits, email: ViewEmail, status: AccountStatus, by event: ViewEvent) {
+        users.recordCreation(of: uid, email: email, status: status, by: event)
     }
     /// Sets the status of `uid` in the users view.
     public mutating func setStatus(_ status: AccountStatus, of uid: UUIDBits) { users.setStatus(status, of: uid) }

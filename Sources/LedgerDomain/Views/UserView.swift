@@ -204,13 +204,13 @@ extension UserView: AccountFoldState {
     public func lastAccount(of email: ViewEmail) -> UUIDBits? { lastPosition(of: email.email).map { records[Int($0)].uid } }
 
     /// Adds (or replaces) the record of `uid`, pending, and makes it `email`'s last account.
-    public mutating func recordCreation(of uid: UUIDBits, email: ViewEmail, by event: ViewEvent) {
+    public mutating func recordCreation(of uid: UUIDBits, email: ViewEmail, status: AccountStatus, by event: ViewEvent) {
         if let at = position(of: uid), case let old = records[Int(at)].email, old != email.email, lastPosition(of: old) == at {
             movedAway[old] = uid
         }
         if !movedAway.isEmpty { movedAway[email.email] = nil }
         let record = Record(uid: uid, registration: event.stream, email: email.email, userName: nil, profileImage: nil,
-                            createdAt: nil, status: .pending)
+                            createdAt: nil, status: status)
         let at = upsert(record)
         let rows = records
         byEmail.set(email.email, to: at) { rows[Int($0)].email }

@@ -54,8 +54,8 @@ struct AccountTable: AccountFoldState {
     func emailKey(_ email: String) -> String { email }
     func account(_ uid: UUIDBits) -> AccountFacts<String>? { accounts[uid] }
     func lastAccount(of email: String) -> UUIDBits? { lastByEmail[email] }
-    mutating func recordCreation(of uid: UUIDBits, email: String, by event: ViewEvent) {
-        accounts[uid] = AccountFacts(status: .pending, email: email)
+    mutating func recordCreation(of uid: UUIDBits, email: String, status: AccountStatus, by event: ViewEvent) {
+        accounts[uid] = AccountFacts(status: status, email: email)
         lastByEmail[email] = uid
     }
     mutating func setStatus(_ status: AccountStatus, of uid: UUIDBits) { accounts[uid]?.status = status }

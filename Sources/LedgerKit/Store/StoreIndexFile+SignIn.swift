@@ -98,7 +98,7 @@ struct IndexAccounts: AccountFoldState {
         table.find(.email, email, inserting: false).map { table.loadKey(at: $0 + 24) }
     }
 
-    mutating func recordCreation(of uid: UUIDBits, email: UUIDBits, by event: ViewEvent) {
+    mutating func recordCreation(of uid: UUIDBits, email: UUIDBits, status: AccountStatus, by event: ViewEvent) {
         if let slot = writable(.email, email) {
             table.storeKey(uid, at: slot + 24)
             table.store(seq, at: slot + 40)
@@ -108,7 +108,7 @@ struct IndexAccounts: AccountFoldState {
             table.store(seq, at: slot + 40)
         }
         if let slot = writable(.account, uid) {
-            table.store(Self.value(.pending), at: slot + 4)
+            table.store(Self.value(status), at: slot + 4)
             table.store(Int64(offset), at: slot + 24)
             table.store(seq, at: slot + 40)
         }

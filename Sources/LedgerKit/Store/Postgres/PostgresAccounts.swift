@@ -49,8 +49,8 @@ final class PostgresAccounts: AccountFoldState {
         return emails[email] ?? nil
     }
 
-    func recordCreation(of uid: UUIDBits, email: String, by event: ViewEvent) {
-        accounts[uid] = Account(status: .pending, email: email, created: event.seq)
+    func recordCreation(of uid: UUIDBits, email: String, status: AccountStatus, by event: ViewEvent) {
+        accounts[uid] = Account(status: status, email: email, created: event.seq)
         emails[email] = uid
         changedAccounts.insert(uid)
         changedEmails.insert(email)
