@@ -15,8 +15,10 @@ public struct LedgerViews: Equatable, Sendable {
     public var signIns = SignInView()
     /// Events applied.
     public var events = 0
-    /// The account rules the log breaks, in log order (noted only while every view is folded).
+    /// The account rules the log breaks, in log order (noted while `ruleBreakViews` are folded).
     public internal(set) var ruleBreaks: [RuleBreak] = []
+    /// The views whose state the rule breaks are judged by: the fold's whole state.
+    public static let ruleBreakViews: Selection = [.users, .signIns]
     /// The views `apply` keeps up to date (all unless narrowed).
     public private(set) var selection = Selection.all
     /// The last event's seq and hash (kept as bits; `head` spells the hash out).
@@ -55,10 +57,12 @@ public struct LedgerViews: Equatable, Sendable {
     }
 
     /// The account fold over the users view and, when selected, the sign-in view; the users view's
-    /// details; the sign-in view's count of refusals. A rule break is kept when every view is folded.
+    /// details; the sign-in view's count of refusals. A rule break is kept while both views are folded.
     private mutating func foldAccounts(_ event: ViewEvent) {
         if case .signInFailed(let email, _) = event.fact, selection.contains(.signIns) { signIns.countRefusal(email) }
-        if let broken = AccountFold.evolve(&self, event, policy: signIns.policy), selection == .all { ruleBreaks.append(broken) }
+        if let broken = AccountFold.evolve(&self, event, policy: signIns.policy), selection.isSuperset(of: Self.ruleBreakViews) {
+            ruleBreaks.append(broken)
+        }
         users.applyDetails(event)
     }
 
@@ -73,7 +77,7 @@ public struct LedgerViews: Equatable, Sendable {
         if !kept.contains(.images) { images = ImageView() }
         if !kept.contains(.registrations) { registrations = RegistrationView() }
         if !kept.contains(.signIns) { signIns = SignInView(policy: signIns.policy) }
-        if kept != .all { ruleBreaks = [] }
+        if !kept.isSuperset(of: Self.ruleBreakViews) { ruleBreaks = [] }
         self.selection = kept
     }
 
