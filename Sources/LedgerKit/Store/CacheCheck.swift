@@ -32,6 +32,7 @@ enum CacheCheck {
         // The chain was verified already: the ids need only their fingerprints, no set.
         if let checkpoint { checker.deferIDChecks(lines: min(checkpointSeq, 1 << 22), seed: checkpoint.ids.seed) }
         var reached = 0, resume = 0
+        var latest = Timestamp(millis: 0)  // the latest time of the lines the index covers
         var fingerprints: IDFingerprints?
         // Lines read in place, as replay reads them: up to the checkpoint's line (its ids' fingerprints
         // taken there), then on to the index's.
@@ -39,7 +40,10 @@ enum CacheCheck {
             try LogScanner.scanFacts(log, from: offset, checker: &checker) { item in
                 guard case .event(let at, let hash, let offset, let length) = item, at.pointee.seq <= stop else { return false }
                 let event = at.pointee
-                if event.seq <= indexSeq, foldedIndex, let fresh, !fresh.apply(event, offset: offset) { foldedIndex = false }
+                if event.seq <= indexSeq, foldedIndex, let fresh {
+                    if !fresh.apply(event, offset: offset) { foldedIndex = false }
+                    latest = max(latest, event.at)
+                }
                 if checkpoint != nil, event.seq <= checkpointSeq { views.apply(event, hash: hash) }
                 reached = event.seq
                 resume = offset + length
@@ -52,7 +56,12 @@ enum CacheCheck {
         }
         if reached < last, reached == (checkpoint == nil ? 0 : checkpointSeq) { try fold(from: resume, through: last) }
         var problems: [LogProblem] = []
-        if let index, let fresh, foldedIndex, reached >= indexSeq, let difference = index.table.firstDifference(from: fresh) {
+        if let index, foldedIndex, reached >= indexSeq, index.coverage.lastAt > latest {
+            // New events are stamped no earlier than this time: one later than the log's would move
+            // every stamp, and the lockout window with them.
+            problems.append(LogProblem(line: indexSeq, kind: .cacheMismatch,
+                                       message: "\(indexPath) disagrees with the log up to this line: its header's last time is later than any line's; remove it (writers rebuild it)"))
+        } else if let index, let fresh, foldedIndex, reached >= indexSeq, let difference = index.table.firstDifference(from: fresh) {
             problems.append(LogProblem(line: indexSeq, kind: .cacheMismatch,
                                        message: "\(indexPath) disagrees with the log up to this line: \(difference); remove it (writers rebuild it)"))
         }

@@ -25,8 +25,12 @@ extension FileEventStore {
         }
         if let coverage = table.coverage(logDevice: logIdentity.dev, inode: logIdentity.ino) {
             if index.table === table && coverage == index.coverage { return }
-            if CoveredLine.time(in: log, lineStart: coverage.lineStart, offset: coverage.offset, head: coverage.head) != nil {
-                index = LogIndex(table: table, coverage: coverage)
+            if let time = CoveredLine.time(in: log, lineStart: coverage.lineStart, offset: coverage.offset, head: coverage.head) {
+                // The time new events are stamped at least with comes from the verified line, not the
+                // header: an edited header could otherwise move every later stamp, and the lockout window.
+                var verified = coverage
+                verified.lastAt = time
+                index = LogIndex(table: table, coverage: verified)
                 return
             }
         }

@@ -71,11 +71,12 @@ import Testing
             let before = try readBytes(path)
             #expect(try verify(dir).status == 0)
             // StoreIndexFile's layout: a 4096-byte header, then 48-byte slots, the tag first. An email
-            // slot (5) holds its live flag at +4, an account slot (7) its status, a failures slot (8)
-            // the count of consecutive wrong passwords: one byte of them changed.
+            // slot (5) holds the uid of its last account at +24, an account slot (7) its status at +4, a
+            // failures slot (8) the count of consecutive wrong passwords at +4: one byte of them changed.
             var bytes = before
             let slot = try #require(stride(from: 4096, to: bytes.count, by: 48).first { bytes[$0] == tag })
-            bytes[slot + 4] = bytes[slot + 4] == 1 ? 2 : 1
+            let at = slot + (tag == 5 ? 24 : 4)
+            bytes[at] = bytes[at] == 1 ? 2 : 1
             try writeBytes(bytes, to: path)
             let checked = try verify(dir)
             #expect(checked.status == 1)
@@ -85,6 +86,26 @@ import Testing
             #expect(try readBytes(path) == bytes, "verify never changes the index")
             let human = try dir.run(["verify"])
             #expect(human.status == 1 && human.stdout.contains("cache-mismatch: \(path)"), "\(human)")
+        }
+    }
+
+    /// The header's last time (offset 136) set a day ahead: writers stamp new events from the line
+    /// they verify, not from it (the lockout window cannot be moved), and `verify` names the index.
+    @Test func anIndexHeaderTimeMovedAheadMovesNoStampAndIsACacheMismatch() throws {
+        try withLedgerDir { dir in
+            _ = try populated(dir)
+            let path = dir.logPath + ".index"
+            var bytes = try readBytes(path)
+            let header = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 136, as: Int64.self) }
+            let ahead = header + 24 * 3600 * 1000
+            withUnsafeBytes(of: ahead) { for (i, byte) in $0.enumerated() { bytes[136 + i] = byte } }
+            try writeBytes(bytes, to: path)
+            #expect(try verify(dir).kinds == ["cache-mismatch"])
+            _ = try dir.login(email: "bob@example.com", password: "wrong password")
+            let last = try #require(try dir.events().last)
+            let text = try #require(last["at"] as? String)
+            let at = try #require(Timestamp(rfc3339: text))
+            #expect(at.millis < ahead, "the new event's time does not come from the edited header")
         }
     }
 
