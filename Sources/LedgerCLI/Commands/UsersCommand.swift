@@ -31,8 +31,10 @@ enum UsersCommand {
     static func show(_ invocation: Invocation, _ context: Context) throws -> Int32 {
         let key = invocation.positionals[0]
         let users = try ReadOptions.load(invocation, context, views: .users).views.users
-        let matches = users.rows.filter { $0.uid == key || $0.email == key.lowercasedASCII }
-        guard let row = matches.first(where: { $0.status.holdsEmail }) ?? matches.last else {
+        // A uid names its account; an email its live account, else the last created with it.
+        let email = key.lowercasedASCII
+        let row = users.row(uid: key) ?? users.live(email: email) ?? users.rows.last { $0.email == email }
+        guard let row else {
             throw CLIError.failure("no user with uid or email \"\(key)\"; list them with `ledger users`")
         }
         if invocation.flag("json") {

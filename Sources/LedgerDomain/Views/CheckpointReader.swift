@@ -36,7 +36,8 @@ public struct CheckpointReader {
         for _ in 0..<(try r.count()) {
             views.users.restore(UserView.Record(uid: try r.uuid(), registration: try r.uuid(), email: try r.string(),
                                                 userName: try r.optionalString(), profileImage: try r.optionalUUID(),
-                                                createdAt: try r.optionalTime(), status: try r.choice(UserRow.Status.allCases)))
+                                                createdAt: try r.optionalTime(), status: try r.choice(UserRow.Status.allCases),
+                                                created: try r.count()))
         }
         for _ in 0..<(try r.count()) {
             views.sessions.upsert(SessionView.Record(session: try r.uuid(), uid: try r.uuid(), startedAt: try r.time(),

@@ -38,6 +38,7 @@ public struct CheckpointWriter {
         for r in views.users.records {
             w.uuid(r.uid); w.uuid(r.registration); w.string(r.email); w.optionalString(r.userName)
             w.optionalUUID(r.profileImage); w.optionalTime(r.createdAt); w.byte(UserRow.Status.allCases.firstIndex(of: r.status)!)
+            w.int(r.created)
             w.flushIfFull()
         }
         w.int(views.sessions.records.count)

@@ -37,11 +37,14 @@ public struct UserView: Equatable, Sendable {
         var profileImage: UUIDBits?
         var createdAt: Timestamp?
         var status: UserRow.Status
+        /// The seq of its last `AccountCreated`: which account an email's last is, after a restore.
+        var created: Int
 
         init(uid: UUIDBits, registration: UUIDBits, email: String, userName: String?, profileImage: UUIDBits?,
-             createdAt: Timestamp?, status: UserRow.Status) {
+             createdAt: Timestamp?, status: UserRow.Status, created: Int) {
             self.uid = uid; self.emailHash = email.seededHash; self.registration = registration; self.email = email
             self.userName = userName; self.profileImage = profileImage; self.createdAt = createdAt; self.status = status
+            self.created = created
         }
 
         var row: UserRow {
@@ -105,11 +108,11 @@ public struct UserView: Equatable, Sendable {
     func position(of uid: UUIDBits) -> Int32? { index.find(uid) { records[Int($0)].uid } }
 
     /// Restores a checkpointed row. Rows come in first-creation order, which is not the order of the
-    /// last creation when a uid was created again, so an email goes to its live account when it has
-    /// one (the fold's answer: an email has at most one live account), else to a deleted one.
+    /// last creation when a uid was created again, so an email goes to the account created with it
+    /// last (the fold's `lastAccount`), by the seq of its creation.
     mutating func restore(_ record: Record) {
         let at = upsert(record)
-        guard record.status.holdsEmail || livePosition(of: record.email) == nil else { return }
+        if let last = lastPosition(of: record.email), records[Int(last)].created > record.created { return }
         let rows = records
         byEmail.set(record.email, to: at) { rows[Int($0)].email }
     }
@@ -210,7 +213,7 @@ extension UserView: AccountFoldState {
         }
         if !movedAway.isEmpty { movedAway[email.email] = nil }
         let record = Record(uid: uid, registration: event.stream, email: email.email, userName: nil, profileImage: nil,
-                            createdAt: nil, status: status)
+                            createdAt: nil, status: status, created: event.seq)
         let at = upsert(record)
         let rows = records
         byEmail.set(email.email, to: at) { rows[Int($0)].email }

@@ -15,7 +15,6 @@ extension FileEventStore {
             guard entry.recentFailures.allSatisfy({ $0.millis >= 0 && $0 <= index.lastAt }) else { return nil }
             var record = SignInRecord(recentFailures: entry.recentFailures)
             guard let account = entry.account else { return record }
-            guard account.status.maySignIn else { return record }
             let end = index.verifiedSize
             guard account.line >= 0, account.line < end, let line = try? Self.line(in: log, at: account.line, end: end),
                   let event = Self.checkedEvent(line), case .accountCreated(let created) = event.event,

@@ -23,17 +23,15 @@ extension StoreIndexFile {
 
     /// What the table says about one email.
     struct SignInEntry: Equatable {
-        /// The email's live account.
+        /// The account that may sign in with the email (`AccountFold.signInAccount`).
         struct Account: Equatable {
             /// Its uid's key.
             var uid: UUIDBits
-            /// Its status.
-            var status: AccountStatus
             /// Where the line of its `AccountCreated` starts.
             var line: Int
         }
 
-        /// The email's live account, if it has one.
+        /// The account that may sign in with the email, if any.
         var account: Account?
         /// True when the email's last account has no readable account slot (a damaged table).
         var accountSlotMissing = false
@@ -60,9 +58,8 @@ extension StoreIndexFile {
         if let last = state.lastAccount(of: key) {
             if state.account(last) == nil {
                 entry.accountSlotMissing = true
-            } else if let uid = AccountFold.liveAccount(of: key, in: state), let slot = find(.account, uid, inserting: false),
-                      let account = state.account(uid) {
-                entry.account = SignInEntry.Account(uid: uid, status: account.status, line: Int(load(Int64.self, at: slot + 24)))
+            } else if let uid = AccountFold.signInAccount(of: key, in: state), let slot = find(.account, uid, inserting: false) {
+                entry.account = SignInEntry.Account(uid: uid, line: Int(load(Int64.self, at: slot + 24)))
             }
         }
         entry.recentFailures = state.recentFailures(of: key)
