@@ -108,8 +108,30 @@ extension FileEventStore {
                 index = LogIndex()
                 throw StoreError(.damaged, "the log is damaged at \(damage) — run `ledger verify`; writers refuse until it is restored", problem: damage)
             }
-            if let torn, repairing { try repair(log, torn: torn) }
+            if let torn, repairing {
+                if try completeLine(log, torn: torn) { try catchUp(log, repairing: true) } else { try repair(log, torn: torn) }
+            }
         }
+    }
+
+    /// When the torn bytes are a whole line but for its final newline — an acknowledged event whose
+    /// `\n` was lost, or a write cut just before it, which holds a whole event all the same — adds
+    /// the newline and fsyncs, so the event is kept (true); false for a truly partial line.
+    private func completeLine(_ log: FileDescriptor, torn: (problem: LogProblem, offset: Int, length: Int)) throws -> Bool {
+        let bytes = try Self.bytes(of: log, at: torn.offset, count: torn.length)
+        var probe = index.checker
+        guard bytes.count == torn.length, bytes.last != 0x0A,
+              case .event = bytes.withUnsafeBufferPointer({ LogScanner.decode($0, offset: torn.offset, terminated: true, checker: &probe) })
+        else { return false }
+        let newline: [UInt8] = [0x0A]
+        try newline.withUnsafeBytes { (raw) throws in try log.write(raw, at: torn.offset + torn.length) }
+        do {
+            try log.sync()
+        } catch {
+            throw poison(error, "the last line's missing newline was written, but it may not be on disk")
+        }
+        notice("completed the last line (line \(torn.problem.line)): it was a whole event without its final newline")
+        return true
     }
 
     /// Moves a torn tail to `events.jsonl.broken`, cuts the log back and fsyncs both.

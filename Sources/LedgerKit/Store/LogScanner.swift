@@ -173,7 +173,12 @@ public enum LogScanner {
                        checker: inout ChainChecker) -> ScanItem {
         let number = checker.lines + 1
         guard terminated else {
-            return .tornTail(LogProblem(line: number, kind: .tornTail, message: "the last line has no final newline: an incomplete write (\(line.count) bytes)"), offset: offset, length: line.count)
+            // A whole event without its newline is kept by the next writer, which adds the newline.
+            var probe = checker
+            let whole = if case .event = finish(prepare(line, number: number), line, offset: offset, checker: &probe) { true } else { false }
+            let message = whole ? "the last line is a whole event without its final newline: the next writer adds it"
+                                : "the last line has no final newline: an incomplete write (\(line.count) bytes)"
+            return .tornTail(LogProblem(line: number, kind: .tornTail, message: message), offset: offset, length: line.count)
         }
         return finish(prepare(line, number: number), line, offset: offset, checker: &checker)
     }

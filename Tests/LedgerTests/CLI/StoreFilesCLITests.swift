@@ -53,6 +53,31 @@ import Testing
         }
     }
 
+    /// The acknowledged last line (`SessionEnded`) loses only its final newline: it is a whole event,
+    /// so the next writer adds the newline back and keeps it (the session stays ended), never moving
+    /// it to `.broken` as a write that was never acknowledged.
+    @Test func aWholeLastLineWithoutItsNewlineIsCompletedNotMovedAway() throws {
+        try withLedgerDir { dir in
+            let email = uniqueEmail()
+            try loggedOut(dir, email)
+            let original = try dir.logBytes()
+            let cut = Array(original.dropLast())
+            try writeBytes(cut, to: dir.logPath)
+            let verify = try dir.run(["verify", "--json"])
+            #expect(verify.status == 1 && verify.stdout.contains("without its final newline"), "\(verify)")
+
+            let login = try dir.login(email: email, password: password)
+            #expect(login.status == 0, "\(login)")
+            #expect(!FileManager.default.fileExists(atPath: dir.logPath + ".broken"))
+            let log = try dir.logBytes()
+            #expect(Array(log.prefix(original.count)) == original, "the event is kept, its newline restored")
+            let sessions = try #require(try dir.json(["sessions"]) as? [[String: Any]])
+            // The registration's session, the one that logged out (still ended), this login's.
+            #expect(sessions.compactMap { $0["status"] as? String } == ["active", "ended", "active"], "the ended session stays ended")
+            #expect(try dir.run(["verify"]).status == 0)
+        }
+    }
+
     // MARK: - No symlinks followed
 
     /// `events.jsonl` a link to a one-line file outside the data directory: writers and readers

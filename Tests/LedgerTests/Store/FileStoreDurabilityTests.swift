@@ -63,7 +63,8 @@ struct FileStoreDurabilityTests {
     // MARK: - (b) Torn last line at every byte
 
     /// The last line cut at every offset: verify reports one torn-tail on that line with the intact head; the
-    /// next append moves the torn bytes to `events.jsonl.broken` and leaves a log that verifies.
+    /// next append moves the torn bytes to `events.jsonl.broken` and leaves a log that verifies. Cut
+    /// just before its newline, the line is a whole event: the next append adds the newline and keeps it.
     @Test func lastLineCutAtEveryByteIsATornTailAndIsRepaired() throws {
         try withTempDirectory { dir in
             let log = try Self.writeSixEventLog(in: "\(dir)/source")
@@ -77,7 +78,7 @@ struct FileStoreDurabilityTests {
             var failures: [String] = []
             func check(_ ok: Bool, _ cut: Int, _ what: String) { if !ok { failures.append("cut \(cut): \(what)") } }
 
-            for cut in 1..<last.count {
+            for cut in 1..<(last.count - 1) {
                 try? FileManager.default.removeItem(atPath: brokenPath)
                 let torn = Array(last[0..<cut])
                 try writeBytes(prefix + torn, to: logPath)
@@ -102,6 +103,15 @@ struct FileStoreDurabilityTests {
                 check(try readBytes(logPath).starts(with: prefix), cut, "the intact lines are kept")
             }
             #expect(failures.isEmpty, "\(failures.count) failures, first: \(failures.prefix(5))")
+
+            try? FileManager.default.removeItem(atPath: brokenPath)
+            try writeBytes(prefix + last.dropLast(), to: logPath)
+            let store = FileEventStore(directory: cutDir, clock: FixedClock(), random: SeededRandom(seed: 2_000_000))
+            let appended = try store.append([Fixtures.signIn(1)], to: Fixtures.stream(.signin, 99), expected: .noStream)
+            #expect(appended.map(\.seq) == [7], "the whole last line was kept as seq 6")
+            #expect(!FileManager.default.fileExists(atPath: brokenPath))
+            #expect(try readBytes(logPath).starts(with: prefix + last))
+            #expect(try LogVerifier.verify(path: logPath).ok)
         }
     }
 
