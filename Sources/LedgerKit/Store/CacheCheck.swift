@@ -41,7 +41,7 @@ enum CacheCheck {
                 guard case .event(let at, let hash, let offset, let length) = item, at.pointee.seq <= stop else { return false }
                 let event = at.pointee
                 if event.seq <= indexSeq, foldedIndex, let fresh {
-                    if !fresh.apply(event, offset: offset) { foldedIndex = false }
+                    if !fresh.apply(event, hash: hash, offset: offset) { foldedIndex = false }
                     latest = max(latest, event.at)
                 }
                 if checkpoint != nil, event.seq <= checkpointSeq { views.apply(event, hash: hash) }

@@ -20,6 +20,12 @@ extension FileEventStore {
                   let event = Self.checkedEvent(line), case .accountCreated(let created) = event.event,
                   StoreIndexFile.key(created.uid) == account.uid, created.email == email else { return nil }
             try checkLink(to: event, next: account.line + line.count + 1, in: log, end: end)
+            // The line must still be the one folded into the index: a line edited with its next line
+            // re-chained passes the link check, not this one.
+            guard Digest32(hex: event.envelope.hash)?.a == account.lineHash else {
+                throw damaged(LogProblem(line: event.seq, kind: .brokenChain,
+                                         message: "the line holding the password hash is not the line the index verified"))
+            }
             record.account = SignInRecord.Account(uid: created.uid, passwordHash: created.passwordHash)
             return record
         }
@@ -49,8 +55,14 @@ extension FileEventStore {
             case nil: problem = LogProblem(line: event.seq + 1, kind: .brokenChain, message: "the line after it cannot be read")
             }
         }
+        throw damaged(problem)
+    }
+
+    /// The error for damage a sign-in found, after marking the index untrusted (so the next writer
+    /// rebuilds it from the log, and meets the damage too, or drops an edited index).
+    private func damaged(_ problem: LogProblem) -> StoreError {
         index.table?.markUntrusted()
         index = LogIndex()
-        throw StoreError(.damaged, "the log is damaged at \(problem) — run `ledger verify`; writers refuse until it is restored", problem: problem)
+        return StoreError(.damaged, "the log is damaged at \(problem) — run `ledger verify`; writers refuse until it is restored", problem: problem)
     }
 }

@@ -7,7 +7,7 @@ import LedgerDomain
 /// - `email`, by email: +24 the uid of the last account created with it, +40 the seq;
 /// - `uid`, by uid: +24 the email key it was last created with, +40 the seq;
 /// - `account`, by uid: +4 its `AccountStatus` (`statusValues` order), +24 the offset of the line
-///   of its last `AccountCreated`, +40 the seq;
+///   of its last `AccountCreated`, +32 the first 8 bytes of that line's hash, +40 the seq;
 /// - `failures`, by email: +4 the consecutive wrong passwords, +24 and +32 the times of the last
 ///   two, +40 the seq; `olderFailures`, by email: +24, +32 and +40 the times of the three before.
 ///
@@ -29,6 +29,8 @@ extension StoreIndexFile {
             var uid: UUIDBits
             /// Where the line of its `AccountCreated` starts.
             var line: Int
+            /// The first 8 bytes of that line's hash, as verified when it was folded.
+            var lineHash: UInt64
         }
 
         /// The account that may sign in with the email, if any.
@@ -43,8 +45,8 @@ extension StoreIndexFile {
 
     /// Folds `event` into the account slots through `AccountFold` (called by `apply` after the
     /// stream slot); false when a slot could not be had (a damaged table).
-    func applyAccounts(_ event: ViewEvent, offset: Int, seq: Int64) -> Bool {
-        var state = IndexAccounts(table: self, seq: seq, offset: offset)
+    func applyAccounts(_ event: ViewEvent, hash: Digest32, offset: Int, seq: Int64) -> Bool {
+        var state = IndexAccounts(table: self, seq: seq, offset: offset, lineHash: hash.a)
         AccountFold.evolve(&state, event, policy: SignInPolicy())
         return !state.failed
     }
@@ -59,7 +61,8 @@ extension StoreIndexFile {
             if state.account(last) == nil {
                 entry.accountSlotMissing = true
             } else if let uid = AccountFold.signInAccount(of: key, in: state), let slot = find(.account, uid, inserting: false) {
-                entry.account = SignInEntry.Account(uid: uid, line: Int(load(Int64.self, at: slot + 24)))
+                entry.account = SignInEntry.Account(uid: uid, line: Int(load(Int64.self, at: slot + 24)),
+                                                    lineHash: load(UInt64.self, at: slot + 32))
             }
         }
         entry.recentFailures = state.recentFailures(of: key)
@@ -75,10 +78,14 @@ struct IndexAccounts: AccountFoldState {
     let table: StoreIndexFile
     var seq: Int64 = .max
     var offset = 0
+    /// The first 8 bytes of the event's line's hash.
+    var lineHash: UInt64 = 0
     /// Set when a slot could not be had (a damaged table).
     private(set) var failed = false
 
-    init(table: StoreIndexFile, seq: Int64 = .max, offset: Int = 0) { self.table = table; self.seq = seq; self.offset = offset }
+    init(table: StoreIndexFile, seq: Int64 = .max, offset: Int = 0, lineHash: UInt64 = 0) {
+        self.table = table; self.seq = seq; self.offset = offset; self.lineHash = lineHash
+    }
 
     func emailKey(_ email: String) -> UUIDBits { StoreIndexFile.emailKey(email) }
 
@@ -107,6 +114,7 @@ struct IndexAccounts: AccountFoldState {
         if let slot = writable(.account, uid) {
             table.store(Self.value(status), at: slot + 4)
             table.store(Int64(offset), at: slot + 24)
+            table.store(lineHash, at: slot + 32)
             table.store(seq, at: slot + 40)
         }
     }

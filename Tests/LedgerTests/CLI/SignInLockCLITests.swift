@@ -86,4 +86,36 @@ import Testing
             #expect(try dir.logBytes() == before)
         }
     }
+
+    /// As above, and the next line's `prev` and hash recomputed too, so the link check passes: the
+    /// index still knows the hash of the line it verified, and login refuses the planted one.
+    @Test func aPasswordHashPlantedWithTheNextLineRechainedIsRefused() throws {
+        try withLedgerDir { dir in
+            let victim = uniqueEmail("victim"), attacker = uniqueEmail("attacker")
+            let attackerPassword = "attacker's own password"
+            #expect(try dir.register(email: victim, password: password).status == 0)
+            #expect(try dir.register(email: attacker, password: attackerPassword).status == 0)
+            let lines = splitLines(try dir.logBytes()).map { String(decoding: $0, as: UTF8.self) }
+            func field(_ name: String, of line: String) throws -> String {
+                let start = try #require(line.range(of: "\"\(name)\":\"")).upperBound
+                return String(line[start...].prefix { $0 != "\"" })
+            }
+            func account(_ email: String) throws -> Int {
+                try #require(lines.firstIndex { $0.contains(#""type":"AccountCreated""#) && $0.contains(#""email":"\#(email)""#) })
+            }
+            let line = try account(victim)
+            let victimHash = try field("passwordHash", of: lines[line]), attackerHash = try field("passwordHash", of: lines[try account(attacker)])
+            let oldHash = try field("hash", of: lines[line])
+            try editLine(dir.logPath, line: line) { $0.replacingOccurrences(of: victimHash, with: attackerHash) }
+            let newHash = try field("hash", of: String(decoding: splitLines(try dir.logBytes())[line], as: UTF8.self))
+            try editLine(dir.logPath, line: line + 1) { $0.replacingOccurrences(of: oldHash, with: newHash) }
+
+            let before = try dir.logBytes()
+            let login = try dir.login(email: victim, password: attackerPassword)
+            #expect(login.status == 1, "\(login)")
+            #expect(login.stderr.contains("not the line the index verified"), "\(login)")
+            #expect(try dir.logBytes() == before, "nothing appended")
+            #expect(try dir.register(email: uniqueEmail("later")).status == 1, "the next writer meets the break")
+        }
+    }
 }
