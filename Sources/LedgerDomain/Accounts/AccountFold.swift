@@ -70,8 +70,12 @@ public enum AccountFold {
             if let account = state.account(uid), account.status != .deleted { state.setStatus(.deleted, of: uid) }
             return nil
         case .signInFailed(let email, let reason):
-            if reason == .wrongPassword { state.appendFailure(of: state.emailKey(email), at: event.at, by: event) }
-            return nil
+            guard reason == .wrongPassword else { return nil }
+            let key = state.emailKey(email)
+            let locked = lockedUntil(key, in: state, policy: policy, at: event.at) != nil
+            state.appendFailure(of: key, at: event.at, by: event)
+            guard locked else { return nil }
+            return RuleBreak(kind: .passwordCheckedWhileLocked, seq: event.seq, uid: liveAccount(of: key, in: state) ?? .zero)
         case .sessionStarted(_, let uid, _):
             guard let account = state.account(uid) else {
                 return RuleBreak(kind: .sessionWithoutAccount, seq: event.seq, uid: uid)

@@ -11,6 +11,9 @@ public struct RuleBreak: Equatable, Sendable {
         case signinWhileLocked = "signin-while-locked"
         /// A session started for an account that was never created, is deleted, or has no profile.
         case sessionWithoutAccount = "session-without-account"
+        /// A password was checked (a `wrong-password` refusal) while the email was locked out: more
+        /// checks than the lockout allows.
+        case passwordCheckedWhileLocked = "password-checked-while-locked"
     }
 
     /// The rule broken.

@@ -5,7 +5,8 @@ import LedgerDomain
 /// Something that must never exist in a healthy ledger.
 public struct Anomaly: Equatable, Sendable {
     /// `account-without-profile`, `orphan-image-file`, `missing-image-file`, `image-mismatch`, `interrupted`,
-    /// or a `RuleBreak.Kind`: `duplicate-live-account`, `signin-while-locked`, `session-without-account`.
+    /// or a `RuleBreak.Kind`: `duplicate-live-account`, `signin-while-locked`, `password-checked-while-locked`,
+    /// `session-without-account`.
     public var kind: String
     /// The member naming the subject: `registration`, `uid` or `imageName`.
     public var key: String
@@ -80,6 +81,8 @@ public enum Auditor {
             return "account \(uid) was created (seq \(broken.seq)) for an email that a live account already held: two live accounts for one email"
         case .signinWhileLocked:
             return "a session of account \(uid) started (seq \(broken.seq)) while its email was locked out by wrong passwords"
+        case .passwordCheckedWhileLocked:
+            return "a wrong password was checked (seq \(broken.seq)) for account \(uid) while its email was locked out: more password checks than the lockout allows"
         case .sessionWithoutAccount:
             return "a session started (seq \(broken.seq)) for account \(uid), which was never created, is deleted or has no profile"
         }

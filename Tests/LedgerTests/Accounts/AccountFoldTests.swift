@@ -63,6 +63,18 @@ import Testing
         #expect(s.views.ruleBreaks.count == 1)
     }
 
+    @Test func aWrongPasswordCheckedWhileLockedIsARuleBreak() throws {
+        let s = ViewScenario(), r = RegistrationScript(13)
+        try s.given(r.accountCreated(withImage: false), in: r.stream)
+        try s.given(r.profileWritten(image: false), in: r.stream)
+        try lockOut(r.email, in: s, from: 400)
+        #expect(s.views.ruleBreaks.isEmpty, "five checks are what the lockout allows")
+        try s.given(.signInFailed(SignInFailed(email: r.email, reason: .locked)), in: Fixtures.stream(.signin, 410))
+        #expect(s.views.ruleBreaks.isEmpty, "a locked refusal checks no password")
+        let sixth = try s.given(wrongPassword(r.email), in: Fixtures.stream(.signin, 411))
+        #expect(s.views.ruleBreaks == [RuleBreak(kind: .passwordCheckedWhileLocked, seq: sixth.seq, uid: UUIDBits(uuid: r.uid)!)])
+    }
+
     @Test func aNewAccountStartsWithoutTheFailuresOfAnEarlierOneWithItsEmail() throws {
         let s = ViewScenario(), first = RegistrationScript(8), again = RegistrationScript(9, email: RegistrationScript(8).email)
         try s.given(first.accountCreated(withImage: false), in: first.stream)
