@@ -24,7 +24,7 @@ enum CacheCheck {
         guard index != nil || checkpoint != nil else { return [] }
         let indexSeq = index?.coverage.head.seq ?? 0, checkpointSeq = checkpoint?.seq ?? 0
         let last = max(indexSeq, checkpointSeq)
-        let fresh = index == nil ? nil : StoreIndexFile.inMemory()
+        let fresh = index.flatMap { StoreIndexFile.inMemory(capacity: $0.table.capacity) }
         var views = LedgerViews()
         var foldedIndex = index != nil && fresh != nil
         var checker = ChainChecker()

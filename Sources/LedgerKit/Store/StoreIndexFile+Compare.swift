@@ -15,11 +15,14 @@ extension StoreIndexFile {
     }
 
     /// An empty table in memory only.
-    static func inMemory() -> StoreIndexFile? {
-        let size = headerSize + initialCapacity * slotSize
+    /// With `capacity` (a power of two, the table it will be compared with), sized once, so it never
+    /// grows (a growth holds the old and the new table at once).
+    static func inMemory(capacity: Int = initialCapacity) -> StoreIndexFile? {
+        let capacity = capacity > 0 && capacity & (capacity - 1) == 0 ? max(capacity, initialCapacity) : initialCapacity
+        let size = headerSize + capacity * slotSize
         guard let base = anonymousMapping(size: size) else { return nil }
         let table = StoreIndexFile(path: "", fd: -1, base: base, mappedSize: size, inode: (0, 0))
-        table.reset(capacity: initialCapacity)
+        table.reset(capacity: capacity)
         return table
     }
 
