@@ -85,7 +85,7 @@ public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
         case ENOENT, ENOTDIR: return "check the path, or pass --data DIR"
         case EACCES, EPERM, EROFS: return "check the permissions of the data directory, or pass --data DIR"
         case ENOSPC, EDQUOT: return "free some disk space and run the command again"
-        case ELOOP: return "ledger reads and writes no file through a symbolic link: put the regular file itself there"
+        case ELOOP: return "ledger reads and writes nothing through a symbolic link, and writes no file that has a second name (hard link): put the regular file or folder itself there"
         default: return "check the disk and run the command again"
         }
     }

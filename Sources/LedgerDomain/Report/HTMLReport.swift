@@ -156,7 +156,7 @@ public enum HTMLReport {
             rows += "<td class=\"outcome nowrap\">\(escape(row.outcome))\(row.anomalous ? " ⚠" : "")</td>"
             rows += "<td class=\"nowrap\">\(escape(row.step ?? "-"))</td>"
             rows += "<td>\(escape(row.reason ?? "-"))</td>"
-            rows += "<td class=\"message\">\(escape(row.message.map { masked($0, options) } ?? "-"))</td>"
+            rows += "<td class=\"message\">\(escape(row.message.map { masked($0, options, email: row.email) } ?? "-"))</td>"
             rows += "<td>\(escape(compensations))</td></tr>\n"
         }
         let table = """
@@ -184,9 +184,10 @@ public enum HTMLReport {
                        "<ul class=\"anomalies\" data-anomalies=\"\(model.anomalies.count)\">\n\(items)</ul>\n")
     }
 
-    /// Free text from the log as shown: emails in it masked unless `showEmails`.
-    private static func masked(_ text: String, _ options: Options) -> String {
-        options.showEmails ? text : EmailMask.maskEmails(in: text)
+    /// Free text from the log as shown: emails in it (and every occurrence of its row's `email`)
+    /// masked unless `showEmails`.
+    private static func masked(_ text: String, _ options: Options, email: String? = nil) -> String {
+        options.showEmails ? text : EmailMask.maskEmails(in: text, including: email)
     }
 
     // MARK: - Charts

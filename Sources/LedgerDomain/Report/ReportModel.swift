@@ -250,9 +250,12 @@ public enum EmailMask {
     }
 
     /// `text` with every email-shaped piece (`local@domain.tld`) replaced by its `mask`: for free
-    /// text such as a failure message ("the email carol@example.com is already in use").
-    public static func maskEmails(in text: String) -> String {
+    /// text such as a failure message ("the email carol@example.com is already in use"). Every exact
+    /// occurrence of `email` (the row's own, when known) is masked first, so an email the shape
+    /// scan would cut short (`carol)@example.com`) is masked whole too.
+    public static func maskEmails(in text: String, including email: String? = nil) -> String {
         guard text.utf8.contains(UInt8(ascii: "@")) else { return text }
+        let text = email.map { replacing($0, with: mask($0), in: text) } ?? text
         let scalars = Array(text.unicodeScalars)
         var out = String.UnicodeScalarView()
         var copied = 0, i = 0
@@ -272,6 +275,25 @@ public enum EmailMask {
         }
         out.append(contentsOf: scalars[copied...])
         return String(out)
+    }
+
+    /// `text` with every occurrence of `target` (compared byte for byte) replaced by `replacement`.
+    private static func replacing(_ target: String, with replacement: String, in text: String) -> String {
+        let needle = Array(target.utf8), bytes = Array(text.utf8)
+        guard !needle.isEmpty, needle.count <= bytes.count else { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == needle[0], i + needle.count <= bytes.count, bytes[i..<(i + needle.count)].elementsEqual(needle) {
+                out.append(contentsOf: replacement.utf8)
+                i += needle.count
+            } else {
+                out.append(bytes[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// A character of an email's local part as it appears in text (printable ASCII, no delimiter).

@@ -24,7 +24,9 @@ extension BlobStore {
 
 // MARK: - FileBlobStore
 
-/// Blobs as files in `DIR/profile_image/`, written temp → fsync → rename → fsync folder.
+/// Blobs as files in `DIR/profile_image/`, written temp → fsync → rename → fsync folder. The folder
+/// must be a real folder of the data directory (`FileSystem.checkOwnFolder`): at a link, nothing is
+/// listed, read, created or removed, and every call is refused.
 public struct FileBlobStore: BlobStore {
     /// `DIR/profile_image`.
     public let folder: String
@@ -33,24 +35,26 @@ public struct FileBlobStore: BlobStore {
     public init(directory: String) { folder = FileSystem.join(directory, "profile_image") }
 
     /// Creates the folder (and fsyncs its parent) when it does not exist yet: once per data directory.
-    public func prepare() throws { try FileSystem.makeDirectories(folder) }
+    public func prepare() throws { try FileSystem.makeOwnFolder(folder) }
 
     /// Stores `bytes` durably. `name` must be a lowercase UUID (no path tricks).
     public func put(_ name: String, _ bytes: [UInt8]) throws {
         try checkName(name)
-        try FileSystem.makeDirectories(folder)
+        try FileSystem.makeOwnFolder(folder)
         try FileSystem.writeAtomically(bytes, to: FileSystem.join(folder, name))
     }
 
     /// Removes the blob and fsyncs the folder.
     public func remove(_ name: String) throws {
         try checkName(name)
+        guard try FileSystem.checkOwnFolder(folder) else { return }
         try FileSystem.remove(FileSystem.join(folder, name))
     }
 
     /// The blob's bytes, or nil when missing.
     public func get(_ name: String) throws -> [UInt8]? {
         try checkName(name)
+        guard try FileSystem.checkOwnFolder(folder) else { return nil }
         do {
             return try FileSystem.read(FileSystem.join(folder, name))
         } catch let error as SystemError where error.isNotFound {
@@ -61,11 +65,22 @@ public struct FileBlobStore: BlobStore {
     /// Every entry of the folder (leftover temp files included).
     public func names() throws -> [String] { try Self.list(folder) }
 
-    /// The entries of `folder` (none when it does not exist), sorted.
+    /// The entries of `folder`, a folder of the data directory's own (none when it does not exist),
+    /// sorted. A link there is refused (`checkOwnFolder`), and the folder is opened without
+    /// following one (`O_NOFOLLOW`), so a link put there meanwhile is not listed either.
     public static func list(_ folder: String) throws -> [String] {
-        guard let dir = opendir(folder) else {
+        guard try FileSystem.checkOwnFolder(folder) else { return [] }
+        let fd = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
             if errno == ENOENT { return [] }
+            if errno == ELOOP { throw SystemError.notFolder(folder, "it is a symbolic link") }
+            if errno == ENOTDIR { throw SystemError.notFolder(folder, "it is not a folder") }
             throw SystemError("list", path: folder)
+        }
+        guard let dir = fdopendir(fd) else {
+            let error = SystemError("list", path: folder)
+            Glibc.close(fd)
+            throw error
         }
         defer { closedir(dir) }
         var out: [String] = []

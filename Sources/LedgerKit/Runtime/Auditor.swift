@@ -32,7 +32,7 @@ public enum Auditor {
     /// Captures the blob folder and the running registrations; call it before loading the views.
     public static func snapshot(blobs: any BlobStore, locks: any RegistrationLocks) -> Snapshot {
         let files = (try? blobs.names()) ?? []
-        return Snapshot(files: files, running: locks.imagesOfRunningRegistrations())
+        return Snapshot(files: files, running: (try? locks.imagesOfRunningRegistrations()) ?? [])
     }
 
     /// The anomalies of `views`, with blobs in `blobs` and the registration locks `locks`.

@@ -55,7 +55,7 @@ extension RegistrationCoordinator {
         // of running registrations, then the log. A file listed was noted in its lock before it was
         // written; if its process released the lock before we looked, its events are in the log we read after.
         let files = try blobs.names()
-        let running = locks.imagesOfRunningRegistrations()
+        let running = try locks.imagesOfRunningRegistrations()
         views = LedgerViews()  // free the first fold before the second
         views = try currentViews()
         let orphan = { (name: String) in views.images.status(of: name) != .stored && !running.contains(name) }
@@ -79,7 +79,7 @@ extension RegistrationCoordinator {
         // Locks left by processes killed after their registration's last event (no process takes the
         // lock of a finished registration again: a repeat with its idempotency key answers from the log),
         // or before its first.
-        locks.removeStale { registration in
+        try locks.removeStale { registration in
             let outcome = views.registrations.state(of: registration)?.outcome
             return outcome == .inProgress || outcome == .compensationPending
         }

@@ -19,7 +19,7 @@ public final class RegistrationLock {
     /// The lock file is removed on release, so after locking we check that the path still names the
     /// file we locked (else someone released and unlinked it meanwhile, and we start over).
     public static func acquire(directory: String, registration: String) throws -> RegistrationLock? {
-        try FileSystem.makeDirectories(FileSystem.join(directory, "locks"))
+        try FileSystem.makeOwnFolder(FileSystem.join(directory, "locks"))
         let lockPath = path(directory: directory, registration: registration)
         var busy = 0
         while busy < 5 {
@@ -63,9 +63,11 @@ extension RegistrationLock {
     }
 
     /// The image names noted in locks that live processes hold (blobs that `recover` must not touch).
-    public static func imagesOfRunningRegistrations(directory: String) -> Set<String> {
+    /// A `locks` that is not a real folder is refused (`FileBlobStore.list`); an unreadable one has none.
+    public static func imagesOfRunningRegistrations(directory: String) throws -> Set<String> {
         let folder = FileSystem.join(directory, "locks")
-        guard let names = try? FileBlobStore.list(folder) else { return [] }
+        let names: [String]
+        do { names = try FileBlobStore.list(folder) } catch let error as SystemError where error.isNotRegular { throw error } catch { return [] }
         var out = Set<String>()
         for name in names where name.hasSuffix(".lock") {
             let registration = String(name.dropLast(5))

@@ -10,9 +10,11 @@ public protocol RegistrationLocks: AnyObject {
     /// True when a live process holds the lock of `registration`.
     func isHeld(_ registration: String) -> Bool
     /// Image names noted by registrations that live processes are running (blobs to leave alone).
-    func imagesOfRunningRegistrations() -> Set<String>
-    /// Removes what processes that died left behind, except for registrations where `unfinished` is true.
-    func removeStale(unfinished: (String) -> Bool)
+    /// Throws when the locks cannot be trusted to say (a `locks/` folder that is a link).
+    func imagesOfRunningRegistrations() throws -> Set<String>
+    /// Removes what processes that died left behind, except for registrations where `unfinished` is
+    /// true. Throws, removing nothing, when the locks' place is not theirs (a `locks/` that is a link).
+    func removeStale(unfinished: (String) -> Bool) throws
 }
 
 /// A registration lock this process holds.
@@ -44,12 +46,15 @@ public final class FileRegistrationLocks: RegistrationLocks {
     public func isHeld(_ registration: String) -> Bool { RegistrationLock.isHeld(directory: directory, registration: registration) }
 
     /// The images noted in held lock files.
-    public func imagesOfRunningRegistrations() -> Set<String> { RegistrationLock.imagesOfRunningRegistrations(directory: directory) }
+    public func imagesOfRunningRegistrations() throws -> Set<String> { try RegistrationLock.imagesOfRunningRegistrations(directory: directory) }
 
     /// Lock files left by processes killed after their registration's last event, or before its first.
-    /// A live process holds its lock, so `acquire` fails and the file stays.
-    public func removeStale(unfinished: (String) -> Bool) {
-        for name in (try? FileBlobStore.list(FileSystem.join(directory, "locks"))) ?? [] where name.hasSuffix(".lock") {
+    /// A live process holds its lock, so `acquire` fails and the file stays. A `locks` that is a link
+    /// is refused before anything in it is listed or removed.
+    public func removeStale(unfinished: (String) -> Bool) throws {
+        let names: [String]
+        do { names = try FileBlobStore.list(FileSystem.join(directory, "locks")) } catch let error as SystemError where error.isNotRegular { throw error } catch { return }
+        for name in names where name.hasSuffix(".lock") {
             let registration = String(name.dropLast(5))
             guard !unfinished(registration),
                   let lock = try? RegistrationLock.acquire(directory: directory, registration: registration) else { continue }

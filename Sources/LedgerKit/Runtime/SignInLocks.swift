@@ -37,7 +37,7 @@ public final class FileSignInLocks: SignInLocks {
     /// locking we check that the path still names the file we locked (else we start over on the new one).
     public func acquire(email: String) throws -> any HeldSignInLock {
         try StoreError.mapping {
-            try FileSystem.makeDirectories(FileSystem.join(directory, "locks"))
+            try FileSystem.makeOwnFolder(FileSystem.join(directory, "locks"))
             let path = Self.path(directory: directory, email: email)
             while true {
                 let file = try FileDescriptor(path: path, flags: O_RDWR | O_CREAT)

@@ -22,7 +22,8 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case unavailable = "store-unavailable"
     }
 
-    /// The `reason` of an `io` error for a store file that is a symbolic link or not a regular file.
+    /// The `reason` of an `io` error for a store file that is a symbolic link or not a regular file,
+    /// one opened for writing that is a hard link, or a data-directory folder that is a link.
     public static let notRegularFile = "not-a-regular-file"
 
     /// The stable code.

@@ -96,11 +96,12 @@ final class StoreIndexFile: StoreLookups {
     static func open(path: String, fresh: Bool = false) -> StoreIndexFile? {
         guard enabled, bootID != nil else { return nil }
         guard !fresh else { return create(path: path) }
-        // A symbolic link (or anything but a regular file) is not read: it is replaced by a new index.
+        // A symbolic link, a hard link (a file with another name) or anything but a regular file is
+        // neither read nor written: it is replaced by a new index, renamed over its name.
         let fd = Glibc.open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard fd >= 0 else { return create(path: path) }
         var info = stat()
-        let size = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : 0
+        let size = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && info.st_nlink == 1 ? Int(info.st_size) : 0
         guard size >= headerSize + initialCapacity * slotSize, (size - headerSize) % slotSize == 0,
               let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), base != MAP_FAILED else {
             close(fd)
@@ -119,7 +120,8 @@ final class StoreIndexFile: StoreLookups {
     private static func create(path: String) -> StoreIndexFile? {
         let temp = path + ".new"
         let size = headerSize + initialCapacity * slotSize
-        let fd = Glibc.open(temp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        unlink(temp)  // never opened through a name already there (a hard link to a file elsewhere): created new
+        let fd = Glibc.open(temp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return nil }
         var info = stat()
         guard posix_fallocate(fd, 0, off_t(size)) == 0, fstat(fd, &info) == 0,
@@ -309,7 +311,8 @@ final class StoreIndexFile: StoreLookups {
             guard let mapped = Self.anonymousMapping(size: newSize) else { return false }
             newBase = mapped
         } else {
-            newFD = Glibc.open(temp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            unlink(temp)  // as in `create`: a new file, never one reached through an existing name
+            newFD = Glibc.open(temp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
             guard newFD >= 0 else { return false }
             guard posix_fallocate(newFD, 0, off_t(newSize)) == 0,
                   let mapped = mmap(nil, newSize, PROT_READ | PROT_WRITE, MAP_SHARED, newFD, 0), mapped != MAP_FAILED else {

@@ -14,10 +14,16 @@ public final class FileDescriptor {
     /// A file (without `O_DIRECTORY`) must be a regular file named by `path` itself: a symbolic
     /// link there is refused (`O_NOFOLLOW`), so nothing is ever read or written through one, and
     /// a FIFO, device or folder is refused after `fstat` (opened non-blocking, so a FIFO cannot hang
-    /// the open). A folder (`O_DIRECTORY`) is opened as named, links followed.
+    /// the open). Opened for writing, it must also have no other name: a hard link (`st_nlink` > 1)
+    /// is refused before anything is written (`O_TRUNC` is applied only after the checks), so no
+    /// file outside the data directory is written through a second name. Opened read-only, a hard
+    /// link is read: it is the same file, and a reader changes nothing in it. A folder
+    /// (`O_DIRECTORY`) is opened as named, links followed.
     public init(path: String, flags: Int32, mode: mode_t = 0o600) throws {
         let folder = flags & O_DIRECTORY != 0
-        let fd = Glibc.open(path, flags | O_CLOEXEC | (folder ? 0 : O_NOFOLLOW | O_NONBLOCK), mode)
+        let writing = flags & O_ACCMODE != O_RDONLY
+        let truncate = !folder && flags & O_TRUNC != 0
+        let fd = Glibc.open(path, flags & ~(truncate ? O_TRUNC : 0) | O_CLOEXEC | (folder ? 0 : O_NOFOLLOW | O_NONBLOCK), mode)
         guard fd >= 0 else {
             let code = errno
             throw code == ELOOP && !folder ? SystemError.notRegular(path, "it is a symbolic link") : SystemError("open", path: path, code: code)
@@ -32,6 +38,16 @@ public final class FileDescriptor {
             guard info.st_mode & S_IFMT == S_IFREG else {
                 Glibc.close(fd)
                 throw SystemError.notRegular(path, "it is \(Self.kind(of: info.st_mode))")
+            }
+            // 0 names: unlinked since the open (a lock released meanwhile); no other name to write through.
+            guard !writing || info.st_nlink <= 1 else {
+                Glibc.close(fd)
+                throw SystemError.hardLinked(path, names: Int(info.st_nlink))
+            }
+            if truncate, ftruncate(fd, 0) != 0 {
+                let error = SystemError("truncate", path: path)
+                Glibc.close(fd)
+                throw error
             }
             if flags & O_NONBLOCK == 0 { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) }
         }

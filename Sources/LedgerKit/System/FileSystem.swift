@@ -17,11 +17,45 @@ public enum FileSystem {
     }
 
     /// Creates `path` and its missing parents (mode 0700), fsyncing each parent that gained an entry.
+    /// Links on the way are followed: this is for the data directory, the operator's choice of
+    /// folder; the data directory's own subfolders go through `makeOwnFolder`.
     public static func makeDirectories(_ path: String) throws {
         if isDirectory(path) { return }
         let parent = directoryName(path)
         if parent != path, !parent.isEmpty { try makeDirectories(parent) }
         if mkdir(path, 0o700) != 0, errno != EEXIST { throw SystemError("create folder", path: path) }
+        try syncDirectory(parent.isEmpty ? "." : parent)
+    }
+
+    /// Checks that `path`, a folder of the data directory's own (`locks/`, `profile_image/`), is a
+    /// real folder and not a link (`lstat`): true when it is, false when nothing is there; anything
+    /// else (a symbolic link, a file) is refused, so nothing in a link's target is listed, created
+    /// or removed.
+    @discardableResult
+    public static func checkOwnFolder(_ path: String) throws -> Bool {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return false }
+            throw SystemError("stat", path: path)
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: return true
+        case S_IFLNK: throw SystemError.notFolder(path, "it is a symbolic link")
+        default: throw SystemError.notFolder(path, "it is not a folder")
+        }
+    }
+
+    /// Creates `path`, a folder of the data directory's own, when it does not exist (its parents
+    /// as `makeDirectories` does); one that exists must be a real folder (`checkOwnFolder`).
+    public static func makeOwnFolder(_ path: String) throws {
+        if try checkOwnFolder(path) { return }
+        let parent = directoryName(path)
+        if parent != path, !parent.isEmpty { try makeDirectories(parent) }
+        if mkdir(path, 0o700) != 0 {
+            guard errno == EEXIST else { throw SystemError("create folder", path: path) }
+            try checkOwnFolder(path)  // made meanwhile by another process, or something else put there
+            return
+        }
         try syncDirectory(parent.isEmpty ? "." : parent)
     }
 
@@ -42,7 +76,10 @@ public enum FileSystem {
                                        _ produce: (_ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         let temp = "\(path).tmp-\(getpid())"
         do {
-            let file = try FileDescriptor(path: temp, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: mode)
+            // Never opened through a name already there (a leftover, or a hard link to a file
+            // elsewhere): the name goes first, then the file is created new.
+            if unlink(temp) != 0, errno != ENOENT { throw SystemError("remove", path: temp) }
+            let file = try FileDescriptor(path: temp, flags: O_WRONLY | O_CREAT | O_EXCL, mode: mode)
             var offset = 0
             try produce { bytes in
                 try file.write(bytes, at: offset)

@@ -23,10 +23,21 @@ public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
         SystemError("open", path: path, code: ELOOP, reason: "\(why), not a regular file")
     }
 
+    /// `path` has `names` names (hard links): ledger writes no file that another name shares.
+    public static func hardLinked(_ path: String, names: Int) -> SystemError {
+        SystemError("open", path: path, code: ELOOP, reason: "it is a hard link (the file has \(names) names), not a file of its own")
+    }
+
+    /// `path`, a folder of the data directory's own (`locks/`, `profile_image/`), is not a real
+    /// folder (`why`: a symbolic link, a file, ...): nothing in it is listed, created or removed.
+    public static func notFolder(_ path: String, _ why: String) -> SystemError {
+        SystemError("open", path: path, code: ELOOP, reason: "\(why), not a folder")
+    }
+
     /// `cannot fsync /x/events.jsonl: No space left on device`.
     public var description: String { "cannot \(operation) \(path): \(reason ?? String(cString: strerror(code)))" }
 
-    /// True when the path was refused for not being a regular file (`notRegular`).
+    /// True when the path was refused for its kind (`notRegular`, `hardLinked`, `notFolder`).
     public var isNotRegular: Bool { code == ELOOP && reason != nil }
 
     /// True for "no such file or directory".

@@ -3,7 +3,8 @@ import LedgerKit
 import Testing
 
 // The data directory's files end to end: a complete last line that is damaged is damage (never a
-// torn tail moved away), and no store file is read or written through a symbolic link.
+// torn tail moved away), no store file is read or written through a symbolic link, none is
+// written through a hard link, and the data directory's own folders are never links.
 
 @Suite struct StoreFilesCLITests {
     private let password = "correct horse 1"
@@ -136,6 +137,150 @@ import Testing
                 #expect(try dir.login(email: email, password: password).status == 0)
                 #expect(try dir.run(["verify"]).status == 0)
             }
+        }
+    }
+
+    // MARK: - No hard links written through, no linked folders
+
+    /// The index's temp name a hard link to a file outside the data directory (and the index gone,
+    /// so the next writer builds a new one there): `register` and `login` succeed and the outside
+    /// file is byte-identical — the temp name is removed first and the file created new.
+    @Test func aHardLinkedIndexTempIsNeverWrittenThrough() throws {
+        try withTempDirectory { outside in
+            try withLedgerDir { dir in
+                let email = uniqueEmail()
+                try #require(try dir.register(email: email, password: password).status == 0)
+                let target = outside + "/authorized_keys"
+                let content = Array("ssh-ed25519 AAAA… someone@host\n".utf8)
+                try writeBytes(content, to: target)
+                let index = dir.logPath + ".index"
+                for arguments in [LedgerDir.registerArguments(email: uniqueEmail(), username: "Test User"),
+                                  ["login", "--email", email, "--password-stdin"]] {
+                    try? FileManager.default.removeItem(atPath: index)
+                    try? FileManager.default.removeItem(atPath: index + ".new")
+                    try FileManager.default.linkItem(atPath: target, toPath: index + ".new")
+                    let result = try dir.run(arguments, stdin: password + "\n")
+                    #expect(result.status == 0, "\(arguments): \(result)")
+                    #expect(try readBytes(target) == content, "\(arguments): the outside file is byte-identical")
+                }
+                #expect(try dir.run(["verify"]).status == 0)
+            }
+        }
+    }
+
+    /// `events.jsonl` with a second name outside the data directory: writers refuse (exit 3, one
+    /// line naming the hard link) and the file's bytes are unchanged; readers read it (the same
+    /// file: reading changes nothing).
+    @Test func aHardLinkedLogIsRefusedByWriters() throws {
+        try withTempDirectory { outside in
+            try withLedgerDir { dir in
+                let email = uniqueEmail()
+                try loggedOut(dir, email)
+                let second = outside + "/copy.jsonl"
+                try FileManager.default.linkItem(atPath: dir.logPath, toPath: second)
+                let before = try readBytes(second)
+
+                for arguments in [LedgerDir.registerArguments(email: uniqueEmail(), username: "Test User"),
+                                  ["login", "--email", email, "--password-stdin"], ["recover"]] {
+                    let result = try dir.run(arguments, stdin: password + "\n")
+                    #expect(result.status == 3, "\(arguments): \(result)")
+                    #expect(result.stderrLines.count == 1, "\(arguments): \(result.stderr)")
+                    #expect(result.stderr.contains("events.jsonl: it is a hard link"), "\(arguments): \(result.stderr)")
+                }
+                #expect(try readBytes(second) == before, "nothing was written through the second name")
+                #expect(!FileManager.default.fileExists(atPath: dir.brokenPath))
+                #expect(try dir.run(["verify"]).status == 0, "a reader reads the same file")
+            }
+        }
+    }
+
+    /// `locks` a symbolic link to a folder holding `Cargo.lock`: `recover`, `register` and `login`
+    /// refuse (exit 3, naming `locks`) and nothing in the target is removed or created.
+    @Test func aSymlinkedLocksFolderIsRefused() throws {
+        try withTempDirectory { outside in
+            try withLedgerDir { dir in
+                let email = uniqueEmail()
+                try #require(try dir.register(email: email, password: password).status == 0)
+                let project = outside + "/proj"
+                try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
+                let cargo = project + "/Cargo.lock"
+                try writeBytes(Array("# lock file\n".utf8), to: cargo)
+                let locks = dir.path + "/locks"
+                try? FileManager.default.removeItem(atPath: locks)
+                try FileManager.default.createSymbolicLink(atPath: locks, withDestinationPath: project)
+
+                for arguments in [["recover"], LedgerDir.registerArguments(email: uniqueEmail(), username: "Test User"),
+                                  ["login", "--email", email, "--password-stdin"]] {
+                    let result = try dir.run(arguments, stdin: password + "\n")
+                    #expect(result.status == 3, "\(arguments): \(result)")
+                    #expect(result.stderrLines.count == 1, "\(arguments): \(result.stderr)")
+                    #expect(result.stderr.contains("locks: it is a symbolic link, not a folder"), "\(arguments): \(result.stderr)")
+                }
+                #expect(FileManager.default.fileExists(atPath: cargo), "recover removed nothing in the link's target")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: project) == ["Cargo.lock"], "nothing created there")
+            }
+        }
+    }
+
+    /// `profile_image` a symbolic link to a folder holding a UUID-named file (an orphan to the log):
+    /// `recover` refuses (exit 3, naming `profile_image`) and the file is still there.
+    @Test func aSymlinkedImageFolderIsRefused() throws {
+        try withTempDirectory { outside in
+            try withLedgerDir { dir in
+                try #require(try dir.register(email: uniqueEmail(), password: password).status == 0)
+                let pictures = outside + "/pictures"
+                try FileManager.default.createDirectory(atPath: pictures, withIntermediateDirectories: true)
+                let file = pictures + "/" + UUID().uuidString.lowercased()
+                try writeBytes(Array("not ledger's\n".utf8), to: file)
+                try? FileManager.default.removeItem(atPath: dir.imageFolder)
+                try FileManager.default.createSymbolicLink(atPath: dir.imageFolder, withDestinationPath: pictures)
+
+                let recover = try dir.run(["recover"])
+                #expect(recover.status == 3, "\(recover)")
+                #expect(recover.stderrLines.count == 1, "\(recover.stderr)")
+                #expect(recover.stderr.contains("profile_image: it is a symbolic link, not a folder"), "\(recover.stderr)")
+                #expect(FileManager.default.fileExists(atPath: file), "recover removed nothing in the link's target")
+                let image = Paths.repo("Events/samples/demo/profile_image/05c4796f-c6d0-5b0f-80c6-01aa5f708738")
+                let register = try dir.register(email: uniqueEmail(), password: password, image: image)
+                #expect(register.status == 3, "\(register)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: pictures).count == 1, "no blob written there")
+            }
+        }
+    }
+
+    /// An atomic write (checkpoint, blob) whose temp name is a hard link to a file elsewhere (a
+    /// leftover of a process with the same pid, or planted): the name is removed first and the
+    /// temp file created new, so the other file is untouched.
+    @Test func anAtomicWriteNeverWritesThroughItsTempName() throws {
+        try withTempDirectory { dir in
+            let target = dir + "/outside"
+            let content = Array("keep me\n".utf8)
+            try writeBytes(content, to: target)
+            let path = dir + "/events.jsonl.checkpoint"
+            try FileManager.default.linkItem(atPath: target, toPath: "\(path).tmp-\(getpid())")
+            try FileSystem.writeAtomically(Array("new\n".utf8), to: path)
+            #expect(try readBytes(target) == content)
+            #expect(try readBytes(path) == Array("new\n".utf8))
+        }
+    }
+
+    /// A file with a second name is refused for writing before anything is written, even with
+    /// `O_TRUNC`; read-only, it is read.
+    @Test func aHardLinkIsRefusedForWritingAndReadForReading() throws {
+        try withTempDirectory { dir in
+            let target = dir + "/outside"
+            let content = Array("keep me\n".utf8)
+            try writeBytes(content, to: target)
+            let name = dir + "/events.lock"
+            try FileManager.default.linkItem(atPath: target, toPath: name)
+            for flags in [O_RDWR, O_WRONLY | O_TRUNC, O_RDWR | O_CREAT | O_APPEND] {
+                #expect(throws: SystemError.self) { try FileDescriptor(path: name, flags: flags) }
+                do { _ = try FileDescriptor(path: name, flags: flags) } catch let error as SystemError {
+                    #expect(error.isNotRegular && "\(error)".contains("it is a hard link"), "\(error)")
+                }
+            }
+            #expect(try readBytes(target) == content)
+            #expect(try FileSystem.read(name) == content)
         }
     }
 
