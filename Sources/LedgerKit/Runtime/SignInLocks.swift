@@ -67,6 +67,8 @@ public final class FileSignInLocks: SignInLocks {
         let leftover: PendingCheck?
         /// True while the file holds a marker that must outlive this holder.
         private var marked: Bool
+        /// True while the file holds the marker this holder noted (not the leftover).
+        private var noted = false
 
         /// Reads the marker a locked file holds; anything that is not a whole marker is a write
         /// that never completed (its check never ran) and is dropped.
@@ -88,14 +90,18 @@ public final class FileSignInLocks: SignInLocks {
                     try check.marker.withUnsafeBytes { try file.write($0, at: 0) }
                     try file.syncData()
                 }
+                noted = true
             } catch {
                 if !wasMarked, (try? file.truncate(to: 0)) != nil { marked = false }
                 throw error
             }
         }
 
+        /// A leftover is truncated away, since this holder goes on; its own marker is only dropped
+        /// with the file on release (one system call less per sign-in): killed before that, it
+        /// leaves a marker whose outcome the log holds, which the next holder does not count again.
         func clearPendingCheck() throws {
-            try StoreError.mapping { try file.truncate(to: 0) }
+            if !noted { try StoreError.mapping { try file.truncate(to: 0) } }
             marked = false
         }
 
