@@ -44,12 +44,14 @@ public final class SessionService {
     public static let refusal = "sign-in refused: wrong email or password, or the account is locked; try again later"
 
     /// Starts a session for `uid`: appends `SessionStarted` with the token's hash.
-    public func start(uid: String) throws -> Started {
+    public func start(uid: String) throws -> Started { try start(newSession(uid: uid)) }
+
+    /// Appends a session made by `newSession` and returns what its owner gets.
+    private func start(_ session: (part: StreamAppend, started: Started)) throws -> Started {
         try failpoints.beforeAppending(.sessionStarted)
-        let (part, started) = newSession(uid: uid)
-        _ = try store.append([part], condition: nil)
+        _ = try store.append([session.part], condition: nil)
         failpoints.afterAppending(.sessionStarted, flush: beforeCrash)
-        return started
+        return session.started
     }
 
     /// A new session for `uid`, not yet appended: the append that starts it (`SessionStarted` with
@@ -90,17 +92,15 @@ public final class SessionService {
         let reason: SignInFailure
         let attempt: String
         if let account = record.account, policy.lockedUntil(recent: record.recentFailures, at: clock.now()) == nil {
-            let (part, started) = newSession(uid: account.uid)
-            let check = PendingCheck(attempt: Identifiers.uuid(fromRandom: random.bytes(16)), sessionId: started.sessionId)
+            let session = newSession(uid: account.uid)
+            let check = PendingCheck(attempt: Identifiers.uuid(fromRandom: random.bytes(16)), sessionId: session.started.sessionId)
             do {
                 try lock.notePendingCheck(check)
             } catch let error as StoreError {
                 throw StoreError(error.code, "the password was not checked: \(error.message)", reason: error.reason)
             }
             if hasher.verify(password, against: account.passwordHash) {
-                try failpoints.beforeAppending(.sessionStarted)
-                _ = try store.append([part], condition: nil)
-                failpoints.afterAppending(.sessionStarted, flush: beforeCrash)
+                let started = try start(session)
                 try? lock.clearPendingCheck()  // a marker left over is not counted again: its session exists
                 return started
             }
