@@ -8,7 +8,8 @@
 # to acknowledged accounts (1 in 3 with a wrong password, and now and then six wrong ones in a row,
 # so accounts lock), and they are killed too. Each round then also checks that every acknowledged
 # login's session is in the log (SessionStarted with that uid), and that for up to 30 acknowledged
-# emails a correct-password login succeeds exactly when the log, folded in Python, says it is not locked.
+# emails a correct-password login succeeds exactly when the log, folded in Python, says it is not locked
+# (a password check left pending by a killed login counting as the wrong password it is counted as).
 # Usage: crash-kills.sh LEDGER_BINARY [KILLS=1000] [WORKERS=4] [ROUND=100] [LOGINERS=0]
 set -u
 L=$(realpath "$1"); KILLS=${2:-1000}; WORKERS=${3:-4}; ROUND=${4:-100}; LOGINERS=${5:-0}
@@ -98,6 +99,16 @@ for line in open(f"{d}/data/events.jsonl", encoding="utf-8"):
     elif t == "SignInFailed" and x["reason"] == "wrong-password": recent.setdefault(x["email"], []).append(ms(e["at"]))
     elif t == "SessionStarted" and x["uid"] in email_of: recent[email_of[x["uid"]]] = []
 now = int(datetime.datetime.now(datetime.timezone.utc).timestamp() * 1000)
+# A login killed during its password check left its marker in the lock file: the next login counts it
+# as a wrong password, unless its session started or its failure is in the log already.
+import hashlib, os
+started = {json.loads(l)["data"].get("sessionId") for l in open(f"{d}/data/events.jsonl", encoding="utf-8") if '"SessionStarted"' in l}
+streams = {json.loads(l)["stream"] for l in open(f"{d}/data/events.jsonl", encoding="utf-8") if '"SignInFailed"' in l}
+for email in set(live):
+    path = f"{d}/data/locks/{hashlib.sha256(email.encode()).hexdigest()}.signin"
+    marker = open(path).read().split() if os.path.exists(path) else []
+    if len(marker) == 2 and marker[1] not in started and f"signin-{marker[0]}" not in streams:
+        recent.setdefault(email, []).append(now)
 acked = [l.split(" ")[:2] for f in glob.glob(f"{d}/ok.*") for l in open(f) if not l.startswith("shared-")]
 random.shuffle(acked)
 for email, pw in acked[:30]:

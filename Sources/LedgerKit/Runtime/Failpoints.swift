@@ -15,7 +15,7 @@ public struct Failpoints: Sendable {
     }
 
     /// Events that may carry a failpoint.
-    public static let events: [EventType] = [.accountCreated, .imageStored, .profileWritten, .imageDeleted, .accountDeleted, .sessionStarted]
+    public static let events: [EventType] = [.accountCreated, .imageStored, .profileWritten, .imageDeleted, .accountDeleted, .sessionStarted, .signInFailed]
 
     /// The configured actions.
     public private(set) var actions: [EventType: Action] = [:]

@@ -6,7 +6,7 @@ import LedgerDomain
 public struct RegistrationError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Stable codes.
     public enum Code: String, Sendable {
-        /// The idempotency key was first used with another email, username or image.
+        /// The idempotency key was first used with another email, username, image or password.
         case idempotencyKeyReused = "idempotency-key-reused"
     }
 

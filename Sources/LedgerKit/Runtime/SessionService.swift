@@ -44,12 +44,14 @@ public final class SessionService {
     public static let refusal = "sign-in refused: wrong email or password, or the account is locked; try again later"
 
     /// Starts a session for `uid`: appends `SessionStarted` with the token's hash.
-    public func start(uid: String) throws -> Started {
+    public func start(uid: String) throws -> Started { try start(newSession(uid: uid)) }
+
+    /// Appends a session made by `newSession` and returns what its owner gets.
+    private func start(_ session: (part: StreamAppend, started: Started)) throws -> Started {
         try failpoints.beforeAppending(.sessionStarted)
-        let (part, started) = newSession(uid: uid)
-        _ = try store.append([part], condition: nil)
+        _ = try store.append([session.part], condition: nil)
         failpoints.afterAppending(.sessionStarted, flush: beforeCrash)
-        return started
+        return session.started
     }
 
     /// A new session for `uid`, not yet appended: the append that starts it (`SessionStarted` with
@@ -74,25 +76,58 @@ public final class SessionService {
     /// next attempt decides from this one's: the policy's count of password checks holds however many
     /// attempts run at once. Only an account that is not locked has its password checked; an unknown
     /// email and a locked account get the same yescrypt work instead, and the same refusal.
+    /// Every password check is counted whatever becomes of the process: it is announced durably on
+    /// the lock (`notePendingCheck`) before it runs, and a check left behind without an outcome is
+    /// counted as a wrong password by the next sign-in of the email, before it reads the record.
+    /// When the announcement cannot be written the password is not checked (the error is thrown).
     public func login(email rawEmail: String, password: String) throws -> Started {
         let email = rawEmail.lowercasedASCII
         let lock = try signInLocks.acquire(email: email)
         defer { lock.release() }
+        if let leftover = lock.leftover {
+            try countInterrupted(leftover, email: email)
+            try lock.clearPendingCheck()
+        }
         let record = try signInRecord(email: email)
-        let reason: SignInFailure?
+        let reason: SignInFailure
+        let attempt: String
         if let account = record.account, policy.lockedUntil(recent: record.recentFailures, at: clock.now()) == nil {
-            reason = hasher.verify(password, against: account.passwordHash) ? nil : .wrongPassword
+            let session = newSession(uid: account.uid)
+            let check = PendingCheck(attempt: Identifiers.uuid(fromRandom: random.bytes(16)), sessionId: session.started.sessionId)
+            do {
+                try lock.notePendingCheck(check)
+            } catch let error as StoreError {
+                throw StoreError(error.code, "the password was not checked: \(error.message)", reason: error.reason)
+            }
+            if hasher.verify(password, against: account.passwordHash) {
+                let started = try start(session)
+                try? lock.clearPendingCheck()  // a marker left over is not counted again: its session exists
+                return started
+            }
+            (reason, attempt) = (.wrongPassword, check.attempt)
         } else {
             _ = try? hasher.hash(password, random: random)  // the same work as a verification
-            reason = record.account == nil ? .unknownEmail : .locked
+            (reason, attempt) = (record.account == nil ? .unknownEmail : .locked, Identifiers.uuid(fromRandom: random.bytes(16)))
         }
-        if let reason {
-            let attempt = Identifiers.uuid(fromRandom: random.bytes(16))
-            _ = try store.append([.signInFailed(SignInFailed(email: email, reason: reason))],
-                                 to: StreamCategory.signin.stream(attempt), expected: .noStream)
-            throw AuthError(.signInRefused, Self.refusal)
+        try failpoints.beforeAppending(.signInFailed)
+        _ = try store.append([.signInFailed(SignInFailed(email: email, reason: reason))],
+                             to: StreamCategory.signin.stream(attempt), expected: .noStream)
+        failpoints.afterAppending(.signInFailed, flush: beforeCrash)
+        if reason == .wrongPassword { try? lock.clearPendingCheck() }  // a marker left over is not counted again: its stream exists
+        throw AuthError(.signInRefused, Self.refusal)
+    }
+
+    /// Counts a password check whose outcome never reached the log as a wrong password: appends
+    /// `SignInFailed(wrong-password)` to the stream its failure would have gone to, unless it started
+    /// its session or that stream already holds its failure (a holder that died after the outcome).
+    func countInterrupted(_ check: PendingCheck, email: String) throws {
+        guard try store.streamVersion(StreamCategory.session.stream(check.sessionId)) == 0 else { return }
+        do {
+            _ = try store.append([.signInFailed(SignInFailed(email: email, reason: .wrongPassword))],
+                                 to: StreamCategory.signin.stream(check.attempt), expected: .noStream)
+        } catch let error as StoreError where error.code == .wrongExpectedVersion {
+            return  // already counted
         }
-        return try start(uid: record.account!.uid)
     }
 
     /// What the sign-in of `email` needs: from the store's index when it has one (and the policy

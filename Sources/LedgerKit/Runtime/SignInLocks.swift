@@ -11,16 +11,30 @@ public protocol SignInLocks: AnyObject {
     func acquire(email: String) throws -> any HeldSignInLock
 }
 
-/// A sign-in lock this process holds.
+/// A sign-in lock this process holds, and the pending-check marker it keeps: a holder announces a
+/// password check durably before running it and clears it once the check's outcome is appended, so
+/// a check whose outcome never reached the log (the process was killed, or the append failed) is
+/// left behind for the next holder of the email's lock to count.
 public protocol HeldSignInLock: AnyObject {
-    /// Releases the lock.
+    /// The check an earlier holder announced and never cleared; nil when there is none.
+    var leftover: PendingCheck? { get }
+    /// Records `check` durably before it runs (after the leftover, if any, is cleared); when this
+    /// throws, the check must not run (nothing of the marker is kept then, when that can be undone).
+    func notePendingCheck(_ check: PendingCheck) throws
+    /// Forgets the leftover or this holder's check, once its outcome is in the log.
+    func clearPendingCheck() throws
+    /// Releases the lock, leaving a marker that was not cleared for the next holder.
     func release()
 }
 
 // MARK: - FileSignInLocks
 
 /// An exclusive `flock` on `DIR/locks/<SHA-256 hex of the email>.signin` (one host: the kernel drops
-/// a dead process's lock). The file is removed on release, so only emails being signed in have one.
+/// a dead process's lock). The file holds the pending-check marker (`PendingCheck.marker`, written
+/// and `fdatasync`ed before the check, truncated once its outcome is appended). It is removed on
+/// release when it holds no marker, so only emails being signed in, or with a check left uncounted,
+/// have one; a file left with a marker (its holder died, or could not append the outcome) stays in
+/// place, so the next holder locks that same file and finds the marker.
 public final class FileSignInLocks: SignInLocks {
     /// The data directory.
     public let directory: String
@@ -42,7 +56,7 @@ public final class FileSignInLocks: SignInLocks {
             while true {
                 let file = try FileDescriptor(path: path, flags: O_RDWR | O_CREAT)
                 try file.lock(LOCK_EX)
-                if let mine = file.identity(), mine == FileIdentity(path: path) { return Held(file: file, path: path) }
+                if let mine = file.identity(), mine == FileIdentity(path: path) { return try Held(file: file, path: path) }
             }
         }
     }
@@ -50,11 +64,49 @@ public final class FileSignInLocks: SignInLocks {
     private final class Held: HeldSignInLock {
         let file: FileDescriptor
         let path: String
+        let leftover: PendingCheck?
+        /// True while the file holds a marker that must outlive this holder.
+        private var marked: Bool
+        /// True while the file holds the marker this holder noted (not the leftover).
+        private var noted = false
 
-        init(file: FileDescriptor, path: String) { self.file = file; self.path = path }
+        /// Reads the marker a locked file holds; anything that is not a whole marker is a write
+        /// that never completed (its check never ran) and is dropped.
+        init(file: FileDescriptor, path: String) throws {
+            self.file = file; self.path = path
+            let size = try file.size()
+            var bytes = [UInt8](repeating: 0, count: min(size, 128))
+            let read = size == 0 ? 0 : try bytes.withUnsafeMutableBytes { try file.read(into: $0.baseAddress!, count: $0.count, at: 0) }
+            leftover = size <= 128 ? PendingCheck(marker: Array(bytes.prefix(read))) : nil
+            if size > 0, leftover == nil { try file.truncate(to: 0) }
+            marked = leftover != nil
+        }
+
+        func notePendingCheck(_ check: PendingCheck) throws {
+            let wasMarked = marked
+            marked = true
+            do {
+                try StoreError.mapping {
+                    try check.marker.withUnsafeBytes { try file.write($0, at: 0) }
+                    try file.syncData()
+                }
+                noted = true
+            } catch {
+                if !wasMarked, (try? file.truncate(to: 0)) != nil { marked = false }
+                throw error
+            }
+        }
+
+        /// A leftover is truncated away, since this holder goes on; its own marker is only dropped
+        /// with the file on release (one system call less per sign-in): killed before that, it
+        /// leaves a marker whose outcome the log holds, which the next holder does not count again.
+        func clearPendingCheck() throws {
+            if !noted { try StoreError.mapping { try file.truncate(to: 0) } }
+            marked = false
+        }
 
         func release() {
-            unlink(path)
+            if !marked { unlink(path) }
             file.unlock()
         }
     }

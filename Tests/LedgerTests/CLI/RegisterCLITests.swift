@@ -203,6 +203,35 @@ struct RefusalCase: CustomTestStringConvertible, Sendable {
         }
     }
 
+    /// The password is bound too: a repeat's password is checked against the first attempt's hash.
+    @Test func idempotencyKeyWithAnotherPasswordIsRefused() throws {
+        try withLedgerDir { dir in
+            let email = uniqueEmail("pw")
+            let key = ["--idempotency-key", "signup-password"]
+            let first = try dir.register(email: email, username: "First User", password: "the first password", extra: key)
+            try #require(first.status == 0, "\(first)")
+            let original = try parseObject(first.stdout)
+            let before = try dir.logBytes()
+
+            let other = try dir.register(email: email, username: "First User", password: "another password", extra: key)
+            #expect(other.status == 1, "\(other)")
+            let refused = try parseObject(other.stdout)
+            #expect(refused["status"] as? String == "refused")
+            #expect(refused["reason"] as? String == "idempotency-key-reused")
+            #expect(refused["registration"] as? String == original["registration"] as? String)
+            #expect(!other.stdout.contains("registered"), "\(other)")
+            #expect(try dir.logBytes() == before, "nothing appended")
+
+            let same = try dir.register(email: email, username: "First User", password: "the first password", extra: key)
+            #expect(same.status == 0, "\(same)")
+            let repeated = try parseObject(same.stdout)
+            #expect(repeated["status"] as? String == "registered")
+            #expect(repeated["registration"] as? String == original["registration"] as? String)
+            #expect(repeated["uid"] as? String == original["uid"] as? String)
+            #expect(try dir.logBytes() == before, "a repeat appends nothing")
+        }
+    }
+
     @Test func anEmptyIdempotencyKeyIsAUsageError() throws {
         try withLedgerDir { dir in
             let result = try dir.register(email: uniqueEmail(), extra: ["--idempotency-key", ""])

@@ -3,8 +3,9 @@ import LedgerKit
 import Testing
 
 // `ledger login` under concurrency on the file store: per-email sign-in locks keep the lockout at
-// five password checks however many attempts run at once, without making other emails wait; and a
-// password hash is only taken from a line the next line links to.
+// five password checks however many attempts run at once, without making other emails wait; every
+// password check is counted whatever becomes of its process; and a password hash is only taken from
+// a line the next line links to.
 
 @Suite struct SignInLockCLITests {
     private let password = "correct horse battery"
@@ -47,6 +48,92 @@ import Testing
             let released = try waiting.wait()
             #expect(released.status == 0, "\(released)")
             #expect(try dir.data(of: "SessionStarted").count == 4)
+        }
+    }
+
+    /// The review's attack: a check whose outcome never reaches the log (an injected error before
+    /// `SessionStarted`) was a free guess; the next sign-in now counts it as a wrong password first.
+    @Test func aPasswordCheckInterruptedBeforeItsOutcomeIsCountedAsAWrongPassword() throws {
+        try withLedgerDir { dir in
+            let email = uniqueEmail("interrupted")
+            #expect(try dir.register(email: email, password: password).status == 0)
+            let interrupted = try dir.run(["login", "--email", email, "--password-stdin", "--json"], stdin: password + "\n",
+                                          env: ["LEDGER_FAILPOINTS": "SessionStarted=error"])
+            #expect(interrupted.status == 3, "\(interrupted)")
+            let marker = try readBytes(FileSignInLocks.path(directory: dir.path, email: email))
+            #expect(!marker.isEmpty, "the check's marker outlives its process")
+            #expect(!String(decoding: marker, as: UTF8.self).contains("@"), "the marker names ids, not the email")
+
+            let next = try dir.login(email: email, password: password)
+            #expect(next.status == 0, "\(next)")
+            let log = String(decoding: try dir.logBytes(), as: UTF8.self)
+            #expect(try signInReasons(inLog: log, email: email) == ["wrong-password"])
+            let types = try dir.events().compactMap { $0["type"] as? String }
+            #expect(types.suffix(2) == ["SignInFailed", "SessionStarted"], "counted before the next check: \(types)")
+            #expect(!FileManager.default.fileExists(atPath: FileSignInLocks.path(directory: dir.path, email: email)))
+            #expect(try dir.run(["verify"]).status == 0)
+        }
+    }
+
+    /// With the outcome's write failing and the success step failing (the review's loop), a wrong
+    /// and the right password can no longer be told apart: the check is recorded before it runs, and
+    /// a marker that cannot be written stops the sign-in before the password is checked.
+    @Test func faultInjectionNoLongerTellsARightPasswordFromAWrongOne() throws {
+        try withLedgerDir { dir in
+            let email = uniqueEmail("oracle")
+            #expect(try dir.register(email: email, password: password).status == 0)
+            let faults = ["LEDGER_IO_FAULTS": "write=1", "LEDGER_FAILPOINTS": "SessionStarted=error"]
+            let results = try ["not the password", password].map { guess in
+                try dir.run(["login", "--email", email, "--password-stdin", "--json"], stdin: guess + "\n", env: faults)
+            }
+            #expect(results.allSatisfy { $0.status == 3 }, "\(results)")
+            #expect(results[0].stderr == results[1].stderr, "\(results)")
+            #expect(results[0].stdout == results[1].stdout, "\(results)")
+        }
+    }
+
+    /// Five wrong passwords whose `SignInFailed` could not be appended still lock the account.
+    @Test func fiveInterruptedWrongPasswordsLockTheAccount() throws {
+        try withLedgerDir { dir in
+            let email = uniqueEmail("five")
+            #expect(try dir.register(email: email, password: password).status == 0)
+            for _ in 0..<5 {
+                let failed = try dir.run(["login", "--email", email, "--password-stdin", "--json"], stdin: "not the password\n",
+                                         env: ["LEDGER_FAILPOINTS": "SignInFailed=error"])
+                #expect(failed.status == 3, "\(failed)")
+            }
+            let right = try dir.login(email: email, password: password)
+            #expect(right.status == 1, "\(right)")
+            let log = String(decoding: try dir.logBytes(), as: UTF8.self)
+            #expect(try signInReasons(inLog: log, email: email) == Array(repeating: "wrong-password", count: 5) + ["locked"])
+            #expect(try dir.data(of: "SessionStarted").count == 1, "only the registration's session")
+        }
+    }
+
+    /// A process killed after its outcome is durable but before it cleared its marker is counted once:
+    /// the marker names the streams its outcome went to.
+    @Test func aCheckWhoseOutcomeIsDurableIsNotCountedTwice() throws {
+        try withLedgerDir { dir in
+            let email = uniqueEmail("once")
+            #expect(try dir.register(email: email, password: password).status == 0)
+            for _ in 0..<5 {
+                let killed = try dir.run(["login", "--email", email, "--password-stdin", "--json"], stdin: "not the password\n",
+                                         env: ["LEDGER_FAILPOINTS": "SignInFailed=crash"])
+                #expect(killed.status == 137, "\(killed)")
+            }
+            let right = try dir.login(email: email, password: password)
+            #expect(right.status == 1, "\(right)")
+            let log = String(decoding: try dir.logBytes(), as: UTF8.self)
+            #expect(try signInReasons(inLog: log, email: email) == Array(repeating: "wrong-password", count: 5) + ["locked"])
+
+            let other = uniqueEmail("session")
+            #expect(try dir.register(email: other, password: password).status == 0)
+            let signedIn = try dir.run(["login", "--email", other, "--password-stdin", "--json"], stdin: password + "\n",
+                                       env: ["LEDGER_FAILPOINTS": "SessionStarted=crash"])
+            #expect(signedIn.status == 137, "\(signedIn)")
+            #expect(try dir.login(email: other, password: password).status == 0)
+            let after = String(decoding: try dir.logBytes(), as: UTF8.self)
+            #expect(try signInReasons(inLog: after, email: other).isEmpty, "its session started: nothing to count")
         }
     }
 

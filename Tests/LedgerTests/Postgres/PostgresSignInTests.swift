@@ -23,6 +23,35 @@ struct PostgresSignInTests {
         }
     }
 
+    /// A check whose outcome never reached the store is counted by the next sign-in, on any host:
+    /// its marker is a committed row of `ledger_signin_pending`.
+    @Test func interruptedPasswordChecksAreCounted() throws {
+        try withPostgresLedger { pg in
+            let email = uniqueEmail("pg-interrupted"), password = "correct horse 1"
+            #expect(try pg.run(LedgerDir.registerArguments(email: email, username: "PG"), stdin: password + "\n").status == 0)
+            let login = ["login", "--email", email, "--password-stdin", "--json"]
+            let interrupted = try pg.run(login, stdin: password + "\n", env: ["LEDGER_FAILPOINTS": "SessionStarted=error"])
+            #expect(interrupted.status == 3, "\(interrupted)")
+            let admin = try PostgresConnection(pg.url)
+            #expect(try admin.execute("SELECT count(*) FROM ledger_signin_pending").string(0, 0) == "1")
+            let next = try pg.run(login, stdin: password + "\n")
+            #expect(next.status == 0, "\(next)")
+            #expect(try signInReasons(inLog: try pg.export().stdout, email: email) == ["wrong-password"])
+            #expect(try admin.execute("SELECT count(*) FROM ledger_signin_pending").string(0, 0) == "0")
+
+            for _ in 0..<4 {
+                let failed = try pg.run(login, stdin: "not the password\n", env: ["LEDGER_FAILPOINTS": "SignInFailed=error"])
+                #expect(failed.status == 3, "\(failed)")
+            }
+            let killed = try pg.run(login, stdin: "not the password\n", env: ["LEDGER_FAILPOINTS": "SignInFailed=crash"])
+            #expect(killed.status == 137, "\(killed)")
+            let right = try pg.run(login, stdin: password + "\n")
+            #expect(right.status == 1, "\(right)")
+            let reasons = try signInReasons(inLog: try pg.export().stdout, email: email)
+            #expect(reasons == Array(repeating: "wrong-password", count: 6) + ["locked"], "the durable one counted once: \(reasons)")
+        }
+    }
+
     @Test func aPasswordHashPlantedInAnEditedRowIsRefused() throws {
         try withPostgresLedger { pg in
             let victim = uniqueEmail("victim"), attacker = uniqueEmail("attacker")

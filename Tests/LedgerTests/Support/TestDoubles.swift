@@ -68,15 +68,24 @@ final class SeededRandom: RandomSource {
 }
 
 /// Sign-in locks for a test whose sign-ins run one after another in this process (an in-memory
-/// store, or only the record read): every acquire succeeds at once, and they are counted.
+/// store, or only the record read): every acquire succeeds at once, and they are counted; the
+/// pending-check marker is kept in memory (one for all emails: the sign-ins take turns).
 final class SequentialSignInLocks: SignInLocks, HeldSignInLock {
     /// Locks taken so far.
     private(set) var taken = 0
+    /// The marker noted and not cleared.
+    private(set) var marker: PendingCheck?
+    private(set) var leftover: PendingCheck?
 
     func acquire(email: String) throws -> any HeldSignInLock {
         taken += 1
+        leftover = marker
         return self
     }
+
+    func notePendingCheck(_ check: PendingCheck) throws { marker = check }
+
+    func clearPendingCheck() throws { marker = nil; leftover = nil }
 
     func release() {}
 }

@@ -47,7 +47,18 @@ public enum PostgresSchema {
             image text NOT NULL
         )
         """,
+        pendingCheckStatement,
     ]
+
+    /// The pending password checks (`PostgresSignInLocks`), by the SHA-256 hex of the email: a row is
+    /// committed before a check runs and deleted once its outcome is appended.
+    public static let pendingCheckStatement = """
+        CREATE TABLE IF NOT EXISTS ledger_signin_pending (
+            email_key text PRIMARY KEY,
+            attempt uuid NOT NULL,
+            session uuid NOT NULL
+        )
+        """
 
     /// The account-state tables, the account fold's state (`PostgresAccounts`) as of the line
     /// `ledger_account_state` names: a cache of the log, written in each append's transaction.

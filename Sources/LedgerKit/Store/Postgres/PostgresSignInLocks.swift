@@ -5,7 +5,9 @@ import LedgerDomain
 /// Sign-in locks shared by every host of a PostgreSQL store: a session-level `pg_advisory_lock`
 /// keyed by the email's hash, held by this process's own connection (the server releases it when
 /// the connection ends). Its keys are two `int4`s, a key space of their own: registration and
-/// append locks take one `bigint`, so no email can share a lock with them.
+/// append locks take one `bigint`, so no email can share a lock with them. The pending-check marker
+/// is a row of `ledger_signin_pending`, committed on the lock's connection before the check and
+/// deleted once its outcome is appended; a row left behind is what the next holder, on any host, finds.
 public final class PostgresSignInLocks: SignInLocks {
     /// The server.
     public let url: PostgresURL
@@ -28,22 +30,66 @@ public final class PostgresSignInLocks: SignInLocks {
                 String(Int32(bitPattern: UInt32(truncatingIfNeeded: bits)))]
     }
 
-    /// Waits for `pg_advisory_lock` on this process's connection.
+    /// Waits for `pg_advisory_lock` on this process's connection, then reads the email's leftover
+    /// pending check (creating its table in a database from before it).
     public func acquire(email: String) throws -> any HeldSignInLock {
         let connection = try connection()
         do {
             try connection.execute("SELECT pg_advisory_lock($1::int4, $2::int4)", Self.key(email))
-            return Held(connection: connection, key: Self.key(email))
         } catch {
             throw StoreError(.unavailable, "cannot take the sign-in lock: \(error)")
         }
+        let held = Held(connection: connection, key: Self.key(email), emailKey: SHA256.hex(Array(email.utf8)))
+        do {
+            try held.readLeftover()
+        } catch {
+            held.release()
+            throw StoreError(.unavailable, "cannot read the sign-in lock's pending check: \(error)")
+        }
+        return held
     }
 
     private final class Held: HeldSignInLock {
         let connection: PostgresConnection
         let key: [String?]
+        let emailKey: String
+        private(set) var leftover: PendingCheck?
 
-        init(connection: PostgresConnection, key: [String?]) { self.connection = connection; self.key = key }
+        init(connection: PostgresConnection, key: [String?], emailKey: String) {
+            self.connection = connection; self.key = key; self.emailKey = emailKey
+        }
+
+        func readLeftover() throws {
+            let result: PostgresResult
+            do {
+                result = try connection.execute("SELECT attempt, session FROM ledger_signin_pending WHERE email_key = $1", [emailKey])
+            } catch let error as PostgresError where error.sqlState == "42P01" {
+                try connection.execute(PostgresSchema.pendingCheckStatement)
+                return
+            }
+            if result.count == 1, let attempt = result.string(0, 0), let session = result.string(0, 1) {
+                leftover = PendingCheck(attempt: attempt, sessionId: session)
+            }
+        }
+
+        func notePendingCheck(_ check: PendingCheck) throws {
+            do {
+                try connection.execute("""
+                    INSERT INTO ledger_signin_pending (email_key, attempt, session) VALUES ($1, $2, $3)
+                    ON CONFLICT (email_key) DO UPDATE SET attempt = EXCLUDED.attempt, session = EXCLUDED.session
+                    """, [emailKey, check.attempt, check.sessionId])
+            } catch {
+                throw StoreError(.unavailable, "cannot record the pending password check: \(error)")
+            }
+        }
+
+        func clearPendingCheck() throws {
+            do {
+                try connection.execute("DELETE FROM ledger_signin_pending WHERE email_key = $1", [emailKey])
+            } catch {
+                throw StoreError(.unavailable, "cannot clear the pending password check: \(error)")
+            }
+        }
 
         func release() { _ = try? connection.execute("SELECT pg_advisory_unlock($1::int4, $2::int4)", key) }
     }
