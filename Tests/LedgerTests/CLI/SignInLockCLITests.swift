@@ -92,20 +92,29 @@ import Testing
         }
     }
 
+    /// Registers `email`, then makes five wrong-password logins each stopped by `failpoint` (exiting
+    /// with `status`): the right password is then refused as locked, and the log holds exactly five
+    /// `wrong-password` refusals, then the `locked` one.
+    private func fiveInterruptedWrongPasswordsLock(_ email: String, in dir: LedgerDir, failpoint: String, status: Int32,
+                                                   sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(try dir.register(email: email, password: password).status == 0, sourceLocation: sourceLocation)
+        for _ in 0..<5 {
+            let stopped = try dir.run(["login", "--email", email, "--password-stdin", "--json"], stdin: "not the password\n",
+                                      env: ["LEDGER_FAILPOINTS": failpoint])
+            #expect(stopped.status == status, "\(stopped)", sourceLocation: sourceLocation)
+        }
+        let right = try dir.login(email: email, password: password)
+        #expect(right.status == 1, "\(right)", sourceLocation: sourceLocation)
+        let log = String(decoding: try dir.logBytes(), as: UTF8.self)
+        #expect(try signInReasons(inLog: log, email: email) == Array(repeating: "wrong-password", count: 5) + ["locked"],
+                sourceLocation: sourceLocation)
+    }
+
     /// Five wrong passwords whose `SignInFailed` could not be appended still lock the account.
     @Test func fiveInterruptedWrongPasswordsLockTheAccount() throws {
         try withLedgerDir { dir in
             let email = uniqueEmail("five")
-            #expect(try dir.register(email: email, password: password).status == 0)
-            for _ in 0..<5 {
-                let failed = try dir.run(["login", "--email", email, "--password-stdin", "--json"], stdin: "not the password\n",
-                                         env: ["LEDGER_FAILPOINTS": "SignInFailed=error"])
-                #expect(failed.status == 3, "\(failed)")
-            }
-            let right = try dir.login(email: email, password: password)
-            #expect(right.status == 1, "\(right)")
-            let log = String(decoding: try dir.logBytes(), as: UTF8.self)
-            #expect(try signInReasons(inLog: log, email: email) == Array(repeating: "wrong-password", count: 5) + ["locked"])
+            try fiveInterruptedWrongPasswordsLock(email, in: dir, failpoint: "SignInFailed=error", status: 3)
             #expect(try dir.data(of: "SessionStarted").count == 1, "only the registration's session")
         }
     }
@@ -115,16 +124,7 @@ import Testing
     @Test func aCheckWhoseOutcomeIsDurableIsNotCountedTwice() throws {
         try withLedgerDir { dir in
             let email = uniqueEmail("once")
-            #expect(try dir.register(email: email, password: password).status == 0)
-            for _ in 0..<5 {
-                let killed = try dir.run(["login", "--email", email, "--password-stdin", "--json"], stdin: "not the password\n",
-                                         env: ["LEDGER_FAILPOINTS": "SignInFailed=crash"])
-                #expect(killed.status == 137, "\(killed)")
-            }
-            let right = try dir.login(email: email, password: password)
-            #expect(right.status == 1, "\(right)")
-            let log = String(decoding: try dir.logBytes(), as: UTF8.self)
-            #expect(try signInReasons(inLog: log, email: email) == Array(repeating: "wrong-password", count: 5) + ["locked"])
+            try fiveInterruptedWrongPasswordsLock(email, in: dir, failpoint: "SignInFailed=crash", status: 137)
 
             let other = uniqueEmail("session")
             #expect(try dir.register(email: other, password: password).status == 0)

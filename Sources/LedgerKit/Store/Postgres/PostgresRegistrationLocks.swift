@@ -8,18 +8,13 @@ import LedgerDomain
 /// `recover` on any host can tell running from dead. Image notes live in `ledger_registration_notes`.
 public final class PostgresRegistrationLocks: RegistrationLocks {
     /// The server.
-    public let url: PostgresURL
-    private var open: PostgresConnection?
+    public var url: PostgresURL { lockConnection.url }
+    private let lockConnection: PostgresLockConnection
 
     /// Locks in the database at `url` (connected on first use, on a connection of their own).
-    public init(url: PostgresURL) { self.url = url }
+    public init(url: PostgresURL) { lockConnection = PostgresLockConnection(url: url) }
 
-    private func connection() throws -> PostgresConnection {
-        if let open, open.isOpen { return open }
-        let made = try PostgresConnection.forStore(url)
-        open = made
-        return made
-    }
+    private func connection() throws -> PostgresConnection { try lockConnection.get() }
 
     /// The advisory lock key of a registration: the first 64 bits of SHA-256 of its id (so ids that
     /// share a prefix, e.g. name-based UUIDs, still get distinct keys).

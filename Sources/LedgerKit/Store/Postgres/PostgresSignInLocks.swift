@@ -10,18 +10,13 @@ import LedgerDomain
 /// deleted once its outcome is appended; a row left behind is what the next holder, on any host, finds.
 public final class PostgresSignInLocks: SignInLocks {
     /// The server.
-    public let url: PostgresURL
-    private var open: PostgresConnection?
+    public var url: PostgresURL { lockConnection.url }
+    private let lockConnection: PostgresLockConnection
 
     /// Locks in the database at `url` (connected on first use, on a connection of their own).
-    public init(url: PostgresURL) { self.url = url }
+    public init(url: PostgresURL) { lockConnection = PostgresLockConnection(url: url) }
 
-    private func connection() throws -> PostgresConnection {
-        if let open, open.isOpen { return open }
-        let made = try PostgresConnection.forStore(url)
-        open = made
-        return made
-    }
+    private func connection() throws -> PostgresConnection { try lockConnection.get() }
 
     /// The advisory lock key of `email`: the first 64 bits of its SHA-256, as two signed 32-bit halves.
     static func key(_ email: String) -> [String?] {
