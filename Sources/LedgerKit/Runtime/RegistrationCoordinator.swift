@@ -120,8 +120,7 @@ public final class RegistrationCoordinator {
         guard try store.streamVersion(stream) > 0 else { return nil }
         let events = try store.readStreamForAppend(stream)
         guard !events.isEmpty else { return nil }
-        if let difference = RegistrationRepeat.difference(input, firstAttempt: events.map(\.event), sha256Hex: { SHA256.hex($0) },
-                                                          passwordMatches: { hasher.verify($0, against: $1) }) {
+        if let difference = RegistrationRepeat.difference(input, firstAttempt: events.map(\.event), sha256Hex: { SHA256.hex($0) }) {
             throw RegistrationError.keyReused(registration: registration, difference)
         }
         var state = RegistrationState(registration: registration)
