@@ -23,7 +23,7 @@ public struct CheckpointReader {
         var r = CheckpointReader(source: source)
         var views = LedgerViews()
         views.signIns = SignInView(policy: policy)
-        guard try r.bytes(CheckpointWriter.magic.count) == CheckpointWriter.magic else { throw CheckpointError(message: "not a ledger checkpoint (v4)") }
+        guard try r.bytes(CheckpointWriter.magic.count) == CheckpointWriter.magic else { throw CheckpointError(message: "not a ledger checkpoint (v5)") }
         views.events = try r.count()
         views.restoreHead(seq: try r.count(), hash: try r.digest())
         let seed = try r.uuid()

@@ -13,7 +13,7 @@ public struct CheckpointError: Error, Equatable, Sendable {
 /// million events never holds them twice. `CheckpointReader` reads it back.
 public struct CheckpointWriter {
     /// Identifies the encoding (bumped when it changes: an old checkpoint is then ignored).
-    public static let magic = Array("LEDGERV4".utf8)
+    public static let magic = Array("LEDGERV5".utf8)
 
     private var out: [UInt8] = []
     private let sink: (UnsafeRawBufferPointer) -> Void

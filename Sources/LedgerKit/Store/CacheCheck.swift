@@ -19,7 +19,7 @@ enum CacheCheck {
         let index = indexSnapshot(path: indexPath, log: log)
         // The checkpoint is kept as its digest, so its views and the log's are never in memory together.
         let checkpoint = (FileSystem.exists(checkpointPath) ? Checkpoint.load(forLog: path, file: log) : nil).map {
-            SavedCheckpoint(seq: $0.views.head.seq, ids: $0.ids, digest: digest($0.views))
+            SavedCheckpoint(seq: $0.views.head.seq, ids: $0.ids, digest: digest($0.views, ids: $0.ids))
         }
         guard index != nil || checkpoint != nil else { return [] }
         let indexSeq = index?.coverage.head.seq ?? 0, checkpointSeq = checkpoint?.seq ?? 0
@@ -65,7 +65,7 @@ enum CacheCheck {
             problems.append(LogProblem(line: indexSeq, kind: .cacheMismatch,
                                        message: "\(indexPath) disagrees with the log up to this line: \(difference); remove it (writers rebuild it)"))
         }
-        if let checkpoint, reached >= checkpointSeq, let difference = checkpoint.difference(digest(views), ids: fingerprints) {
+        if let checkpoint, reached >= checkpointSeq, let difference = checkpoint.difference(digest(views, ids: checkpoint.ids), ids: fingerprints) {
             problems.append(LogProblem(line: checkpointSeq, kind: .cacheMismatch,
                                        message: "\(checkpointPath) disagrees with the log up to this line: \(difference); remove it (reads rebuild it)"))
         }
@@ -105,10 +105,12 @@ enum CacheCheck {
 
     /// What `digest` covers, in its order.
     static let parts = ["users", "sessions", "images", "registrations", "sign-in failures", "account rule breaks",
-                        "event count and head"]
+                        "event count and head", "saved state (what a read restores, e.g. each email's last account)"]
 
-    /// SHA-256 of each part of `views`, by its rows (not by how its tables are laid out).
-    private static func digest(_ views: LedgerViews) -> [String] {
+    /// SHA-256 of each part of `views`, by its rows (not by how its tables are laid out), then of all
+    /// a checkpoint of them would hold (with `ids`, the same for both sides): everything a read
+    /// restores from the file, each account's creation seq and registration included.
+    static func digest(_ views: LedgerViews, ids: IDFingerprints) -> [String] {
         func hashed(_ write: (@escaping (UnsafeRawBufferPointer) -> Void) -> Void) -> String {
             let sha = SHA256Stream()
             write { sha.update($0) }
@@ -125,6 +127,7 @@ enum CacheCheck {
             text(views.signIns.rows.lazy.map { row in "\(row.email) \(row.failures) \(row.recentFailures.map { String($0.millis) })\n" }),
             text(views.ruleBreaks.lazy.map { "\($0.kind.rawValue) \($0.seq) \($0.uid.uuidString)\n" }),
             text(["\(views.events) \(views.head.seq):\(views.head.hash)"]),
+            hashed { CheckpointWriter.write(views, ids: ids, sink: $0) },
         ]
     }
 }

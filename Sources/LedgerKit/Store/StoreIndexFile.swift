@@ -18,7 +18,7 @@ import LedgerDomain
 final class StoreIndexFile: StoreLookups {
     // MARK: - Layout
 
-    static let magic: [UInt8] = Array("LDGRIX04".utf8)
+    static let magic: [UInt8] = Array("LDGRIX05".utf8)
     static let headerSize = 4096
     static let slotSize = 48
     static let initialCapacity = 1 << 12
