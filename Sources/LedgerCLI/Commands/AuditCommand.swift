@@ -15,7 +15,7 @@ enum AuditCommand {
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
         let blobs = FileBlobStore(directory: try ReadOptions.directory(invocation, context))
         let locks = try ReadOptions.locks(invocation, context)
-        let snapshot = Auditor.snapshot(blobs: blobs, locks: locks)
+        let snapshot = try Auditor.snapshot(blobs: blobs, locks: locks)
         let loaded = try ReadOptions.load(invocation, context, views: [.registrations, .images, .signIns])
         let views = loaded.views
         let anomalies = Auditor.anomalies(views, blobs: blobs, locks: locks, snapshot: snapshot)

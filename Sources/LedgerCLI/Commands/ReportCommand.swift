@@ -30,7 +30,7 @@ enum ReportCommand {
         }
         let blobs = FileBlobStore(directory: try ReadOptions.directory(invocation, context))
         let locks = try ReadOptions.locks(invocation, context)
-        let snapshot = Auditor.snapshot(blobs: blobs, locks: locks)
+        let snapshot = try Auditor.snapshot(blobs: blobs, locks: locks)
         let loaded = try ReadOptions.load(invocation, context)
         let path = try ReadOptions.logPath(invocation, context)
         let verified: VerifyReport

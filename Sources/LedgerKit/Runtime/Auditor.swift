@@ -30,9 +30,10 @@ public enum Auditor {
     }
 
     /// Captures the blob folder and the running registrations; call it before loading the views.
-    public static func snapshot(blobs: any BlobStore, locks: any RegistrationLocks) -> Snapshot {
-        let files = (try? blobs.names()) ?? []
-        return Snapshot(files: files, running: (try? locks.imagesOfRunningRegistrations()) ?? [])
+    /// Throws when either cannot be read (e.g. a linked `profile_image/` or `locks/`), rather than
+    /// reporting every stored image as missing.
+    public static func snapshot(blobs: any BlobStore, locks: any RegistrationLocks) throws -> Snapshot {
+        Snapshot(files: try blobs.names(), running: try locks.imagesOfRunningRegistrations())
     }
 
     /// The anomalies of `views`, with blobs in `blobs` and the registration locks `locks`.

@@ -238,6 +238,10 @@ import Testing
                 let recover = try dir.run(["recover"])
                 #expect(recover.status == 3, "\(recover)")
                 #expect(recover.stderrLines.count == 1, "\(recover.stderr)")
+                for read in [["audit"], ["report", "--html", dir.path + "/report.html"]] {
+                    let refused = try dir.run(read)
+                    #expect(refused.status == 3 && refused.stderr.contains("profile_image"), "\(read): \(refused)")
+                }
                 #expect(recover.stderr.contains("profile_image: it is a symbolic link, not a folder"), "\(recover.stderr)")
                 #expect(FileManager.default.fileExists(atPath: file), "recover removed nothing in the link's target")
                 let image = Paths.repo("Events/samples/demo/profile_image/05c4796f-c6d0-5b0f-80c6-01aa5f708738")
