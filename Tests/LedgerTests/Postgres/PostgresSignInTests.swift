@@ -78,4 +78,26 @@ struct PostgresSignInTests {
             #expect(try pg.export().stdout == before, "nothing appended")
         }
     }
+
+    /// The account tables are a cache of the log: `verify` on the store folds the log and reports
+    /// tables that disagree (a failure count reset, a deleted account revived) as `cache-mismatch`.
+    @Test(arguments: ["UPDATE ledger_signin_failures SET times = '{}'", "UPDATE ledger_accounts SET status = 'active' WHERE status = 'deleted'"])
+    func editedAccountTablesAreACacheMismatch(edit: String) throws {
+        try withPostgresLedger { pg in
+            let email = uniqueEmail("pg-tables"), password = "correct horse 1"
+            #expect(try pg.run(LedgerDir.registerArguments(email: email, username: "PG"), stdin: password + "\n").status == 0)
+            // A registration refused after its account was created leaves a deleted account.
+            let failed = try pg.run(LedgerDir.registerArguments(email: uniqueEmail("pg-failed"), username: "PG"), stdin: password + "\n",
+                                    env: ["LEDGER_FAILPOINTS": "ProfileWritten=error"])
+            #expect(failed.status == 1, "\(failed)")
+            for _ in 0..<2 { _ = try pg.run(["login", "--email", email, "--password-stdin"], stdin: "not the password\n") }
+            let intact = try pg.run(["verify", "--json"])
+            #expect(intact.status == 0, "\(intact)")
+            let admin = try PostgresConnection(pg.url)
+            #expect(try admin.execute(edit).affectedRows >= 1)
+            let checked = try pg.run(["verify", "--json"])
+            #expect(checked.status == 1, "\(checked)")
+            #expect(checked.stdout.contains("cache-mismatch") && checked.stdout.contains("ledger_accounts"), "\(checked)")
+        }
+    }
 }
