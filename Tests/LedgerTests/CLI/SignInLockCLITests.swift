@@ -137,21 +137,35 @@ import Testing
         }
     }
 
+    /// The value of `"name":"…"` in `line`.
+    private static func field(_ name: String, of line: String) throws -> String {
+        let start = try #require(line.range(of: "\"\(name)\":\"")).upperBound
+        return String(line[start...].prefix { $0 != "\"" })
+    }
+
+    /// Registers a victim and an attacker, then puts the attacker's password hash in the victim's
+    /// `AccountCreated` line (0-based `line`) and recomputes that line's own hash (`oldHash`: the one
+    /// it had), as an editor would.
+    private func plantAttackersHash(in dir: LedgerDir) throws -> (victim: String, attackerPassword: String, line: Int, oldHash: String) {
+        let victim = uniqueEmail("victim"), attacker = uniqueEmail("attacker")
+        let attackerPassword = "attacker's own password"
+        #expect(try dir.register(email: victim, password: password).status == 0)
+        #expect(try dir.register(email: attacker, password: attackerPassword).status == 0)
+        let lines = splitLines(try dir.logBytes()).map { String(decoding: $0, as: UTF8.self) }
+        func account(_ email: String) throws -> Int {
+            try #require(lines.firstIndex { $0.contains(#""type":"AccountCreated""#) && $0.contains(#""email":"\#(email)""#) })
+        }
+        let line = try account(victim)
+        let victimHash = try Self.field("passwordHash", of: lines[line])
+        let attackerHash = try Self.field("passwordHash", of: lines[try account(attacker)])
+        let oldHash = try Self.field("hash", of: lines[line])
+        try editLine(dir.logPath, line: line) { $0.replacingOccurrences(of: victimHash, with: attackerHash) }
+        return (victim, attackerPassword, line, oldHash)
+    }
+
     @Test func aPasswordHashPlantedInAnEditedLineIsRefusedAndWritersStop() throws {
         try withLedgerDir { dir in
-            let victim = uniqueEmail("victim"), attacker = uniqueEmail("attacker")
-            let attackerPassword = "attacker's own password"
-            #expect(try dir.register(email: victim, password: password).status == 0)
-            #expect(try dir.register(email: attacker, password: attackerPassword).status == 0)
-            let lines = splitLines(try dir.logBytes()).map { String(decoding: $0, as: UTF8.self) }
-            func hashOn(_ email: String) throws -> (line: Int, hash: String) {
-                let at = try #require(lines.firstIndex { $0.contains(#""type":"AccountCreated""#) && $0.contains(#""email":"\#(email)""#) })
-                let start = try #require(lines[at].range(of: #""passwordHash":""#)).upperBound
-                return (at, String(lines[at][start...].prefix { $0 != "\"" }))
-            }
-            let (line, victimHash) = try hashOn(victim)
-            let (_, attackerHash) = try hashOn(attacker)
-            try editLine(dir.logPath, line: line) { $0.replacingOccurrences(of: victimHash, with: attackerHash) }
+            let (victim, attackerPassword, line, _) = try plantAttackersHash(in: dir)
             let verify = try dir.run(["verify", "--json"])
             #expect(verify.status == 1, "\(verify)")
             #expect(verify.stdout.contains("broken-chain"), "\(verify)")
@@ -178,23 +192,8 @@ import Testing
     /// index still knows the hash of the line it verified, and login refuses the planted one.
     @Test func aPasswordHashPlantedWithTheNextLineRechainedIsRefused() throws {
         try withLedgerDir { dir in
-            let victim = uniqueEmail("victim"), attacker = uniqueEmail("attacker")
-            let attackerPassword = "attacker's own password"
-            #expect(try dir.register(email: victim, password: password).status == 0)
-            #expect(try dir.register(email: attacker, password: attackerPassword).status == 0)
-            let lines = splitLines(try dir.logBytes()).map { String(decoding: $0, as: UTF8.self) }
-            func field(_ name: String, of line: String) throws -> String {
-                let start = try #require(line.range(of: "\"\(name)\":\"")).upperBound
-                return String(line[start...].prefix { $0 != "\"" })
-            }
-            func account(_ email: String) throws -> Int {
-                try #require(lines.firstIndex { $0.contains(#""type":"AccountCreated""#) && $0.contains(#""email":"\#(email)""#) })
-            }
-            let line = try account(victim)
-            let victimHash = try field("passwordHash", of: lines[line]), attackerHash = try field("passwordHash", of: lines[try account(attacker)])
-            let oldHash = try field("hash", of: lines[line])
-            try editLine(dir.logPath, line: line) { $0.replacingOccurrences(of: victimHash, with: attackerHash) }
-            let newHash = try field("hash", of: String(decoding: splitLines(try dir.logBytes())[line], as: UTF8.self))
+            let (victim, attackerPassword, line, oldHash) = try plantAttackersHash(in: dir)
+            let newHash = try Self.field("hash", of: String(decoding: splitLines(try dir.logBytes())[line], as: UTF8.self))
             try editLine(dir.logPath, line: line + 1) { $0.replacingOccurrences(of: oldHash, with: newHash) }
 
             let before = try dir.logBytes()
