@@ -42,25 +42,3 @@ public final class EmailIndex: AppendCondition {
         }
     }
 }
-
-// MARK: - AccountTable
-
-/// The account fold's account state in dictionaries, without sign-in failures: what a process
-/// that folds the log itself needs to decide an email's live account.
-struct AccountTable: AccountFoldState {
-    private var accounts: [UUIDBits: AccountFacts<String>] = [:]
-    private var lastByEmail: [String: UUIDBits] = [:]
-
-    func emailKey(_ email: String) -> String { email }
-    func account(_ uid: UUIDBits) -> AccountFacts<String>? { accounts[uid] }
-    func lastAccount(of email: String) -> UUIDBits? { lastByEmail[email] }
-    mutating func recordCreation(of uid: UUIDBits, email: String, status: AccountStatus, by event: ViewEvent) {
-        accounts[uid] = AccountFacts(status: status, email: email)
-        lastByEmail[email] = uid
-    }
-    mutating func setStatus(_ status: AccountStatus, of uid: UUIDBits) { accounts[uid]?.status = status }
-    func mayHaveFailures(_ email: String) -> Bool { false }
-    func recentFailures(of email: String) -> [Timestamp] { [] }
-    mutating func appendFailure(of email: String, at time: Timestamp, by event: ViewEvent) {}
-    mutating func clearFailures(of email: String) {}
-}

@@ -18,7 +18,7 @@ extension PostgresEventStore {
         } catch {
             return nil  // no tables yet: nothing to compare
         }
-        var folded = FoldedAccounts()
+        var folded = AccountTable()
         var checker = ChainChecker()
         checker.deferIDChecks(lines: min(mark, 1 << 22))  // the copy was verified: only fold it
         var reached = 0
@@ -37,13 +37,13 @@ extension PostgresEventStore {
     }
 
     /// Every row of the account tables, as the fold's state.
-    private static func storedAccounts(_ connection: PostgresConnection) throws -> FoldedAccounts {
-        var out = FoldedAccounts()
+    private static func storedAccounts(_ connection: PostgresConnection) throws -> AccountTable {
+        var out = AccountTable()
         let accounts = try connection.execute("SELECT uid, status, email, created_seq FROM ledger_accounts")
         for row in 0..<accounts.count {
             guard let uid = accounts.string(row, 0).flatMap(UUIDBits.init(uuid:)),
                   let account = PostgresAccounts.account(accounts, row, status: 1) else { continue }
-            out.accounts[uid] = account
+            out.accounts[uid] = AccountTable.Account(status: account.status, email: account.email, created: account.created)
         }
         let emails = try connection.execute("SELECT email, last_uid FROM ledger_account_emails")
         for row in 0..<emails.count {
@@ -57,48 +57,5 @@ extension PostgresEventStore {
             if !times.isEmpty { out.failures[email] = times }
         }
         return out
-    }
-}
-
-// MARK: - FoldedAccounts
-
-/// The whole account fold's state in dictionaries, kept as the PostgreSQL tables keep it (the last
-/// `PostgresAccounts.keptFailures` failure times of an email).
-struct FoldedAccounts: AccountFoldState {
-    var accounts: [UUIDBits: PostgresAccounts.Account] = [:]
-    var emails: [String: UUIDBits] = [:]
-    var failures: [String: [Timestamp]] = [:]
-
-    func emailKey(_ email: String) -> String { email }
-    func account(_ uid: UUIDBits) -> AccountFacts<String>? { accounts[uid].map { AccountFacts(status: $0.status, email: $0.email) } }
-    func lastAccount(of email: String) -> UUIDBits? { emails[email] }
-    mutating func recordCreation(of uid: UUIDBits, email: String, status: AccountStatus, by event: ViewEvent) {
-        accounts[uid] = PostgresAccounts.Account(status: status, email: email, created: event.seq)
-        emails[email] = uid
-    }
-    mutating func setStatus(_ status: AccountStatus, of uid: UUIDBits) { accounts[uid]?.status = status }
-    func mayHaveFailures(_ email: String) -> Bool { failures[email] != nil }
-    func recentFailures(of email: String) -> [Timestamp] { failures[email] ?? [] }
-    mutating func appendFailure(of email: String, at time: Timestamp, by event: ViewEvent) {
-        failures[email] = Array(((failures[email] ?? []) + [time]).suffix(PostgresAccounts.keptFailures))
-    }
-    mutating func clearFailures(of email: String) { failures[email] = nil }
-
-    /// The first way `self` (the tables) differs from `folded` (the log), in words; nil when alike.
-    func difference(from folded: FoldedAccounts) -> String? {
-        if let uid = Set(accounts.keys).union(folded.accounts.keys).first(where: { accounts[$0] != folded.accounts[$0] }) {
-            return "account \(uid.uuidString) is \(describe(accounts[uid])) in the tables, \(describe(folded.accounts[uid])) in the log"
-        }
-        if Set(emails.keys).union(folded.emails.keys).contains(where: { emails[$0] != folded.emails[$0] }) {
-            return "an email's last account differs"
-        }
-        if Set(failures.keys).union(folded.failures.keys).contains(where: { failures[$0] != folded.failures[$0] }) {
-            return "an email's sign-in failures differ"
-        }
-        return nil
-    }
-
-    private func describe(_ account: PostgresAccounts.Account?) -> String {
-        account.map { "\($0.status.rawValue) (created at seq \($0.created))" } ?? "absent"
     }
 }

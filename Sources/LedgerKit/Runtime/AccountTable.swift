@@ -1,0 +1,51 @@
+import LedgerDomain
+
+// MARK: - AccountTable
+
+/// The whole account fold's state in dictionaries: what a process that folds the log itself keeps
+/// (the email condition without a store index, `verify`'s check of the PostgreSQL tables). The
+/// failures keep an email's last `SignInRecord.keptFailures` times, as every store does.
+struct AccountTable: AccountFoldState, Equatable {
+    /// One account.
+    struct Account: Equatable {
+        /// Its status.
+        var status: AccountStatus
+        /// The email it was last created with.
+        var email: String
+        /// The seq of that `AccountCreated`.
+        var created: Int
+    }
+
+    var accounts: [UUIDBits: Account] = [:]
+    var emails: [String: UUIDBits] = [:]
+    var failures: [String: [Timestamp]] = [:]
+
+    func emailKey(_ email: String) -> String { email }
+    func account(_ uid: UUIDBits) -> AccountFacts<String>? { accounts[uid].map { AccountFacts(status: $0.status, email: $0.email) } }
+    func lastAccount(of email: String) -> UUIDBits? { emails[email] }
+    mutating func recordCreation(of uid: UUIDBits, email: String, status: AccountStatus, by event: ViewEvent) {
+        accounts[uid] = Account(status: status, email: email, created: event.seq)
+        emails[email] = uid
+    }
+    mutating func setStatus(_ status: AccountStatus, of uid: UUIDBits) { accounts[uid]?.status = status }
+    func mayHaveFailures(_ email: String) -> Bool { failures[email] != nil }
+    func recentFailures(of email: String) -> [Timestamp] { failures[email] ?? [] }
+    mutating func appendFailure(of email: String, at time: Timestamp, by event: ViewEvent) {
+        failures[email] = Array(((failures[email] ?? []) + [time]).suffix(SignInRecord.keptFailures))
+    }
+    mutating func clearFailures(of email: String) { failures[email] = nil }
+
+    /// The first way `self` (a store's tables) differs from `other` (the log's fold), in words; nil when alike.
+    func difference(from other: AccountTable) -> String? {
+        if let uid = Set(accounts.keys).union(other.accounts.keys).first(where: { accounts[$0] != other.accounts[$0] }) {
+            return "account \(uid.uuidString) is \(Self.describe(accounts[uid])) in the tables, \(Self.describe(other.accounts[uid])) in the log"
+        }
+        if emails != other.emails { return "an email's last account differs" }
+        if failures != other.failures { return "an email's sign-in failures differ" }
+        return nil
+    }
+
+    private static func describe(_ account: Account?) -> String {
+        account.map { "\($0.status.rawValue) (created at seq \($0.created))" } ?? "absent"
+    }
+}
