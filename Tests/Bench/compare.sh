@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Side-by-side performance comparison for Docs/Performance.md (issue 5).
+# Side-by-side performance comparison for Docs/Performance.md.
 #
 #   bash Tests/Bench/compare.sh [EVENTS] [RUNS]        (default: 1000000 5)
 #
@@ -8,7 +8,7 @@
 # first `ledger replay` (which saves LOG.checkpoint), warms the page cache, then runs every
 # contender RUNS times, interleaved (one of each per round), checks that every replay and the
 # orjson contender printed the same views byte for byte, and prints markdown tables of medians,
-# peak RSS (/usr/bin/time -v) and the issue-5 targets, met or missed. `ledger replay` is timed twice per
+# peak RSS (/usr/bin/time -v) and the targets, met or missed. `ledger replay` is timed twice per
 # round: full (LEDGER_CHECKPOINT_EVERY=0: every line read and verified, like the contenders) and
 # with the checkpoint present (only the tail after it is read).
 #

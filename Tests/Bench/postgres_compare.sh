@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PostgreSQL store vs file store, side by side (Docs/Performance.md, "The PostgreSQL store").
+# PostgreSQL store vs file store, side by side (Docs/Performance.md).
 # Usage: postgres_compare.sh URL [EVENTS=100000] [RUNS=5]
 #   URL: a postgres:// URL of a database this script may EMPTY (its ledger tables are dropped).
 # Needs a release build (swift build -c release) and psql. Prints the median of RUNS runs of each measure.
