@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Concurrency drill (issue 4, drill 2): PROCS processes each run PER registrations one after the
+# Concurrency drill (Docs/Reliability.md, promise 2): PROCS processes each run PER registrations one after the
 # other, a share of them (1 in 4) racing on a small set of shared emails. Checks: live accounts =
 # distinct emails that succeeded, no seq gap or duplicate and every line verifies (ledger verify and
 # the independent Python verifier), and every success reported is present and completed.

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Crash drill (issue 4, drill 1): WORKERS processes register in a loop while this script SIGKILLs a
+# Crash drill (Docs/Reliability.md, promise 1): WORKERS processes register in a loop while this script SIGKILLs a
 # random running `ledger` process at random moments, KILLS times in all. Every ROUND kills it stops
 # the workers, runs `ledger recover` and checks: audit has no anomaly, verify passes, every
 # registration is completed/rejected/compensated, and every registration that printed success is
 # present and completed.
-# With LOGINERS > 0 (issue 5's sign-in through the writers' index), as many processes also sign in
+# With LOGINERS > 0 (promise 11: the lockout under kills), as many processes also sign in
 # to acknowledged accounts (1 in 3 with a wrong password, and now and then six wrong ones in a row,
 # so accounts lock), and they are killed too. Each round then also checks that every acknowledged
 # login's session is in the log (SessionStarted with that uid), and that for up to 30 acknowledged

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Secrets drill (issue 4, drill 6): a canary password never appears in the log, a view, a .broken
+# Secrets drill (Docs/Reliability.md, promise 6): a canary password never appears in the log, a view, a .broken
 # file, an error message or any output; the session token appears only in the output that hands it
 # over; refused sign-ins for an unknown email and a wrong password print the same thing, exit with
 # the same status, and take the same median time (within 10%, default hash cost, RUNS runs each).

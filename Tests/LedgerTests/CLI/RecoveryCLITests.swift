@@ -186,7 +186,7 @@ struct FailpointCase: CustomTestStringConvertible, Sendable {
         }
     }
 
-    /// A process crash can no longer leave a registration without a terminal event (its events are
+    /// A process crash cannot leave a registration without a terminal event (its events are
     /// one batch); a power loss can, keeping a prefix of the unacknowledged batch. Kept: the account
     /// only (its blob, synced before, has no `ImageStored`: an orphan file too), or the account and
     /// the image.
@@ -381,8 +381,8 @@ struct FailpointCase: CustomTestStringConvertible, Sendable {
     }
 
     @Test func recoverRunningAlongsideRegistrationsKeepsTheirImages() throws {
-        // A race drill: recover in a loop while two loops register with images. Before the fix in
-        // `recover` (list files, then running images, then the log) it now and then deleted a live image.
+        // A race drill: recover in a loop while two loops register with images. `recover` lists the
+        // files, then the running registrations' images, then the log, so it never deletes a live image.
         try withLedgerDir { dir in
             let script = """
                 register() { for i in $(seq 1 20); do echo 'long enough password' | "$LEDGER" register --data "$DATA" \\

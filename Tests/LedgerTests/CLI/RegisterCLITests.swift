@@ -306,7 +306,7 @@ struct RefusalCase: CustomTestStringConvertible, Sendable {
         }
     }
 
-    /// Issue 5's durability target: a registration without an image syncs the log once (its account,
+    /// The durability target: a registration without an image syncs the log once (its account,
     /// its profile and its first session are one write) — counted by failing each fsync in turn
     /// (`LEDGER_IO_FAULTS`; a failed fsync of the log ends with 3) on a folder that already holds a log.
     @Test func aRegistrationWithoutAnImageSyncsTheLogOnce() throws {

@@ -51,8 +51,8 @@ import Testing
         }
     }
 
-    /// The review's attack: a check whose outcome never reaches the log (an injected error before
-    /// `SessionStarted`) was a free guess; the next sign-in now counts it as a wrong password first.
+    /// A check whose outcome never reaches the log (an injected error before `SessionStarted`) must
+    /// not be a free guess: the next sign-in counts it as a wrong password first.
     @Test func aPasswordCheckInterruptedBeforeItsOutcomeIsCountedAsAWrongPassword() throws {
         try withLedgerDir { dir in
             let email = uniqueEmail("interrupted")
@@ -75,10 +75,10 @@ import Testing
         }
     }
 
-    /// With the outcome's write failing and the success step failing (the review's loop), a wrong
-    /// and the right password can no longer be told apart: the check is recorded before it runs, and
+    /// With the outcome's write failing and the success step failing, a wrong and the right password
+    /// cannot be told apart: the check is recorded before it runs, and
     /// a marker that cannot be written stops the sign-in before the password is checked.
-    @Test func faultInjectionNoLongerTellsARightPasswordFromAWrongOne() throws {
+    @Test func faultInjectionCannotTellARightPasswordFromAWrongOne() throws {
         try withLedgerDir { dir in
             let email = uniqueEmail("oracle")
             #expect(try dir.register(email: email, password: password).status == 0)

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-// The I/O-error drill of issue 4: `LEDGER_IO_FAULTS=OP=N` makes the Nth `write` / `enospc` /
+// The I/O-error drill (Docs/Reliability.md, promise 4): `LEDGER_IO_FAULTS=OP=N` makes the Nth `write` / `enospc` /
 // `fsync` / `rename` of one `ledger register --image <PNG> --json` fail, or kills the process right
 // before its Nth `write` / `fsync` (`kill-write`, `kill-fsync`: a crash at every point where
 // something reaches the disk), on a data directory that already holds one completed registration
@@ -119,7 +119,7 @@ struct IOFaultCase: CustomTestStringConvertible, Sendable {
     }()
 }
 
-@Suite("I/O-error drill (issue 4)")
+@Suite("I/O-error drill: every write, fsync and rename of a registration fails or is killed in turn")
 struct IOFaultDrillTests {
     @Test("one failing call: OP=N for every call of a registration", arguments: IOFaultCase.single)
     func singleFault(_ drill: IOFaultCase) throws {

@@ -123,7 +123,7 @@ struct PostgresAccountStateTests {
 
     // MARK: - A password hash whose line no longer links
 
-    /// Item 4 of the issue on PostgreSQL: an account's `AccountCreated` line given another password
+    /// A planted password hash on PostgreSQL: an account's `AccountCreated` line given another password
     /// hash, its own hash recomputed (so it checks alone), the chain broken at the next line.
     @Test func aPasswordHashFromALineTheNextOneDoesNotLinkToIsRefused() throws {
         try PostgresServer.get().withDatabase { url in

@@ -45,8 +45,8 @@ struct RepeatedIDFinderTests {
         }
     }
 
-    /// Ids that differ in the same high bits of both halves used to share a fingerprint whatever the
-    /// process's seed (a log could make every read happen twice); no pair of them may now.
+    /// Ids that differ in the same high bits of both halves must not share a fingerprint whatever the
+    /// process's seed (else a log could make every read happen twice).
     @Test func idsFlippedInBothHalvesDoNotShareAFingerprint() {
         for id in ids(2_000, seed: 5) {
             for bit in [63, 62, 61, 32, 31, 0] as [UInt64] {

@@ -5,7 +5,7 @@ import Testing
 
 // MARK: - SignInIndexStressTests
 
-/// Longer random histories than `SignInIndexTests` (written with a reviewer): enough events to grow
+/// Longer random histories than `SignInIndexTests`: enough events to grow
 /// the writers' index past its first capacity, accounts created again and deleted, and now and then
 /// a writer whose header did not move after its slots changed, so the next writer applies
 /// the event again over them. After every few events, every email's record from the index must be
