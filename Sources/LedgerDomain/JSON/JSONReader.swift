@@ -1,15 +1,3 @@
-// MARK: - JSONError
-
-/// Why a byte sequence is not one strict JSON value.
-public struct JSONError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// Byte offset of the problem.
-    public let offset: Int
-    /// What is wrong there.
-    public let reason: String
-    /// A one-line description.
-    public var description: String { "\(reason) at byte \(offset + 1)" }
-}
-
 // MARK: - JSONReader
 
 /// A strict RFC 8259 reader over UTF-8 bytes: no trailing commas, no duplicate keys, valid UTF-8,
@@ -18,8 +6,9 @@ public struct JSONReader {
     /// Deepest nesting accepted.
     public static let maxDepth = 256
 
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
+    // Internal, not private: the string grammar (JSONReader+Strings.swift) reads them too.
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
     private var depth = 0
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
@@ -63,9 +52,9 @@ public struct JSONReader {
 
     // MARK: - Values
 
-    private func error(_ reason: String) -> JSONError { JSONError(offset: index, reason: reason) }
+    func error(_ reason: String) -> JSONError { JSONError(offset: index, reason: reason) }
 
-    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+    var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
     private mutating func skipWhitespace() {
         while index < bytes.count {
@@ -169,106 +158,6 @@ public struct JSONReader {
         }
         depth -= 1
         return .array(elements)
-    }
-
-    // MARK: - Strings
-
-    private mutating func parseString() throws(JSONError) -> String {
-        index += 1
-        let start = index
-        // Fast path: no escapes.
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                index += 1
-                return try validated(slice, at: start)
-            }
-            if byte == UInt8(ascii: "\\") { break }
-            if byte < 0x20 { throw error("control character in string") }
-            index += 1
-        }
-        guard index < bytes.count else { throw error("unterminated string") }
-        var buffer = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
-        while index < bytes.count {
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "\""):
-                index += 1
-                return try buffer.withUnsafeBufferPointer { (slice) throws(JSONError) -> String in
-                    try validated(slice, at: start)
-                }
-            case UInt8(ascii: "\\"):
-                index += 1
-                try parseEscape(into: &buffer)
-            case 0..<0x20:
-                throw error("control character in string")
-            default:
-                buffer.append(byte)
-                index += 1
-            }
-        }
-        throw error("unterminated string")
-    }
-
-    private func validated(_ slice: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONError) -> String {
-        // ASCII needs no UTF-8 validation (the common case in the log: ids, hashes, codes, emails).
-        if slice.allSatisfy({ $0 < 0x80 }) { return String(decoding: slice, as: UTF8.self) }
-        guard let string = String(validating: slice, as: UTF8.self) else {
-            throw JSONError(offset: offset, reason: "invalid UTF-8 in string")
-        }
-        return string
-    }
-
-    private mutating func parseEscape(into buffer: inout [UInt8]) throws(JSONError) {
-        guard let byte = current else { throw error("unterminated escape") }
-        index += 1
-        switch byte {
-        case UInt8(ascii: "\""): buffer.append(0x22)
-        case UInt8(ascii: "\\"): buffer.append(0x5C)
-        case UInt8(ascii: "/"): buffer.append(0x2F)
-        case UInt8(ascii: "b"): buffer.append(0x08)
-        case UInt8(ascii: "f"): buffer.append(0x0C)
-        case UInt8(ascii: "n"): buffer.append(0x0A)
-        case UInt8(ascii: "r"): buffer.append(0x0D)
-        case UInt8(ascii: "t"): buffer.append(0x09)
-        case UInt8(ascii: "u"):
-            var scalar = UInt32(try parseHex4())
-            if (0xD800...0xDBFF).contains(scalar) {
-                guard current == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u") else {
-                    throw error("unpaired surrogate")
-                }
-                index += 2
-                let low = UInt32(try parseHex4())
-                guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired surrogate") }
-                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-            } else if (0xDC00...0xDFFF).contains(scalar) {
-                throw error("unpaired surrogate")
-            }
-            guard let unicode = Unicode.Scalar(scalar) else { throw error("invalid \\u escape") }
-            buffer.append(contentsOf: UTF8.encode(unicode)!)
-        default:
-            index -= 1
-            throw error("invalid escape")
-        }
-    }
-
-    private mutating func parseHex4() throws(JSONError) -> UInt16 {
-        guard bytes.count - index >= 4 else { throw error("short \\u escape") }
-        var value: UInt16 = 0
-        for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw error("invalid hex digit in \\u escape")
-            }
-            value = value << 4 | UInt16(digit)
-            index += 1
-        }
-        return value
     }
 
     // MARK: - Numbers

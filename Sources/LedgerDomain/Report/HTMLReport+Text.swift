@@ -1,0 +1,42 @@
+// MARK: - HTMLReport: text
+
+/// How the report spells text, numbers and times: escaped for HTML, per mille as percent, UTC labels.
+extension HTMLReport {
+    /// `text` safe in HTML text and in double- or single-quoted attributes.
+    public static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default:
+                // Control characters other than tab and newline are shown as U+FFFD.
+                if scalar.value < 0x20 && scalar != "\t" && scalar != "\n" || scalar.value == 0x7F {
+                    out += "\u{FFFD}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+
+    /// `40.0%` from 400 per mille.
+    static func percent(_ perMille: Int) -> String { "\(perMille / 10).\(perMille % 10)%" }
+
+    /// `2026-11-29 09:00` (UTC).
+    static func hourLabel(_ time: Timestamp) -> String { dateLabel(time) + " " + clockLabel(time) }
+
+    /// `2026-11-29`.
+    static func dateLabel(_ time: Timestamp) -> String { String(time.rfc3339.prefix(10)) }
+
+    /// `09:25:00`.
+    static func timeLabel(_ time: Timestamp) -> String { String(time.rfc3339.dropFirst(11).prefix(8)) }
+
+    /// `09:00`.
+    static func clockLabel(_ time: Timestamp) -> String { String(time.rfc3339.dropFirst(11).prefix(5)) }
+}
