@@ -145,7 +145,7 @@ public enum StoreLocation: Equatable, Sendable {
 // MARK: - ExitRetained
 
 /// Values the process keeps until `exit`: a million-event view is hundreds of thousands of
-/// allocations, and freeing them one by one costs a replay 5% of its time for nothing.
+/// allocations, and freeing them one by one would spend a replay's time on memory `exit` returns anyway.
 private enum ExitRetained {
     /// The values (only the process's main thread runs commands).
     nonisolated(unsafe) static var values: [Any] = []

@@ -1,0 +1,43 @@
+import LedgerDomain
+import LedgerKit
+
+// MARK: - LoginCommand
+
+/// `ledger login --email E [--password-stdin] [--json]`.
+enum LoginCommand {
+    /// The definition.
+    static let spec = CommandSpec(
+        name: "login", summary: "sign in: start a session and print its token once",
+        options: [.option("email", "E", "the account's email"),
+                  .flag("password-stdin", "read the password from the first line of standard input"),
+                  .flag("json", "print {status, sessionId, uid, token, expiresAt}")],
+        details: "A refused sign-in prints the same message and exits 1 whatever the reason.")
+
+    /// Runs it.
+    static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
+        guard let email = invocation.value("email") else { throw CLIError.usage("`ledger login` needs --email E (see `ledger login --help`)") }
+        let password = try PasswordInput.read(invocation, context)
+        let started: SessionService.Started
+        do {
+            started = try Services.sessions(invocation, context).login(email: email, password: password)
+        } catch let error as AuthError where error.code == .signInRefused {
+            if invocation.flag("json") {
+                context.printJSON(.object(JSONObject([("status", .string("refused")), ("message", .string(error.message))])))
+            } else {
+                context.complain(error.message)
+            }
+            return CLIError.Status.failure.rawValue
+        }
+        if invocation.flag("json") {
+            context.printJSON(.object(JSONObject([
+                ("status", .string("signed-in")), ("sessionId", .string(started.sessionId)), ("uid", .string(started.uid)),
+                ("token", .string(started.token)), ("expiresAt", .string(started.expiresAt.rfc3339)),
+            ])))
+        } else {
+            context.print("signed in uid \(started.uid)")
+            context.print("session \(started.sessionId) (expires \(started.expiresAt.rfc3339))")
+            context.print("token \(started.token)   (shown once: keep it secret)")
+        }
+        return 0
+    }
+}
