@@ -23,7 +23,7 @@ public struct ViewRowsWriter {
             w.raw(#","userName":"#); w.optional(r.userName) { $0.string($1) }
             w.raw(#","profileImageName":"#); w.optional(r.profileImage) { $0.uuid($1) }
             w.raw(#","createdAt":"#); w.optional(r.createdAt) { $0.time($1) }
-            w.raw(#","status":"#); w.raw(Self.quoted(r.status)); w.raw("}")
+            w.raw(#","status":"#); w.string(r.status.rawValue); w.raw("}")
         }
     }
 
@@ -225,15 +225,8 @@ public struct ViewRowsWriter {
 
     // MARK: - Statuses
 
-    /// A status, quoted, as a literal (not built as a String per row).
-    private static func quoted(_ status: UserRow.Status) -> StaticString {
-        switch status {
-        case .pending: #""pending""#
-        case .active: #""active""#
-        case .deleted: #""deleted""#
-        }
-    }
-
+    /// A view-derived status, quoted, as a literal (not built as a String per row). An account's
+    /// status is spelled from `AccountStatus.rawValue` instead, so a new status needs no case here.
     private static func quoted(_ status: SessionRow.Status) -> StaticString {
         switch status {
         case .active: #""active""#
