@@ -49,7 +49,7 @@ public struct CheckpointReader {
                                                  status: try r.choice(ImageRow.Status.allCases)))
         }
         for _ in 0..<(try r.count()) {
-            var s = RegistrationState(id: try r.uuid())
+            var s = RegistrationRow(id: try r.uuid())
             s.startedAt = try r.optionalTime(); s.lastAt = try r.optionalTime(); s.email = try r.optionalString(); s.uidBits = try r.optionalUUID()
             let flags = try r.byte()
             guard flags < 16 else { throw CheckpointError(message: "bad registration flags") }
