@@ -3,34 +3,20 @@
 /// One row of the registrations view: a registration's facts (folded by the same rule as the
 /// saga's `RegistrationState`) with the times of its first and last events, packed for a view
 /// that holds one per registration: ids as 128-bit values, the rare failure out of line.
-public struct RegistrationRow: RegistrationFacts, Equatable, Sendable {
+public struct RegistrationRow: RegistrationFold, Equatable, Sendable {
     /// The registration id's bits.
     public let id: UUIDBits
     /// Time of the first event.
     public var startedAt: Timestamp?
     /// Time of the last event.
     public var lastAt: Timestamp?
-    /// The email, once known.
-    public var email: String?
-    /// The account's bits, once created.
-    public var uidBits: UUIDBits?
-    /// True while the account exists.
-    public var accountLive = false
-    /// True when `AccountCreated` said an image step follows.
-    public var withImage = false
-    /// The stored image's bits, once stored.
-    public var imageBits: UUIDBits?
-    /// True while the image exists.
-    public var imageLive = false
-    /// True once the profile is written.
-    public var profileWritten = false
+    /// What the events established.
+    public var facts = RegistrationFacts()
     /// The failure, if any.
     public var failure: Failed? {
         get { failureBox?.failure }
         set { failureBox = newValue.map(FailureBox.init) }
     }
-    /// Compensation event types appended, in order.
-    public var compensations: [EventType] = []
     /// Events in the stream.
     public var version: Int {
         get { Int(storedVersion) }
