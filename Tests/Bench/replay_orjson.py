@@ -5,7 +5,7 @@ Usage: python3 replay_orjson.py FILE [--verify]
 
 The contender of Docs/Performance.md: it folds every event into the same four views as
 `ledger replay` folds and prints (users, sessions, images, registrations), with the same
-rules (Sources/LedgerDomain/Views, Saga/RegistrationState.swift), then counts rows by status at
+rules (Sources/LedgerDomain/Views, Saga/RegistrationFacts.swift), then counts rows by status at
 "now" and digests each view's rows (SHA-256 of their compact JSON) exactly as ReplayCommand.swift
 does, so its output is byte-for-byte that of `ledger replay FILE --json`. It trusts the log: no hash chain, no schema checks
 (ledger replay checks both), unless --verify, which adds the hash/seq/prev checks of
@@ -24,7 +24,7 @@ OUTCOMES = ("completed", "rejected", "compensated", "compensation-pending", "in-
 
 
 class Registration:
-    """RegistrationState: one registration folded from its stream."""
+    """RegistrationRow: one registration folded from its stream."""
     __slots__ = ("registration", "started_at", "last_at", "email", "uid", "account_live", "with_image",
                  "image_name", "image_live", "profile_written", "failure", "compensations", "version")
 

@@ -1,4 +1,5 @@
 import Glibc
+import LedgerDomain
 import LedgerKit
 
 // MARK: - CLIError
@@ -49,7 +50,7 @@ public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
             case .wrongExpectedVersion:
                 return .failure(advise(error.message, "another process wrote to it at the same time; run the command again"))
             case .conditionFailed:
-                let advice = error.reason == "in-progress" ? "wait for it to finish, or run `ledger recover` if it died" : nil
+                let advice = error.condition == .registrationRunning ? "wait for it to finish, or run `ledger recover` if it died" : nil
                 return .failure(advise(error.message, advice))
             case .invalidBatch:
                 return .failure(advise(error.message, "this is a bug in ledger; please report it"))

@@ -49,19 +49,21 @@ public struct CheckpointReader {
                                                  status: try r.choice(ImageRow.Status.allCases)))
         }
         for _ in 0..<(try r.count()) {
-            var s = RegistrationState(id: try r.uuid())
-            s.startedAt = try r.optionalTime(); s.lastAt = try r.optionalTime(); s.email = try r.optionalString(); s.uidBits = try r.optionalUUID()
+            var s = RegistrationRow(id: try r.uuid())
+            s.startedAt = try r.optionalTime(); s.lastAt = try r.optionalTime()
+            s.facts.email = try r.optionalString(); s.facts.uidBits = try r.optionalUUID()
             let flags = try r.byte()
             guard flags < 16 else { throw CheckpointError(message: "bad registration flags") }
-            s.accountLive = flags & 1 != 0; s.withImage = flags & 2 != 0; s.imageLive = flags & 4 != 0; s.profileWritten = flags & 8 != 0
-            s.imageBits = try r.optionalUUID()
+            s.facts.accountLive = flags & 1 != 0; s.facts.withImage = flags & 2 != 0
+            s.facts.imageLive = flags & 4 != 0; s.facts.profileWritten = flags & 8 != 0
+            s.facts.imageBits = try r.optionalUUID()
             if try r.flag() {
                 s.failure = Failed(step: try r.choice(RegistrationStep.allCases), reason: try r.string(), message: try r.string(),
                                    email: try r.optionalString(), uid: try r.optionalString())
             }
             let compensations = try r.count()
             guard compensations <= 16 else { throw CheckpointError(message: "too many compensations") }
-            for _ in 0..<compensations { s.compensations.append(try r.choice(EventType.allCases)) }
+            for _ in 0..<compensations { s.facts.compensations.append(try r.choice(EventType.allCases)) }
             s.version = try r.count()
             views.registrations.restore(s)
         }

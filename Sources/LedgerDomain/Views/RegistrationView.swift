@@ -1,9 +1,9 @@
 // MARK: - RegistrationView
 
-/// The registrations view: every registration's folded state, in start order.
+/// The registrations view: every registration's row, in start order.
 public struct RegistrationView: Equatable, Sendable {
-    /// States in start order.
-    private(set) var states = ChunkedArray<RegistrationState>()
+    /// Rows in start order.
+    private(set) var states = ChunkedArray<RegistrationRow>()
     /// Position in `states` by registration id.
     private var index = PositionIndex()
 
@@ -17,7 +17,7 @@ public struct RegistrationView: Equatable, Sendable {
         if let found = position(of: event.stream) {
             at = Int(found)
         } else {
-            at = append(RegistrationState(id: event.stream))
+            at = append(RegistrationRow(id: event.stream))
         }
         states[at].evolve(event)
     }
@@ -25,8 +25,8 @@ public struct RegistrationView: Equatable, Sendable {
     /// Applies one recorded event.
     public mutating func apply(_ event: RecordedEvent) { apply(ViewEvent(event)) }
 
-    /// Restores a checkpointed state.
-    mutating func restore(_ state: RegistrationState) {
+    /// Restores a checkpointed row.
+    mutating func restore(_ state: RegistrationRow) {
         if let at = position(of: state.id) {
             states[Int(at)] = state
         } else {
@@ -36,7 +36,7 @@ public struct RegistrationView: Equatable, Sendable {
 
     /// Adds a registration; returns its position.
     @discardableResult
-    private mutating func append(_ state: RegistrationState) -> Int {
+    private mutating func append(_ state: RegistrationRow) -> Int {
         let at = states.count
         states.append(state)
         let rows = states
@@ -48,21 +48,21 @@ public struct RegistrationView: Equatable, Sendable {
     private func position(of id: UUIDBits) -> Int32? { index.find(id) { states[Int($0)].id } }
 
     /// Registrations in start order.
-    public var rows: [RegistrationState] { Array(states) }
+    public var rows: [RegistrationRow] { Array(states) }
 
     /// Each registration's outcome, in start order.
     public var outcomes: [RegistrationState.Outcome] {
         var out: [RegistrationState.Outcome] = []
         out.reserveCapacity(states.count)
-        states.forEachInPlace { out.append($0.pointee.outcome) }  // a copy of each state cost 20 ms at 1M events
+        states.forEachInPlace { out.append($0.pointee.outcome) }  // in place: no copy of each row
         return out
     }
 
     /// Number of registrations.
     public var count: Int { states.count }
 
-    /// The registration `id`, if the log has it.
-    public func state(of id: String) -> RegistrationState? {
+    /// The row of registration `id`, if the log has it.
+    public func state(of id: String) -> RegistrationRow? {
         UUIDBits(uuid: id).flatMap(position(of:)).map { states[Int($0)] }
     }
 

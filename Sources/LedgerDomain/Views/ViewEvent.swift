@@ -50,23 +50,29 @@ extension ViewEvent {
     /// digests lowercase hex, as the payload decoders guarantee; anything else reads as zero bits.
     public init(_ recorded: RecordedEvent) {
         let (category, id) = StreamName.parse(recorded.stream) ?? (.registration, "")
-        let fact: Fact
-        switch recorded.event {
-        case .accountCreated(let e): fact = .accountCreated(uid: bits(e.uid), email: e.email, withImage: e.withImage)
+        self.init(seq: recorded.seq, at: recorded.at, category: category, stream: bits(id), fact: Fact(recorded.event))
+    }
+}
+
+extension ViewEvent.Fact {
+    /// The members the views keep of `event`, whose ids are lowercase UUIDs and digests lowercase
+    /// hex, as the payload decoders and the saga guarantee; anything else reads as zero bits.
+    public init(_ event: LedgerEvent) {
+        switch event {
+        case .accountCreated(let e): self = .accountCreated(uid: bits(e.uid), email: e.email, withImage: e.withImage)
         case .imageStored(let e):
-            fact = .imageStored(uid: bits(e.uid), image: bits(e.imageName), contentType: e.contentType, bytes: e.bytes,
+            self = .imageStored(uid: bits(e.uid), image: bits(e.imageName), contentType: e.contentType, bytes: e.bytes,
                                 sha256: Digest32(hex: e.sha256) ?? .zero)
         case .profileWritten(let e):
-            fact = .profileWritten(uid: bits(e.uid), userName: e.userName, profileImage: e.profileImageName.map(bits), createdAt: e.createdAt)
-        case .failed(let e): fact = .failed(e)
-        case .imageDeleted(let e): fact = .imageDeleted(image: bits(e.imageName))
-        case .accountDeleted(let e): fact = .accountDeleted(uid: bits(e.uid))
+            self = .profileWritten(uid: bits(e.uid), userName: e.userName, profileImage: e.profileImageName.map(bits), createdAt: e.createdAt)
+        case .failed(let e): self = .failed(e)
+        case .imageDeleted(let e): self = .imageDeleted(image: bits(e.imageName))
+        case .accountDeleted(let e): self = .accountDeleted(uid: bits(e.uid))
         case .sessionStarted(let e):
-            fact = .sessionStarted(session: bits(e.sessionId), uid: bits(e.uid), expiresAt: e.expiresAt)
-        case .sessionEnded(let e): fact = .sessionEnded(session: bits(e.sessionId))
-        case .signInFailed(let e): fact = .signInFailed(email: e.email, reason: e.reason)
+            self = .sessionStarted(session: bits(e.sessionId), uid: bits(e.uid), expiresAt: e.expiresAt)
+        case .sessionEnded(let e): self = .sessionEnded(session: bits(e.sessionId))
+        case .signInFailed(let e): self = .signInFailed(email: e.email, reason: e.reason)
         }
-        self.init(seq: recorded.seq, at: recorded.at, category: category, stream: bits(id), fact: fact)
     }
 }
 

@@ -29,7 +29,7 @@ extension ImageRow {
     }
 }
 
-extension RegistrationState {
+extension RegistrationRow {
     /// The registrations view's `--json` row.
     public var json: JSONValue {
         .object(JSONObject([("registration", .string(registration)), ("startedAt", startedAt.map { .string($0.rfc3339) } ?? .null),

@@ -58,7 +58,7 @@ public struct ViewRowsWriter {
     /// The registrations view's rows (only those that did not complete with `failedOnly`: `audit`'s).
     public static func registrations(_ view: RegistrationView, failedOnly: Bool = false, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
         var w = ViewRowsWriter(sink: sink)
-        let row = { (w: inout ViewRowsWriter, s: RegistrationState) in
+        let row = { (w: inout ViewRowsWriter, s: RegistrationRow) in
             w.raw(#"{"registration":"#); w.uuid(s.id); w.raw(#","startedAt":"#); w.optional(s.startedAt) { $0.time($1) }
             w.raw(#","email":"#); w.optional(s.email) { $0.string($1) }
             w.raw(#","outcome":"#); w.raw(Self.quoted(s.outcome))

@@ -37,7 +37,7 @@ public final class EmailIndex: AppendCondition {
         var created = Set<String>()
         for case .accountCreated(let e) in events {
             guard try !isLive(e.email), created.insert(e.email).inserted else {
-                throw StoreError(.conditionFailed, "the email \(e.email) is already in use", reason: "email-already-in-use")
+                throw StoreError("the email \(e.email) is already in use", condition: .emailTaken)
             }
         }
     }

@@ -43,12 +43,11 @@ extension RegistrationCoordinator {
             var state = RegistrationState(registration: registration)
             try store.readStreamForAppend(StreamCategory.registration.stream(registration)).forEach { state.evolve($0) }
             if state.outcome == .inProgress {
-                let message = "the process running this registration died before step \(state.nextStep.rawValue)"
-                try append(RegistrationSaga.failure(at: state.nextStep, reason: "interrupted", message: message, state: state), to: &state)
+                state = try record(RegistrationSaga.interrupted(state), on: state)
                 report.interrupted.append(registration)
             }
             guard state.outcome == .compensationPending else { continue }
-            try drive(&state, plan: nil)
+            state = try drive(state, plan: nil)
             if state.outcome == .compensated { report.compensated.append(registration) } else { report.stillPending.append(registration) }
         }
         // Order matters with registrations running concurrently: list the files first, then the images

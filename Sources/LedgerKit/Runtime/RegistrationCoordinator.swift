@@ -1,32 +1,10 @@
 import LedgerDomain
 
-// MARK: - Results
-
-/// What a registration ended as, for the CLI to print.
-public struct RegistrationResult: Equatable, Sendable {
-    /// The registration id.
-    public var registration: String
-    /// The outcome.
-    public var outcome: RegistrationState.Outcome
-    /// The account (when completed).
-    public var uid: String?
-    /// The profile image (nil for the default image).
-    public var profileImageName: String?
-    /// The session started for the new user, if any.
-    public var sessionId: String?
-    /// The session token, shown once (nil when replayed or when no session could start).
-    public var token: String?
-    /// For failures: the step, reason and message.
-    public var failure: Failed?
-    /// True when an earlier attempt with the same idempotency key answered.
-    public var replayed = false
-}
-
 // MARK: - RegistrationCoordinator
 
 /// The imperative shell of the registration saga: it asks `RegistrationSaga.nextAction`, performs
-/// the action (store, blob folder), appends the outcome as an event, and asks again.
-/// `recover` runs the same loop from the state folded out of the log.
+/// the action (blob folder, failpoints), hands the outcome to `RegistrationSaga.decide`, appends the
+/// events decided, and asks again. `recover` runs the same loop from the state folded out of the log.
 public final class RegistrationCoordinator {
     let store: any EventStore
     let blobs: any BlobStore
@@ -37,12 +15,6 @@ public final class RegistrationCoordinator {
     let failpoints: Failpoints
     let locks: any RegistrationLocks
     let emailIndex = EmailIndex()
-    /// Events decided but not appended yet: the steps that touch nothing outside the log are appended
-    /// together, in one durable write, before the next outside effect (a blob) or at the end.
-    private var staged = StagedEvents()
-    /// The blob this run wrote and still holds (never set by `recover`, which writes none). Until the
-    /// batch with its `ImageStored` is durable no event owns it; a failure before that discards it.
-    private var writtenImage: String?
     /// Called before a failpoint kills the process (flush output).
     public var beforeCrash: () -> Void = {}
     /// The account a first session is for, appended in the batch that completes the registration
@@ -57,12 +29,10 @@ public final class RegistrationCoordinator {
         self.locks = locks ?? FileRegistrationLocks(directory: directory)
     }
 
-    /// The plan of one registration: what the steps write.
+    /// The plan of one registration: what the steps record, and the image's bytes.
     struct Plan {
-        let valid: ValidRegistration
-        let uid: String
-        let imageName: String?
-        let passwordHash: String
+        let saga: RegistrationPlan
+        let imageBytes: [UInt8]?
     }
 
     // MARK: - Register
@@ -75,18 +45,14 @@ public final class RegistrationCoordinator {
         let stream = StreamCategory.registration.stream(registration)
         if idempotencyKey != nil, let earlier = try earlierResult(stream, registration, input) { return earlier }
         guard let lock = try locks.acquire(registration) else {
-            throw StoreError(.conditionFailed, "registration \(registration) is running in another process", reason: "in-progress")
+            throw StoreError("registration \(registration) is running in another process", condition: .registrationRunning)
         }
         defer { lock.release() }
         if idempotencyKey != nil, let earlier = try earlierResult(stream, registration, input) { return earlier }
-        var state = RegistrationState(registration: registration)
-
         let valid: ValidRegistration
         switch RegistrationValidator.validate(input) {
         case .failure(let refused):
-            let failed = Failed(step: .validation, reason: refused.reason, message: refused.message, email: refused.email)
-            try append(.failed(failed), to: &state)
-            return result(state)
+            return result(try record(RegistrationSaga.rejected(refused), on: RegistrationState(registration: registration)))
         case .success(let ok):
             valid = ok
         }
@@ -94,10 +60,16 @@ public final class RegistrationCoordinator {
         // Noted before the blob is written, so `recover` and `audit` leave it alone while this runs.
         if let imageName { try lock.noteImage(imageName) }
         try blobs.prepare()
-        let plan = Plan(valid: valid, uid: newID(), imageName: imageName, passwordHash: try hasher.hash(valid.password, random: random))
-        session = (plan.uid, nil)
+        let uid = newID()
+        let image = valid.image.flatMap { image in
+            imageName.map { ImageStored(uid: uid, imageName: $0, contentType: image.contentType, bytes: image.bytes.count,
+                                        sha256: SHA256.hex(image.bytes)) }
+        }
+        let plan = RegistrationPlan(uid: uid, email: valid.email, userName: valid.userName,
+                                    passwordHash: try hasher.hash(valid.password, random: random), image: image)
+        session = (uid, nil)
         defer { session = nil }
-        try drive(&state, plan: plan)
+        let state = try drive(RegistrationState(registration: registration), plan: Plan(saga: plan, imageBytes: valid.image?.bytes))
         var outcome = result(state)
         if state.outcome == .completed, let started = session?.started {
             outcome.sessionId = started.sessionId
@@ -132,159 +104,122 @@ public final class RegistrationCoordinator {
 
     // MARK: - The loop
 
-    /// Performs actions until the saga finishes or a compensation step fails (compensation-pending).
-    /// Events of steps with no outside effect are staged and appended together before the next blob
-    /// operation and at the end: a registration is one durable write, with an image too (its blob is
-    /// written before the account, so nothing outside the log happens between the account and the profile).
-    func drive(_ state: inout RegistrationState, plan: Plan?) throws {
-        staged = StagedEvents()
-        writtenImage = nil
-        defer { staged = StagedEvents(); writtenImage = nil }  // a throw leaves nothing staged: it was never acknowledged
-        // Every way out of the steps appends what they staged; a refused append stages a failure to go on from.
-        repeat { try steps(&state, plan: plan) } while try !flush(&state, email: plan?.valid.email)
+    /// Performs actions until the saga finishes or a compensation step fails (compensation-pending);
+    /// returns the registration's state. Events of steps with no outside effect are held and appended
+    /// together before the next blob operation and at the end: a registration is one durable write,
+    /// with an image too (its blob is written before the account, so nothing outside the log happens
+    /// between the account and the profile).
+    func drive(_ start: RegistrationState, plan: Plan?) throws -> RegistrationState {
+        var batch = BatchingAppender(start)
+        // The blob this run wrote (never in `recover`, which writes none). Until the batch with its
+        // `ImageStored` is durable no event owns it; a failure before that discards it.
+        var writtenImage: String?
+        let withImage = plan.map { $0.saga.image != nil } ?? start.withImage
+        while true {
+            let action = RegistrationSaga.nextAction(batch.state, withImage: withImage, writtenImage: writtenImage)
+            if action.needsDurableLog, let refusal = try appendHeld(&batch) {
+                guard try settle(refusal.action, try outcome(of: refusal.error, for: refusal.action), &batch, plan: plan) else { break }
+                continue
+            }
+            if case .finish = action { break }
+            let outcome = try perform(action, plan: plan, writtenImage: &writtenImage)
+            guard try settle(action, outcome, &batch, plan: plan) else { break }
+        }
+        return batch.state
     }
 
-    /// The saga loop: performs actions until the saga finishes or a compensation step fails.
-    private func steps(_ state: inout RegistrationState, plan: Plan?) throws {
+    /// Holds what `decide` makes of `action`'s `outcome`. A blob action's events, and what is held
+    /// when the run stops, are appended at once; a refusal of that write is decided in turn.
+    /// False when the run stops (a compensation failed: compensation-pending).
+    private func settle(_ action: RegistrationSaga.Action, _ outcome: RegistrationSaga.StepOutcome, _ batch: inout BatchingAppender,
+                        plan: Plan?) throws -> Bool {
+        var (action, outcome) = (action, outcome)
         while true {
-            let action = RegistrationSaga.nextAction(state, withImage: plan.map { $0.imageName != nil } ?? state.withImage,
-                                                     writtenImage: writtenImage)
-            switch action {
-            case .writeImage, .undoImage, .discardImage, .finish:
-                // Outside effects and the end need what was decided so far on disk first.
-                if try !flush(&state, email: plan?.valid.email) { continue }
-            default:
+            let decision = RegistrationSaga.decide(action, outcome, state: batch.state, plan: plan?.saga, at: clock.now())
+            switch decision {
+            case .record(let events):
+                batch.hold(events, for: action.outcomeOfRefusedAppend ? action : nil, condition: action == .createAccount ? emailIndex : nil)
+            case .fail(let failure):
+                batch.hold([failure], for: nil)
+            case .stop:
                 break
             }
+            guard action.touchesBlobs || decision == .stop else { return true }
+            guard let refusal = try appendHeld(&batch) else { return decision != .stop }
+            (action, outcome) = (refusal.action, try self.outcome(of: refusal.error, for: refusal.action))
+        }
+    }
+
+    /// Performs the part of `action` outside the log (the blob folder, the failpoint before its event).
+    private func perform(_ action: RegistrationSaga.Action, plan: Plan?, writtenImage: inout String?) throws -> RegistrationSaga.StepOutcome {
+        do {
             switch action {
             case .writeImage:
-                guard let plan, let imageName = plan.imageName, let image = plan.valid.image else { return }
-                try step(.image, email: plan.valid.email, &state) { (_: inout RegistrationState) throws in
-                    try failpoints.beforeAppending(.imageStored)
-                    do {
-                        try blobs.put(imageName, image.bytes)
-                    } catch {
-                        try? blobs.remove(imageName)  // e.g. renamed but its folder not synced; else `recover` removes it
-                        throw error
-                    }
-                    writtenImage = imageName
-                }
-            case .createAccount:
-                guard let plan else { return }
-                let created = AccountCreated(uid: plan.uid, email: plan.valid.email, passwordHash: plan.passwordHash,
-                                             withImage: plan.imageName != nil)
-                try step(.account, email: plan.valid.email, &state) { (state: inout RegistrationState) throws in
-                    try failpoints.beforeAppending(.accountCreated)
-                    try append(.accountCreated(created), to: &state, condition: emailIndex, stage: true)
-                }
-            case .recordImage:
-                guard let plan, let imageName = plan.imageName, let image = plan.valid.image else { return }
-                let stored = ImageStored(uid: plan.uid, imageName: imageName, contentType: image.contentType,
-                                         bytes: image.bytes.count, sha256: SHA256.hex(image.bytes))
-                try append(.imageStored(stored), to: &state, stage: true)
-            case .writeProfile:
-                guard let plan else { return }
-                try step(.profile, email: plan.valid.email, &state) { (state: inout RegistrationState) throws in
-                    try failpoints.beforeAppending(.profileWritten)
-                    let profile = ProfileWritten(uid: plan.uid, email: plan.valid.email, userName: plan.valid.userName,
-                                                 profileImageName: plan.imageName, createdAt: clock.now())
-                    try append(.profileWritten(profile), to: &state, stage: true)
-                }
-            case .undoImage(let uid, let imageName):
+                guard let imageName = plan?.saga.image?.imageName, let bytes = plan?.imageBytes else { return .failed(message: "no image planned") }
+                try failpoints.beforeAppending(.imageStored)
                 do {
-                    try failpoints.beforeAppending(.imageDeleted)
-                    try blobs.remove(imageName)
-                    try append(.imageDeleted(ImageDeleted(uid: uid, imageName: imageName)), to: &state)
-                } catch let error as StoreError where error.code == .notDurable {
-                    throw error
+                    try blobs.put(imageName, bytes)
                 } catch {
-                    return  // compensation-pending: `ledger recover` finishes it
+                    try? blobs.remove(imageName)  // e.g. renamed but its folder not synced; else `recover` removes it
+                    throw error
                 }
+                writtenImage = imageName
+            case .createAccount:
+                try failpoints.beforeAppending(.accountCreated)
+            case .writeProfile:
+                try failpoints.beforeAppending(.profileWritten)
+            case .undoImage(_, let imageName):
+                try failpoints.beforeAppending(.imageDeleted)
+                try blobs.remove(imageName)
+            case .undoAccount:
+                try failpoints.beforeAppending(.accountDeleted)
             case .discardImage(let imageName):
                 // No event owns it. If it cannot be removed now, `ledger recover` removes it as an orphan.
                 try? blobs.remove(imageName)
                 writtenImage = nil
-            case .undoAccount(let uid):
-                do {
-                    try failpoints.beforeAppending(.accountDeleted)
-                    try append(.accountDeleted(AccountDeleted(uid: uid)), to: &state, stage: true)
-                } catch let error as StoreError where error.code == .notDurable {
-                    throw error
-                } catch {
-                    return
-                }
-            case .finish:
-                return
+            case .recordImage, .finish:
+                break
             }
-        }
-    }
-
-    /// Runs one forward step; a failure appends `Failed` (email taken, or an I/O error) instead.
-    private func step(_ step: RegistrationStep, email: String, _ state: inout RegistrationState,
-                      _ body: (inout RegistrationState) throws -> Void) throws {
-        do {
-            try body(&state)
-        } catch let error as StoreError where error.code == .notDurable || error.code == .damaged {
-            throw error
-        } catch let error as StoreError where error.reason == "email-already-in-use" {
-            try append(RegistrationSaga.failure(at: step, reason: "email-already-in-use", message: error.message, state: state, email: email),
-                       to: &state, stage: true)
+            return .done
         } catch {
-            try append(RegistrationSaga.failure(at: step, reason: "io-error", message: "\(error)", state: state, email: email), to: &state, stage: true)
+            return try outcome(of: error, for: action)
         }
     }
 
-    /// Adds one event to the registration: staged (folded provisionally, appended at the next flush)
-    /// when `stage`, else appended at once together with whatever is staged.
-    func append(_ event: LedgerEvent, to state: inout RegistrationState, condition: (any AppendCondition)? = nil,
-                stage: Bool = false) throws {
-        staged.add(event, condition: condition, before: state)
-        state.evolve(RecordedEvent(envelope: Envelope(seq: 0, id: "", at: clock.now(), type: event.type.rawValue, v: event.type.currentVersion,
-                                                      stream: "", data: event.data, prev: "", hash: ""), event: event))
-        if !stage { try flushOrThrow(&state) }
-    }
-
-    /// Appends the staged events in one durable write; true when they were. When the store refuses
-    /// them (the email is taken, an I/O error), none of them happened: the state goes back to before
-    /// them, the failure of their first step is staged instead, and this returns false (the saga goes on).
-    private func flush(_ state: inout RegistrationState, email: String?) throws -> Bool {
-        guard staged.before != nil else { return true }
-        let step = staged.firstStep
-        do {
-            try flushOrThrow(&state)
-            return true
-        } catch let error as StoreError where error.code != .notDurable && error.code != .damaged {
-            guard let step else { throw error }
-            let taken = error.reason == "email-already-in-use"
-            try append(RegistrationSaga.failure(at: step, reason: taken ? "email-already-in-use" : "io-error",
-                                                message: taken ? error.message : "\(error)", state: state, email: email), to: &state, stage: true)
-            return false
+    /// What `error` means as `action`'s outcome: the errors are read here, once. Errors after which
+    /// nothing can be assumed about the log end the run: not durable always, damaged for a forward
+    /// step (a compensation that meets a damaged log leaves the registration compensation-pending).
+    private func outcome(of error: any Error, for action: RegistrationSaga.Action) throws -> RegistrationSaga.StepOutcome {
+        if let error = error as? StoreError {
+            if error.code == .notDurable || (error.code == .damaged && action.step != nil) { throw error }
+            if let condition = error.condition { return .refused(condition, message: error.message) }
         }
+        return .failed(message: "\(error)")
     }
 
-    /// Appends the staged events; on any error the state goes back to before them and the error is thrown.
-    /// The batch that completes a registration also starts its first session (`SessionStarted` in
-    /// the session's own stream): one durable write for both, all or nothing.
-    private func flushOrThrow(_ state: inout RegistrationState) throws {
-        guard let before = staged.before else { return }
-        let batch = staged
-        let stream = StreamCategory.registration.stream(state.registration)
-        let expected: ExpectedVersion = before.version == 0 ? .noStream : .exactly(before.version)
-        var parts = [StreamAppend(batch.events, to: stream, expected: expected)]
+    /// Appends `event` to the registration in a write of its own; a refusal is thrown.
+    func record(_ event: LedgerEvent, on state: RegistrationState) throws -> RegistrationState {
+        var batch = BatchingAppender(state)
+        batch.hold([event], for: nil)
+        _ = try appendHeld(&batch)
+        return batch.state
+    }
+
+    /// Appends what `batch` holds; the refusal when the store refused it as an action's outcome.
+    private func appendHeld(_ batch: inout BatchingAppender) throws -> BatchingAppender.Refusal? {
+        try batch.flush { events, expected, condition, after in try write(events, expected: expected, condition: condition, reaching: after) }
+    }
+
+    /// Appends `events` in one durable write. The batch that completes a registration also starts
+    /// its first session (`SessionStarted` in the session's own stream): one write for both, all or nothing.
+    private func write(_ events: [LedgerEvent], expected: ExpectedVersion, condition: (any AppendCondition)?,
+                       reaching state: RegistrationState) throws {
+        var parts = [StreamAppend(events, to: StreamCategory.registration.stream(state.registration), expected: expected)]
         let started = state.outcome == .completed ? newSession() : nil
         if let started { parts.append(started.part) }
-        do {
-            let recorded = try store.append(parts, condition: batch.condition)
-            staged = StagedEvents()
-            state = before
-            recorded.filter { $0.stream == stream }.forEach { state.evolve($0) }
-        } catch {
-            staged = StagedEvents()  // none of them happened
-            state = before
-            throw error
-        }
+        _ = try store.append(parts, condition: condition)
         if let started { session?.started = started.started }
-        batch.events.forEach { failpoints.afterAppending($0.type, flush: beforeCrash) }
+        events.forEach { failpoints.afterAppending($0.type, flush: beforeCrash) }
         if started != nil { failpoints.afterAppending(.sessionStarted, flush: beforeCrash) }
     }
 

@@ -33,12 +33,19 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// For `conditionFailed`: the condition's own reason code (e.g. `email-already-in-use`); for `io`,
     /// `notRegularFile` when a store file was refused for its kind.
     public let reason: String?
+    /// For `conditionFailed`: what the refusal means, when it is one the saga acts on.
+    public let condition: ConditionFailure?
     /// For `damaged`: the problem found.
     public let problem: LogProblem?
 
     /// An error from its parts.
     public init(_ code: Code, _ message: String, reason: String? = nil, problem: LogProblem? = nil) {
-        self.code = code; self.message = message; self.reason = reason; self.problem = problem
+        self.code = code; self.message = message; self.reason = reason; self.problem = problem; condition = nil
+    }
+
+    /// A `conditionFailed` refusal meaning `condition` (its raw value is the `reason`).
+    public init(_ message: String, condition: ConditionFailure) {
+        code = .conditionFailed; self.message = message; reason = condition.rawValue; problem = nil; self.condition = condition
     }
 
     /// The message.

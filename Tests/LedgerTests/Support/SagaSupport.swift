@@ -281,3 +281,29 @@ extension LedgerViews {
         return views
     }
 }
+
+// MARK: - Given events, when an action, then events (the saga's table, pure)
+
+extension RegistrationScript {
+    /// The saga's state of this registration after `events` (folded without a store).
+    func state(given events: [LedgerEvent]) -> RegistrationState {
+        var state = RegistrationState(registration: registration)
+        events.forEach { state.evolve($0) }
+        return state
+    }
+
+    /// The plan whose events this script's builders make (`profileWritten` at `profileAt`).
+    func plan(withImage: Bool = true) -> RegistrationPlan {
+        guard case .imageStored(let image) = imageStored else { preconditionFailure("imageStored builds an ImageStored") }
+        return RegistrationPlan(uid: uid, email: email, userName: "Person", passwordHash: "$y$j9T$salt$hash", image: withImage ? image : nil)
+    }
+
+    /// The time `profileWritten` records.
+    var profileAt: Timestamp { Timestamp(rfc3339: "2026-11-29T09:00:05.000Z")! }
+
+    /// What the saga decides for `action`'s `outcome`, given `events` and this script's plan.
+    func decide(given events: [LedgerEvent], when action: RegistrationSaga.Action, _ outcome: RegistrationSaga.StepOutcome,
+                withImage: Bool = true, planned: Bool = true) -> RegistrationSaga.Decision {
+        RegistrationSaga.decide(action, outcome, state: state(given: events), plan: planned ? plan(withImage: withImage) : nil, at: profileAt)
+    }
+}
