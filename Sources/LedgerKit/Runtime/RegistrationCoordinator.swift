@@ -28,7 +28,7 @@ public struct RegistrationResult: Equatable, Sendable {
 /// the action (store, blob folder), appends the outcome as an event, and asks again.
 /// `recover` runs the same loop from the state folded out of the log.
 public final class RegistrationCoordinator {
-    let store: any EventStore
+    let store: any LedgerStore
     let blobs: any BlobStore
     let directory: String
     let clock: any Clock
@@ -36,7 +36,6 @@ public final class RegistrationCoordinator {
     let hasher: PasswordHasher
     let failpoints: Failpoints
     let locks: any RegistrationLocks
-    let emailIndex = EmailIndex()
     /// Events decided but not appended yet: the steps that touch nothing outside the log are appended
     /// together, in one durable write, before the next outside effect (a blob) or at the end.
     private var staged = StagedEvents()
@@ -50,7 +49,7 @@ public final class RegistrationCoordinator {
     private var session: (uid: String, started: SessionService.Started?)?
 
     /// A coordinator over the data directory's store and blob folder; `locks` defaults to lock files under `directory`.
-    public init(store: any EventStore, blobs: any BlobStore, directory: String, clock: any Clock, random: any RandomSource,
+    public init(store: any LedgerStore, blobs: any BlobStore, directory: String, clock: any Clock, random: any RandomSource,
                 hasher: PasswordHasher, failpoints: Failpoints, locks: (any RegistrationLocks)? = nil) {
         self.store = store; self.blobs = blobs; self.directory = directory; self.clock = clock
         self.random = random; self.hasher = hasher; self.failpoints = failpoints
@@ -118,7 +117,7 @@ public final class RegistrationCoordinator {
     private func earlierResult(_ stream: String, _ registration: String, _ input: RegistrationInput) throws -> RegistrationResult? {
         // A new key (the usual case) is answered by the store's index; only a retry reads its stream.
         guard try store.streamVersion(stream) > 0 else { return nil }
-        let events = try store.readStreamForAppend(stream)
+        let events = try store.readIndexedStream(stream)
         guard !events.isEmpty else { return nil }
         if let difference = RegistrationRepeat.difference(input, firstAttempt: events.map(\.event), sha256Hex: { SHA256.hex($0) }) {
             throw RegistrationError.keyReused(registration: registration, difference)
@@ -175,7 +174,7 @@ public final class RegistrationCoordinator {
                                              withImage: plan.imageName != nil)
                 try step(.account, email: plan.valid.email, &state) { (state: inout RegistrationState) throws in
                     try failpoints.beforeAppending(.accountCreated)
-                    try append(.accountCreated(created), to: &state, condition: emailIndex, stage: true)
+                    try append(.accountCreated(created), to: &state, condition: .uniqueEmails, stage: true)
                 }
             case .recordImage:
                 guard let plan, let imageName = plan.imageName, let image = plan.valid.image else { return }
@@ -236,7 +235,7 @@ public final class RegistrationCoordinator {
 
     /// Adds one event to the registration: staged (folded provisionally, appended at the next flush)
     /// when `stage`, else appended at once together with whatever is staged.
-    func append(_ event: LedgerEvent, to state: inout RegistrationState, condition: (any AppendCondition)? = nil,
+    func append(_ event: LedgerEvent, to state: inout RegistrationState, condition: AppendCondition? = nil,
                 stage: Bool = false) throws {
         staged.add(event, condition: condition, before: state)
         state.evolve(RecordedEvent(envelope: Envelope(seq: 0, id: "", at: clock.now(), type: event.type.rawValue, v: event.type.currentVersion,

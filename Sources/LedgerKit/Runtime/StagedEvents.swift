@@ -10,10 +10,10 @@ struct StagedEvents {
     /// The saga state before the first staged event; nil when nothing is staged.
     private(set) var before: RegistrationState?
     /// The condition to append them under.
-    private(set) var condition: (any AppendCondition)?
+    private(set) var condition: AppendCondition?
 
     /// Adds `event`; `state` is the state before it.
-    mutating func add(_ event: LedgerEvent, condition: (any AppendCondition)?, before state: RegistrationState) {
+    mutating func add(_ event: LedgerEvent, condition: AppendCondition?, before state: RegistrationState) {
         if before == nil { before = state }
         events.append(event)
         if let condition { self.condition = condition }

@@ -12,34 +12,34 @@ extension FileEventStore {
     /// path), the index starts over: what it verified says nothing of this file.
     func syncIndexFile(_ log: FileDescriptor) {
         guard let identity = log.identity() else { return }
-        if let verified = verifiedLog, verified != identity { index = LogIndex() }
+        if let verified = verifiedLog, verified != identity { index = VerifiedPrefix() }
         verifiedLog = identity
         guard !indexFileDisabled else { return }
         logIdentity = (identity.device, identity.inode)
         var table = index.table
-        if table?.isCurrent != true { table = StoreIndexFile.open(path: indexPath) }
+        if table?.isCurrent != true { table = WritersIndex.open(path: indexPath) }
         guard let table else {
             indexFileDisabled = true
-            if index.table != nil { index = LogIndex() }
+            if index.table != nil { index = VerifiedPrefix() }
             return
         }
         if let coverage = table.coverage(logDevice: logIdentity.dev, inode: logIdentity.ino) {
             if index.table === table && coverage == index.coverage { return }
-            if let time = CoveredLine.time(in: log, lineStart: coverage.lineStart, offset: coverage.offset, head: coverage.head) {
+            if let time = SavedHeadLine.verifiedTime(in: log, lineStart: coverage.lineStart, offset: coverage.offset, head: coverage.head) {
                 // The time new events are stamped at least with comes from the verified line, not the
                 // header: an edited header could otherwise move every later stamp, and the lockout window.
                 var verified = coverage
                 verified.lastAt = time
-                index = LogIndex(table: table, coverage: verified)
+                index = VerifiedPrefix(table: table, coverage: verified)
                 return
             }
         }
-        guard let fresh = StoreIndexFile.open(path: indexPath, fresh: true) else {
+        guard let fresh = WritersIndex.open(path: indexPath, fresh: true) else {
             indexFileDisabled = true
-            if index.table != nil { index = LogIndex() }
+            if index.table != nil { index = VerifiedPrefix() }
             return
         }
-        index = LogIndex(table: fresh)
+        index = VerifiedPrefix(table: fresh)
     }
 
     /// Under the exclusive lock, before an append or a version lookup: the index lined up with the
@@ -50,7 +50,7 @@ extension FileEventStore {
         try catchUp(log, repairing: true)
         if index.lostTable {
             indexFileDisabled = true
-            index = LogIndex()
+            index = VerifiedPrefix()
             try catchUp(log, repairing: true)
         }
         index.table?.setCoverage(index.coverage, logDevice: logIdentity.dev, inode: logIdentity.ino)
@@ -84,7 +84,7 @@ extension FileEventStore {
         try StoreError.mapping {
             let size = try log.size()
             if size < index.verifiedSize {  // the file was cut: start over
-                index = LogIndex(table: index.table == nil ? nil : StoreIndexFile.open(path: indexPath, fresh: true))
+                index = VerifiedPrefix(table: index.table == nil ? nil : WritersIndex.open(path: indexPath, fresh: true))
             }
             guard size > index.verifiedSize else { return }
             var damage: LogProblem?
@@ -105,7 +105,7 @@ extension FileEventStore {
             }
             index.checker = checker
             if let damage {
-                index = LogIndex()
+                index = VerifiedPrefix()
                 throw StoreError(.damaged, "the log is damaged at \(damage) — run `ledger verify`; writers refuse until it is restored", problem: damage)
             }
             if let torn, repairing {

@@ -18,7 +18,7 @@ extension FileEventStore {
             let end = index.verifiedSize
             guard account.line >= 0, account.line < end, let line = try? Self.line(in: log, at: account.line, end: end),
                   let event = Self.checkedEvent(line), case .accountCreated(let created) = event.event,
-                  StoreIndexFile.key(created.uid) == account.uid, created.email == email else { return nil }
+                  WritersIndex.key(created.uid) == account.uid, created.email == email else { return nil }
             try checkLink(to: event, next: account.line + line.count + 1, in: log, end: end)
             // The line must still be the one folded into the index: a line edited with its next line
             // re-chained passes the link check, not this one.
@@ -62,7 +62,7 @@ extension FileEventStore {
     /// rebuilds it from the log, and meets the damage too, or drops an edited index).
     private func damaged(_ problem: LogProblem) -> StoreError {
         index.table?.markUntrusted()
-        index = LogIndex()
+        index = VerifiedPrefix()
         return StoreError(.damaged, "the log is damaged at \(problem) — run `ledger verify`; writers refuse until it is restored", problem: problem)
     }
 }

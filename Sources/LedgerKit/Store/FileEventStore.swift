@@ -5,9 +5,10 @@ import LedgerDomain
 
 /// The file backend: `events.jsonl` in the data directory, appended under an exclusive `flock`
 /// on `events.lock`, one `write` per batch, fsynced before success is reported.
-/// Keeps an in-process index (verified size, head, stream versions) and catches up on what
-/// other processes appended each time it takes the lock.
-public final class FileEventStore: EventStore {
+/// Keeps what it knows of the verified prefix of the log (`VerifiedPrefix`: size, head, stream
+/// versions, over the writers' index when there is one) and catches up on what other processes
+/// appended each time it takes the lock.
+public final class FileEventStore: LedgerStore {
     /// The data directory.
     public let directory: String
     /// `DIR/events.jsonl`.
@@ -16,17 +17,17 @@ public final class FileEventStore: EventStore {
     public let lockPath: String
     /// `DIR/events.jsonl.broken`: torn tails moved aside by repairs.
     public let brokenPath: String
-    /// `DIR/events.jsonl.index`: stream versions and live emails for writers (see `StoreIndexFile`).
+    /// `DIR/events.jsonl.index`: stream versions and the account fold's state for writers (see `WritersIndex`).
     public let indexPath: String
     /// Receives one-line notices (torn-tail repairs) meant for standard error.
     public var notice: (String) -> Void = { _ in }
 
     private let clock: any Clock
     private let random: any RandomSource
-    var index = LogIndex()
+    var index = VerifiedPrefix()
     private(set) var poisoned: StoreError?
     /// Set when the index file failed this process once; it then keeps its index in memory.
-    var indexFileDisabled = !StoreIndexFile.enabled
+    var indexFileDisabled = !WritersIndex.enabled
     /// The log's (device, inode), for the index file's header.
     var logIdentity: (dev: UInt64, ino: UInt64) = (0, 0)
     /// The file `index` verified (nil before the first look).
@@ -50,7 +51,7 @@ public final class FileEventStore: EventStore {
     // MARK: - Append
 
     /// Appends the parts as one write and one fsync, under the exclusive lock.
-    public func append(_ parts: [StreamAppend], condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+    public func append(_ parts: [StreamAppend], condition: AppendCondition?) throws -> [RecordedEvent] {
         if let poisoned { throw poisoned }
         let decoded = try StreamAppend.validatedData(parts)
         return try StoreError.mapping {
@@ -58,24 +59,18 @@ public final class FileEventStore: EventStore {
             defer { lock.unlock() }
             let log = try logForAppend()
             try lineUp(log)
-            let lookups: (any StoreLookups)? = index.table
-            let served = lookups != nil && condition?.answersFromStoreLookups == true
-            if let condition, !served { try feed(condition, from: log) }
+            if let folded = condition?.folded { try feed(folded, from: log) }
             for part in parts {
                 let version = index.version(of: part.stream)
                 guard part.expected.accepts(version) else {
                     throw StoreError.wrongVersion(stream: part.stream, expected: part.expected, actual: version)
                 }
-                if let condition, let lookups, served {
-                    try condition.check(part.events, stream: part.stream, lookups: lookups)
-                } else {
-                    try condition?.check(part.events, stream: part.stream)
-                }
+                try condition?.check(part) { index.holdsLiveAccount(email: $0) }
             }
-            let recorded = try write(parts, decoded: decoded, log: log, condition: served ? nil : condition)
+            let recorded = try write(parts, decoded: decoded, log: log, condition: condition?.folded)
             if index.lostTable {
                 indexFileDisabled = true
-                index = LogIndex()  // the next append reads the whole log once, without the index file
+                index = VerifiedPrefix()  // the next append reads the whole log once, without the index file
             } else {
                 index.table?.setCoverage(index.coverage, logDevice: logIdentity.dev, inode: logIdentity.ino)
             }
@@ -86,7 +81,7 @@ public final class FileEventStore: EventStore {
     /// Writes and syncs the parts; `decoded` are their events as `StreamAppend.validatedData`
     /// decoded them, with their data (in order), so nothing is encoded or decoded twice.
     private func write(_ parts: [StreamAppend], decoded: [(event: LedgerEvent, data: JSONObject)], log: FileDescriptor,
-                       condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+                       condition: (any FoldedCondition)?) throws -> [RecordedEvent] {
         var buffer: [UInt8] = []
         var pending: [(envelope: Envelope, offset: Int, length: Int)] = []
         var head = index.checker.head
@@ -147,8 +142,8 @@ public final class FileEventStore: EventStore {
         return recorded
     }
 
-    /// Takes the exclusive lock and repairs a torn last line, if any; true when it did.
-    /// Damage before the last line throws `.damaged` and is left untouched.
+    /// Takes the exclusive lock and repairs a torn last line, if any (moved to `brokenPath`); true
+    /// when it did. Damage before the last line throws `.damaged` and is left untouched.
     public func repairTail() throws -> Bool {
         guard FileSystem.exists(logPath) else { return false }
         do {
@@ -174,7 +169,7 @@ public final class FileEventStore: EventStore {
     }
 
     /// Feeds `condition` every verified event it has not seen yet.
-    private func feed(_ condition: any AppendCondition, from log: FileDescriptor) throws {
+    private func feed(_ condition: any FoldedCondition, from log: FileDescriptor) throws {
         guard condition.position < index.checker.head.seq else { return }
         let limit = index.checker.head.seq
         var checker = ChainChecker()

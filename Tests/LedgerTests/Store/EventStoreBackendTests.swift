@@ -62,7 +62,7 @@ struct EventStoreBackendTests {
         try withTempDirectory { dir in
             let file = FileEventStore(directory: dir, clock: FixedClock(step: 250), random: SeededRandom(seed: 3))
             let memory = InMemoryEventStore(clock: FixedClock(step: 250), random: SeededRandom(seed: 3))
-            for store in [file, memory] as [any EventStore] {
+            for store in [file, memory] as [any LedgerStore] {
                 for (n, type) in EventType.allCases.enumerated() {
                     _ = try store.append([Fixtures.event(type, n)], to: Fixtures.stream(for: type, n), expected: .noStream)
                 }
