@@ -24,13 +24,13 @@ public final class FileEventStore: LedgerStore {
 
     private let clock: any Clock
     private let random: any RandomSource
-    var index = VerifiedPrefix()
+    var prefix = VerifiedPrefix()
     private(set) var poisoned: StoreError?
     /// Set when the index file failed this process once; it then keeps its index in memory.
     var indexFileDisabled = !WritersIndex.enabled
     /// The log's (device, inode), for the index file's header.
     var logIdentity: (dev: UInt64, ino: UInt64) = (0, 0)
-    /// The file `index` verified (nil before the first look).
+    /// The file `prefix` verified (nil before the first look).
     var verifiedLog: FileIdentity?
     /// The lock file and log appends keep open (see `AppendFiles`).
     var appendFiles: AppendFiles?
@@ -58,21 +58,21 @@ public final class FileEventStore: LedgerStore {
             let lock = try lockForAppend()
             defer { lock.unlock() }
             let log = try logForAppend()
-            try lineUp(log)
+            try catchUpAsWriter(log)
             if let folded = condition?.folded { try feed(folded, from: log) }
             for part in parts {
-                let version = index.version(of: part.stream)
+                let version = prefix.version(of: part.stream)
                 guard part.expected.accepts(version) else {
                     throw StoreError.wrongVersion(stream: part.stream, expected: part.expected, actual: version)
                 }
-                try condition?.check(part) { index.holdsLiveAccount(email: $0) }
+                try condition?.check(part) { prefix.holdsLiveAccount(email: $0) }
             }
             let recorded = try write(parts, decoded: decoded, log: log, condition: condition?.folded)
-            if index.lostTable {
+            if prefix.lostTable {
                 indexFileDisabled = true
-                index = VerifiedPrefix()  // the next append reads the whole log once, without the index file
+                prefix = VerifiedPrefix()  // the next append reads the whole log once, without the index file
             } else {
-                index.table?.setCoverage(index.coverage, logDevice: logIdentity.dev, inode: logIdentity.ino)
+                prefix.table?.setCoverage(prefix.coverage, logDevice: logIdentity.dev, inode: logIdentity.ino)
             }
             return recorded
         }
@@ -84,16 +84,16 @@ public final class FileEventStore: LedgerStore {
                        condition: (any FoldedCondition)?) throws -> [RecordedEvent] {
         var buffer: [UInt8] = []
         var pending: [(envelope: Envelope, offset: Int, length: Int)] = []
-        var head = index.checker.head
-        var at = max(clock.now(), index.lastAt)
-        let start = index.verifiedSize
+        var head = prefix.checker.head
+        var at = max(clock.now(), prefix.lastAt)
+        let start = prefix.verifiedSize
         var batchIDs = Set<String>()
         let streams = parts.flatMap { part in part.events.map { _ in part.stream } }
         for (stream, (event, data)) in zip(streams, decoded) {
             // A repeated id would make the log invalid; with a sound CSPRNG this loop runs once.
             var id = Identifiers.uuid(fromRandom: idBytes.take16(from: random))
             var tries = 1
-            while index.checker.hasSeen(id: id) || batchIDs.contains(id) {
+            while prefix.checker.hasSeen(id: id) || batchIDs.contains(id) {
                 guard tries < 8 else { throw StoreError(.io, "the random source keeps repeating event ids; refusing to append") }
                 id = Identifiers.uuid(fromRandom: idBytes.take16(from: random))
                 tries += 1
@@ -131,8 +131,8 @@ public final class FileEventStore: LedgerStore {
         var recorded: [RecordedEvent] = []
         for ((envelope, offset, length), (event, _)) in zip(pending, decoded) {
             do {
-                let event = try index.checker.check(envelope, bodyHash: envelope.hash, prepared: .event(event))
-                index.record(event, offset: offset, length: length)
+                let event = try prefix.checker.check(envelope, bodyHash: envelope.hash, prepared: .event(event))
+                prefix.record(event, offset: offset, length: length)
                 condition?.observe(event)
                 recorded.append(event)
             } catch {
@@ -170,8 +170,8 @@ public final class FileEventStore: LedgerStore {
 
     /// Feeds `condition` every verified event it has not seen yet.
     private func feed(_ condition: any FoldedCondition, from log: FileDescriptor) throws {
-        guard condition.position < index.checker.head.seq else { return }
-        let limit = index.checker.head.seq
+        guard condition.position < prefix.checker.head.seq else { return }
+        let limit = prefix.checker.head.seq
         var checker = ChainChecker()
         do {
             try LogScanner.scan(log, checker: &checker) { item in
@@ -188,17 +188,17 @@ public final class FileEventStore: LedgerStore {
 
     /// The last verified line's `seq` and `hash`.
     public func head() throws -> Head {
-        var head = index.checker.head
+        var head = prefix.checker.head
         try withReadLock { (log) throws in
             let size = try log.size()
-            guard index.table != nil || size < index.verifiedSize else {
+            guard prefix.table != nil || size < prefix.verifiedSize else {
                 try catchUp(log, repairing: false)
-                head = index.checker.head
+                head = prefix.checker.head
                 return
             }
             // Under the shared lock the index file is not ours to change: follow the tail on a copy.
-            let from = index.table != nil && size >= index.verifiedSize ? index.verifiedSize : 0
-            var checker = from == 0 ? ChainChecker() : index.checker
+            let from = prefix.table != nil && size >= prefix.verifiedSize ? prefix.verifiedSize : 0
+            var checker = from == 0 ? ChainChecker() : prefix.checker
             var damage: LogProblem?
             try LogScanner.scan(log, from: from, checker: &checker) { item in
                 switch item {
