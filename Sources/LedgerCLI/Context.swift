@@ -92,7 +92,7 @@ public struct Context {
     }
 
     /// The store of `invocation`: PostgreSQL when `--store`/`LEDGER_STORE` names one, else the data directory's file.
-    public func store(_ invocation: Invocation) throws -> any EventStore {
+    public func store(_ invocation: Invocation) throws -> any LedgerStore {
         switch try storeLocation(invocation) {
         case .file: return fileStore(invocation)
         case .postgres(let url): return PostgresEventStore(url: url, clock: clock, random: random)

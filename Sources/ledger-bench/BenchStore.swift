@@ -6,7 +6,7 @@ import LedgerKit
 /// PostgreSQL database at URL, emptied first — give it a database of its own.
 enum BenchStore {
     /// A fresh, empty store for one run.
-    static func fresh(directory: String, url: String?) throws -> any EventStore {
+    static func fresh(directory: String, url: String?) throws -> any LedgerStore {
         guard let url else { return FileEventStore(directory: directory) }
         guard let parsed = PostgresURL(url) else { throw BenchError.usage("--store needs a postgres:// URL") }
         let connection = try PostgresConnection(parsed)

@@ -65,7 +65,7 @@ public struct Checkpoint {
         var trailer = [UInt8](repeating: 0, count: 64)
         guard (try? trailer.withUnsafeMutableBytes({ try saved.read(into: $0.baseAddress!, count: 64, at: end) })) == 64,
               trailer == Array(sha.finalize().utf8),
-              let headAt = CoveredLine.time(in: file, lineStart: lineStart, offset: offset, head: views.head)
+              let headAt = SavedHeadLine.verifiedTime(in: file, lineStart: lineStart, offset: offset, head: views.head)
         else { return nil }
         return Checkpoint(views: views, ids: ids, lineStart: lineStart, offset: offset, headAt: headAt)
     }

@@ -24,7 +24,7 @@ struct BatchingAppender {
     /// The action a refusal of the held events is the outcome of (nil: a refusal is thrown).
     private var opener: RegistrationSaga.Action?
     /// The condition to append the held events under (the email check of `AccountCreated`).
-    private var condition: (any AppendCondition)?
+    private var condition: AppendCondition?
 
     /// An appender over a registration whose log holds `state`.
     init(_ state: RegistrationState) {
@@ -34,7 +34,7 @@ struct BatchingAppender {
 
     /// Holds `events`, the outcome of `action`: a refused write of the batch they open is that
     /// action's outcome when `action` is given, else the refusal is thrown.
-    mutating func hold(_ events: [LedgerEvent], for action: RegistrationSaga.Action?, condition: (any AppendCondition)? = nil) {
+    mutating func hold(_ events: [LedgerEvent], for action: RegistrationSaga.Action?, condition: AppendCondition? = nil) {
         guard !events.isEmpty else { return }
         if held.isEmpty { opener = action }
         held += events
@@ -44,7 +44,7 @@ struct BatchingAppender {
 
     /// Appends the held events through `write` (events, the version the stream must be at, the
     /// condition, and the state they lead to); nil when they were appended or nothing was held.
-    mutating func flush(_ write: ([LedgerEvent], ExpectedVersion, (any AppendCondition)?, RegistrationState) throws -> Void) throws -> Refusal? {
+    mutating func flush(_ write: ([LedgerEvent], ExpectedVersion, AppendCondition?, RegistrationState) throws -> Void) throws -> Refusal? {
         guard !held.isEmpty else { return nil }
         let batch = held, opener = opener, condition = condition
         held = []; self.opener = nil; self.condition = nil

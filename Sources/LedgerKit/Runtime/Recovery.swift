@@ -31,7 +31,7 @@ extension RegistrationCoordinator {
     /// torn tail. Registrations whose lock a live process holds are left alone. Idempotent.
     public func recover() throws -> RecoveryReport {
         var report = RecoveryReport()
-        if let fileStore = store as? FileEventStore { report.repairedTornTail = try fileStore.repairTail() }
+        report.repairedTornTail = try store.repairTail()
         var views = try currentViews()
         for candidate in views.registrations.rows where candidate.outcome == .inProgress || candidate.outcome == .compensationPending {
             let registration = candidate.registration
@@ -41,7 +41,7 @@ extension RegistrationCoordinator {
             }
             defer { lock.release() }
             var state = RegistrationState(registration: registration)
-            try store.readStreamForAppend(StreamCategory.registration.stream(registration)).forEach { state.evolve($0) }
+            try store.readIndexedStream(StreamCategory.registration.stream(registration)).forEach { state.evolve($0) }
             if state.outcome == .inProgress {
                 state = try record(RegistrationSaga.interrupted(state), on: state)
                 report.interrupted.append(registration)
@@ -60,7 +60,7 @@ extension RegistrationCoordinator {
         let orphan = { (name: String) in views.images.status(of: name) != .stored && !running.contains(name) }
         // Removing is destructive: a blob the checkpoint calls an orphan is removed only when the whole
         // verified log says so too (a re-sealed checkpoint may have forgotten a live user's image).
-        if files.contains(where: { orphan($0) && Identifiers.isLowercaseUUID($0) }), store is FileEventStore {
+        if files.contains(where: { orphan($0) && Identifiers.isLowercaseUUID($0) }), store.viewsMayComeFromACheckpoint {
             views = LedgerViews()
             views = try currentViews(usingCheckpoint: false)
         }
@@ -85,16 +85,8 @@ extension RegistrationCoordinator {
         return report
     }
 
-    /// Every view, folded up to the head: for the file store from its checkpoint (unless not
-    /// `usingCheckpoint`) and the lines after it (`ViewLoader`, as the read commands do; it saves a
-    /// newer checkpoint when it read far enough), for any other store through `scanViews`.
+    /// Every view, folded up to the head (from the store's checkpoint unless not `usingCheckpoint`).
     private func currentViews(usingCheckpoint: Bool = true) throws -> LedgerViews {
-        var views = LedgerViews()
-        if let fileStore = store as? FileEventStore {
-            guard FileSystem.exists(fileStore.logPath) else { return views }
-            return try ViewLoader.load(path: fileStore.logPath, asOf: nil, now: clock.now(), usingCheckpoint: usingCheckpoint).views
-        }
-        _ = try store.scanViews(wanted: { _ in false }, visit: { views.apply($0, hash: $1) })
-        return views
+        try store.currentViews(now: clock.now(), usingCheckpoint: usingCheckpoint)
     }
 }

@@ -6,7 +6,7 @@ import LedgerDomain
 /// the action (blob folder, failpoints), hands the outcome to `RegistrationSaga.decide`, appends the
 /// events decided, and asks again. `recover` runs the same loop from the state folded out of the log.
 public final class RegistrationCoordinator {
-    let store: any EventStore
+    let store: any LedgerStore
     let blobs: any BlobStore
     let directory: String
     let clock: any Clock
@@ -14,7 +14,6 @@ public final class RegistrationCoordinator {
     let hasher: PasswordHasher
     let failpoints: Failpoints
     let locks: any RegistrationLocks
-    let emailIndex = EmailIndex()
     /// Called before a failpoint kills the process (flush output).
     public var beforeCrash: () -> Void = {}
     /// The account a first session is for, appended in the batch that completes the registration
@@ -22,7 +21,7 @@ public final class RegistrationCoordinator {
     private var session: (uid: String, started: SessionService.Started?)?
 
     /// A coordinator over the data directory's store and blob folder; `locks` defaults to lock files under `directory`.
-    public init(store: any EventStore, blobs: any BlobStore, directory: String, clock: any Clock, random: any RandomSource,
+    public init(store: any LedgerStore, blobs: any BlobStore, directory: String, clock: any Clock, random: any RandomSource,
                 hasher: PasswordHasher, failpoints: Failpoints, locks: (any RegistrationLocks)? = nil) {
         self.store = store; self.blobs = blobs; self.directory = directory; self.clock = clock
         self.random = random; self.hasher = hasher; self.failpoints = failpoints
@@ -90,7 +89,7 @@ public final class RegistrationCoordinator {
     private func earlierResult(_ stream: String, _ registration: String, _ input: RegistrationInput) throws -> RegistrationResult? {
         // A new key (the usual case) is answered by the store's index; only a retry reads its stream.
         guard try store.streamVersion(stream) > 0 else { return nil }
-        let events = try store.readStreamForAppend(stream)
+        let events = try store.readIndexedStream(stream)
         guard !events.isEmpty else { return nil }
         if let difference = RegistrationRepeat.difference(input, firstAttempt: events.map(\.event), sha256Hex: { SHA256.hex($0) }) {
             throw RegistrationError.keyReused(registration: registration, difference)
@@ -138,7 +137,7 @@ public final class RegistrationCoordinator {
             let decision = RegistrationSaga.decide(action, outcome, state: batch.state, plan: plan?.saga, at: clock.now())
             switch decision {
             case .record(let events):
-                batch.hold(events, for: action.outcomeOfRefusedAppend ? action : nil, condition: action == .createAccount ? emailIndex : nil)
+                batch.hold(events, for: action.outcomeOfRefusedAppend ? action : nil, condition: action == .createAccount ? .uniqueEmails : nil)
             case .fail(let failure):
                 batch.hold([failure], for: nil)
             case .stop:
@@ -212,7 +211,7 @@ public final class RegistrationCoordinator {
 
     /// Appends `events` in one durable write. The batch that completes a registration also starts
     /// its first session (`SessionStarted` in the session's own stream): one write for both, all or nothing.
-    private func write(_ events: [LedgerEvent], expected: ExpectedVersion, condition: (any AppendCondition)?,
+    private func write(_ events: [LedgerEvent], expected: ExpectedVersion, condition: AppendCondition?,
                        reaching state: RegistrationState) throws {
         var parts = [StreamAppend(events, to: StreamCategory.registration.stream(state.registration), expected: expected)]
         let started = state.outcome == .completed ? newSession() : nil

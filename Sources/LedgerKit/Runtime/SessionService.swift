@@ -5,7 +5,7 @@ import LedgerDomain
 /// Sign-in, sign-out and session starts. Refusals look the same for an unknown email, a wrong
 /// password and a locked account (same message, same status, one yescrypt computation each).
 public final class SessionService {
-    let store: any EventStore
+    let store: any LedgerStore
     let clock: any Clock
     let random: any RandomSource
     let hasher: PasswordHasher
@@ -22,7 +22,7 @@ public final class SessionService {
 
     /// A session service over `store`, whose sign-ins of one email take turns through `signInLocks`
     /// (the store's own: lock files for the file log, advisory locks for PostgreSQL).
-    public init(store: any EventStore, signInLocks: any SignInLocks, clock: any Clock, random: any RandomSource, hasher: PasswordHasher,
+    public init(store: any LedgerStore, signInLocks: any SignInLocks, clock: any Clock, random: any RandomSource, hasher: PasswordHasher,
                 failpoints: Failpoints = Failpoints()) {
         self.store = store; self.signInLocks = signInLocks; self.clock = clock; self.random = random; self.hasher = hasher
         self.failpoints = failpoints
@@ -157,7 +157,7 @@ public final class SessionService {
     public func logout(sessionId: String) throws -> SessionRow {
         let stream = StreamCategory.session.stream(sessionId)
         var views = SessionView()
-        let events = Identifiers.isLowercaseUUID(sessionId) ? try store.readStreamForAppend(stream) : []
+        let events = Identifiers.isLowercaseUUID(sessionId) ? try store.readIndexedStream(stream) : []
         events.forEach { views.apply($0) }
         guard let row = views.row(sessionId: sessionId), row.status(at: clock.now()) == .active else {
             throw AuthError(.noSession, "no active session \(sessionId)")

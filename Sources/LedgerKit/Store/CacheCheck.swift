@@ -24,7 +24,7 @@ enum CacheCheck {
         guard index != nil || checkpoint != nil else { return [] }
         let indexSeq = index?.coverage.head.seq ?? 0, checkpointSeq = checkpoint?.seq ?? 0
         let last = max(indexSeq, checkpointSeq)
-        let fresh = index.flatMap { StoreIndexFile.inMemory(capacity: $0.table.capacity) }
+        let fresh = index.flatMap { WritersIndex.inMemory(capacity: $0.table.capacity) }
         var views = LedgerViews()
         var foldedIndex = index != nil && fresh != nil
         var checker = ChainChecker()
@@ -75,15 +75,15 @@ enum CacheCheck {
     /// A copy of the index at `path` with what it covers, when writers would adopt it for `log`.
     /// Copied under the writers' lock, shared, when the log's folder has one (a writer changes the
     /// file under it, exclusive).
-    private static func indexSnapshot(path: String, log: FileDescriptor) -> (table: StoreIndexFile, coverage: StoreIndexFile.Coverage)? {
-        guard StoreIndexFile.enabled, FileSystem.exists(path), let identity = log.identity() else { return nil }
+    private static func indexSnapshot(path: String, log: FileDescriptor) -> (table: WritersIndex, coverage: WritersIndex.Coverage)? {
+        guard WritersIndex.enabled, FileSystem.exists(path), let identity = log.identity() else { return nil }
         let lockPath = FileSystem.join(FileSystem.directoryName(path), "events.lock")
         let lock = FileSystem.exists(lockPath) ? try? FileDescriptor(path: lockPath, flags: O_RDONLY | O_NOFOLLOW) : nil
         try? lock?.lock(LOCK_SH)
         defer { lock?.unlock() }
-        guard let table = StoreIndexFile.snapshot(path: path),
+        guard let table = WritersIndex.snapshot(path: path),
               let coverage = table.coverage(logDevice: identity.device, inode: identity.inode),
-              CoveredLine.time(in: log, lineStart: coverage.lineStart, offset: coverage.offset, head: coverage.head) != nil
+              SavedHeadLine.verifiedTime(in: log, lineStart: coverage.lineStart, offset: coverage.offset, head: coverage.head) != nil
         else { return nil }
         return (table, coverage)
     }

@@ -47,8 +47,8 @@ public struct StreamAppend: Sendable {
     }
 
     /// Checks what every store refuses before taking its lock: an empty batch, two parts for one
-    /// stream, accounts created in more than one part (an append condition such as `EmailIndex` is
-    /// asked per part, against the log before the batch), a stream name that is not
+    /// stream, accounts created in more than one part (an append condition such as `.uniqueEmails`
+    /// is asked per part, against the log before the batch), a stream name that is not
     /// `<category>-<lowercase uuid>`, an event of another category than its stream's, and data a
     /// reader would reject (e.g. an uppercase email), which must never reach the log. Returns each
     /// event as a reader decodes it, in order.
@@ -90,79 +90,28 @@ public struct StreamAppend: Sendable {
     }
 }
 
-// MARK: - AppendCondition
-
-/// A check evaluated atomically with an append, against every event up to the head
-/// (the way email uniqueness is kept across processes). The store feeds it the events it
-/// has not seen yet, under the append lock, then asks `check`.
-public protocol AppendCondition: AnyObject {
-    /// The last `seq` this condition has observed.
-    var position: Int { get }
-    /// Folds one more event (seq = position + 1).
-    func observe(_ event: RecordedEvent)
-    /// Throws `StoreError(.conditionFailed, …, reason:)` when `events` must not be appended.
-    func check(_ events: [LedgerEvent], stream: String) throws
-    /// True when `check(_:stream:lookups:)` can decide from a store's own index instead of folding
-    /// every event (then the store neither feeds nor notifies it).
-    var answersFromStoreLookups: Bool { get }
-    /// Like `check(_:stream:)`, answered from `lookups`, which reflect every event up to the head.
-    func check(_ events: [LedgerEvent], stream: String, lookups: any StoreLookups) throws
-}
-
-extension AppendCondition {
-    /// By default a condition folds events itself.
-    public var answersFromStoreLookups: Bool { false }
-    /// By default the lookups are not used.
-    public func check(_ events: [LedgerEvent], stream: String, lookups: any StoreLookups) throws {
-        try check(events, stream: stream)
-    }
-}
-
-// MARK: - StoreLookups
-
-/// Questions a store can answer from an index of its own, current up to the head under the append lock.
-public protocol StoreLookups: AnyObject {
-    /// True when a live account (created and not deleted) holds `email`.
-    func isLive(email: String) throws -> Bool
-}
-
 // MARK: - EventStore
 
-/// The backend-neutral event store: batch appends to one stream with an expected version,
-/// forward reads from a global position, stream reads, and the head.
+/// The backend-neutral event store, message-db's few operations: batch appends with an expected
+/// version per stream and a condition, forward reads from a global position, stream reads, and the
+/// head. What the fast paths need beyond them are the capabilities of `StoreCapabilities.swift`.
 public protocol EventStore: AnyObject {
     /// Appends the parts' events, in order, atomically and durably (one write and one sync), after
     /// checking every part's expected version and `condition` (asked once per part): all or none.
     /// Returns the recorded events. Nothing is reported as appended unless it is durable.
-    func append(_ parts: [StreamAppend], condition: (any AppendCondition)?) throws -> [RecordedEvent]
+    func append(_ parts: [StreamAppend], condition: AppendCondition?) throws -> [RecordedEvent]
     /// Calls `body` with every event whose `seq` is at least `from`, in order, until it returns false.
     func read(from seq: Int, _ body: (RecordedEvent) -> Bool) throws
     /// Every event of `stream`, in order.
     func readStream(_ stream: String) throws -> [RecordedEvent]
     /// The last `seq` and `hash`.
     func head() throws -> Head
-    /// Reads every event, as `read(from: 1)` does, for callers that fold views: `visit` gets each
-    /// event as the views fold it (with its line's hash), and the events `wanted` picks are returned
-    /// whole, in order. Lets a store read most lines without building them whole.
-    func scanViews(wanted: (ViewEvent) -> Bool, visit: (ViewEvent, Digest32) -> Void) throws -> [RecordedEvent]
-    /// The number of events in `stream` (0 when it has none): what `append` checks an expected
-    /// version against. Lets a store answer from an index instead of reading the stream; the file
-    /// store does it as a writer does before an append (it may take the writers' lock, create the
-    /// lock and index files, and repair a torn tail), and an absent log has no streams.
-    func streamVersion(_ stream: String) throws -> Int
-    /// Every event of `stream`, in order, as a writer about to append to it sees them: the same
-    /// events as `readStream`. The file store reads them where the writers' index says they are
-    /// (trusting the lines it covers, as an append does) instead of verifying the whole log.
-    func readStreamForAppend(_ stream: String) throws -> [RecordedEvent]
-    /// What a sign-in needs to know about `email` (lowercase), answered from an index of the store's
-    /// own without reading the log; nil when the store has none (the caller then folds the log).
-    func signInRecord(email: String) throws -> SignInRecord?
 }
 
 extension EventStore {
     /// Appends `events` to `stream` atomically, durably, after checking `expected` and `condition`.
     public func append(_ events: [LedgerEvent], to stream: String, expected: ExpectedVersion,
-                       condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+                       condition: AppendCondition?) throws -> [RecordedEvent] {
         try append([StreamAppend(events, to: stream, expected: expected)], condition: condition)
     }
 
@@ -170,27 +119,6 @@ extension EventStore {
     public func append(_ events: [LedgerEvent], to stream: String, expected: ExpectedVersion) throws -> [RecordedEvent] {
         try append([StreamAppend(events, to: stream, expected: expected)], condition: nil)
     }
-
-    /// `scanViews` through `read`: every event built whole, then converted.
-    public func scanViews(wanted: (ViewEvent) -> Bool, visit: (ViewEvent, Digest32) -> Void) throws -> [RecordedEvent] {
-        var picked: [RecordedEvent] = []
-        try read(from: 1) { event in
-            let view = ViewEvent(event)
-            visit(view, Digest32(hex: event.envelope.hash) ?? .zero)
-            if wanted(view) { picked.append(event) }
-            return true
-        }
-        return picked
-    }
-
-    /// `readStreamForAppend` through `readStream`.
-    public func readStreamForAppend(_ stream: String) throws -> [RecordedEvent] { try readStream(stream) }
-
-    /// No index to answer from: nil.
-    public func signInRecord(email: String) throws -> SignInRecord? { nil }
-
-    /// `streamVersion` through `readStream`.
-    public func streamVersion(_ stream: String) throws -> Int { try readStream(stream).count }
 
     /// Every event from `seq` on, at most `limit`.
     public func readAll(from seq: Int = 1, limit: Int = .max) throws -> [RecordedEvent] {

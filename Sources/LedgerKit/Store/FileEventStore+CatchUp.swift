@@ -4,68 +4,68 @@ import LedgerDomain
 // MARK: - FileEventStore catching up
 
 extension FileEventStore {
-    /// Under the exclusive lock: maps the shared index file and lines this process's index up with
-    /// it — adopting what it covers when its last covered line is still in the log, else starting a
-    /// fresh one that `catchUp` fills from the whole log. Without a usable file, the index stays in memory.
+    /// Under the exclusive lock: maps the shared index file and sets `prefix` over it — adopting what
+    /// it covers when its last covered line is still in the log, else starting a fresh one that
+    /// `catchUp` fills from the whole log. Without a usable file, `prefix` stays in memory.
     ///
-    /// First, when `log` is another file than the one the index verified (a log replaced at its
-    /// path), the index starts over: what it verified says nothing of this file.
+    /// First, when `log` is another file than the one `prefix` verified (a log replaced at its
+    /// path), `prefix` starts over: what it verified says nothing of this file.
     func syncIndexFile(_ log: FileDescriptor) {
         guard let identity = log.identity() else { return }
-        if let verified = verifiedLog, verified != identity { index = LogIndex() }
+        if let verified = verifiedLog, verified != identity { prefix = VerifiedPrefix() }
         verifiedLog = identity
         guard !indexFileDisabled else { return }
         logIdentity = (identity.device, identity.inode)
-        var table = index.table
-        if table?.isCurrent != true { table = StoreIndexFile.open(path: indexPath) }
+        var table = prefix.table
+        if table?.isCurrent != true { table = WritersIndex.open(path: indexPath) }
         guard let table else {
             indexFileDisabled = true
-            if index.table != nil { index = LogIndex() }
+            if prefix.table != nil { prefix = VerifiedPrefix() }
             return
         }
         if let coverage = table.coverage(logDevice: logIdentity.dev, inode: logIdentity.ino) {
-            if index.table === table && coverage == index.coverage { return }
-            if let time = CoveredLine.time(in: log, lineStart: coverage.lineStart, offset: coverage.offset, head: coverage.head) {
+            if prefix.table === table && coverage == prefix.coverage { return }
+            if let time = SavedHeadLine.verifiedTime(in: log, lineStart: coverage.lineStart, offset: coverage.offset, head: coverage.head) {
                 // The time new events are stamped at least with comes from the verified line, not the
                 // header: an edited header could otherwise move every later stamp, and the lockout window.
                 var verified = coverage
                 verified.lastAt = time
-                index = LogIndex(table: table, coverage: verified)
+                prefix = VerifiedPrefix(table: table, coverage: verified)
                 return
             }
         }
-        guard let fresh = StoreIndexFile.open(path: indexPath, fresh: true) else {
+        guard let fresh = WritersIndex.open(path: indexPath, fresh: true) else {
             indexFileDisabled = true
-            if index.table != nil { index = LogIndex() }
+            if prefix.table != nil { prefix = VerifiedPrefix() }
             return
         }
-        index = LogIndex(table: fresh)
+        prefix = VerifiedPrefix(table: fresh)
     }
 
-    /// Under the exclusive lock, before an append or a version lookup: the index lined up with the
+    /// Under the exclusive lock, before an append or a version lookup: the index caught up with the
     /// log (the shared index file adopted or rebuilt, what was appended since verified, a torn tail
     /// repaired), and the index file told what it now covers.
-    func lineUp(_ log: FileDescriptor) throws {
+    func catchUpAsWriter(_ log: FileDescriptor) throws {
         syncIndexFile(log)
         try catchUp(log, repairing: true)
-        if index.lostTable {
+        if prefix.lostTable {
             indexFileDisabled = true
-            index = LogIndex()
+            prefix = VerifiedPrefix()
             try catchUp(log, repairing: true)
         }
-        index.table?.setCoverage(index.coverage, logDevice: logIdentity.dev, inode: logIdentity.ino)
+        prefix.table?.setCoverage(prefix.coverage, logDevice: logIdentity.dev, inode: logIdentity.ino)
     }
 
     /// The number of events in `stream`, from the writers' index: only the lines appended since this
     /// process (or the index file) last looked are read, not the stream. Under the exclusive lock,
     /// as an append's check is; an absent log has no streams.
     public func streamVersion(_ stream: String) throws -> Int {
-        try withLinedUpLog { _ in index.version(of: stream) } ?? 0
+        try withLogCaughtUpAsWriter { _ in prefix.version(of: stream) } ?? 0
     }
 
-    /// Runs `body` on the open log under the exclusive lock, the index lined up with it (`lineUp`);
+    /// Runs `body` on the open log under the exclusive lock, the index caught up with it (`catchUpAsWriter`);
     /// nil, creating nothing, when there is no log.
-    func withLinedUpLog<T>(_ body: (FileDescriptor) throws -> T) throws -> T? {
+    func withLogCaughtUpAsWriter<T>(_ body: (FileDescriptor) throws -> T) throws -> T? {
         if let poisoned { throw poisoned }
         guard FileSystem.exists(logPath) else { return nil }
         return try StoreError.mapping {
@@ -73,7 +73,7 @@ extension FileEventStore {
             try lock.lock(LOCK_EX)
             defer { lock.unlock() }
             let log = try FileDescriptor(path: logPath, flags: O_RDWR)
-            try lineUp(log)
+            try catchUpAsWriter(log)
             return try body(log)
         }
     }
@@ -83,17 +83,17 @@ extension FileEventStore {
     func catchUp(_ log: FileDescriptor, repairing: Bool) throws {
         try StoreError.mapping {
             let size = try log.size()
-            if size < index.verifiedSize {  // the file was cut: start over
-                index = LogIndex(table: index.table == nil ? nil : StoreIndexFile.open(path: indexPath, fresh: true))
+            if size < prefix.verifiedSize {  // the file was cut: start over
+                prefix = VerifiedPrefix(table: prefix.table == nil ? nil : WritersIndex.open(path: indexPath, fresh: true))
             }
-            guard size > index.verifiedSize else { return }
+            guard size > prefix.verifiedSize else { return }
             var damage: LogProblem?
             var torn: (problem: LogProblem, offset: Int, length: Int)?
-            var checker = index.checker
-            try LogScanner.scan(log, from: index.verifiedSize, checker: &checker) { item in
+            var checker = prefix.checker
+            try LogScanner.scan(log, from: prefix.verifiedSize, checker: &checker) { item in
                 switch item {
                 case .event(let event, let offset, let length):
-                    index.record(event, offset: offset, length: length)
+                    prefix.record(event, offset: offset, length: length)
                     return true
                 case .problem(let problem, _, _):
                     damage = problem
@@ -103,9 +103,9 @@ extension FileEventStore {
                     return false
                 }
             }
-            index.checker = checker
+            prefix.checker = checker
             if let damage {
-                index = LogIndex()
+                prefix = VerifiedPrefix()
                 throw StoreError(.damaged, "the log is damaged at \(damage) — run `ledger verify`; writers refuse until it is restored", problem: damage)
             }
             if let torn, repairing {
@@ -119,7 +119,7 @@ extension FileEventStore {
     /// the newline and fsyncs, so the event is kept (true); false for a truly partial line.
     private func completeLine(_ log: FileDescriptor, torn: (problem: LogProblem, offset: Int, length: Int)) throws -> Bool {
         let bytes = try Self.bytes(of: log, at: torn.offset, count: torn.length)
-        var probe = index.checker
+        var probe = prefix.checker
         guard bytes.count == torn.length, bytes.last != 0x0A,
               case .event = bytes.withUnsafeBufferPointer({ LogScanner.decode($0, offset: torn.offset, terminated: true, checker: &probe) })
         else { return false }

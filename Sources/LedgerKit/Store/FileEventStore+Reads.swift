@@ -62,6 +62,17 @@ extension FileEventStore {
         return picked
     }
 
+    /// Every view up to the head: from the log's checkpoint and the lines after it (unless not
+    /// `usingCheckpoint`), as the read commands fold them (`ViewLoader`, which saves a newer
+    /// checkpoint when it read far enough); empty views when there is no log.
+    public func currentViews(now: Timestamp, usingCheckpoint: Bool) throws -> LedgerViews {
+        guard FileSystem.exists(logPath) else { return LedgerViews() }
+        return try ViewLoader.load(path: logPath, asOf: nil, now: now, usingCheckpoint: usingCheckpoint).views
+    }
+
+    /// True: the file store's views may come from its checkpoint.
+    public var viewsMayComeFromACheckpoint: Bool { true }
+
     /// The event of the verified line at `offset` (`length` bytes with its newline), built whole.
     private static func recordedEvent(in log: FileDescriptor, at offset: Int, length: Int, seq: Int) throws -> RecordedEvent {
         var bytes = [UInt8](repeating: 0, count: length)

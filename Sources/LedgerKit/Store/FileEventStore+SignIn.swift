@@ -3,22 +3,22 @@ import LedgerDomain
 // MARK: - FileEventStore sign-in lookups
 
 extension FileEventStore {
-    /// What a sign-in needs about `email`, from the writers' index lined up with the log under the
+    /// What a sign-in needs about `email`, from the writers' index caught up with the log under the
     /// exclusive lock: its account's status and `AccountCreated` line (read at its offset, checked
     /// alone and linked to from the next line, for the password hash), and its recent wrong
     /// passwords. Nil — fold the log instead — when there is no index file, or the table and the line
     /// disagree. An absent log: an empty record. A broken link throws `.damaged` (see `checkLink`).
     public func signInRecord(email: String) throws -> SignInRecord? {
-        let found = try withLinedUpLog { log -> SignInRecord? in
-            guard let entry = index.signIn(email: email), !entry.accountSlotMissing else { return nil }
+        let found = try withLogCaughtUpAsWriter { log -> SignInRecord? in
+            guard let entry = prefix.signIn(email: email), !entry.accountSlotMissing else { return nil }
             // Times the log cannot hold (a damaged table) would overflow the lockout arithmetic: fold instead.
-            guard entry.recentFailures.allSatisfy({ $0.millis >= 0 && $0 <= index.lastAt }) else { return nil }
+            guard entry.recentFailures.allSatisfy({ $0.millis >= 0 && $0 <= prefix.lastAt }) else { return nil }
             var record = SignInRecord(recentFailures: entry.recentFailures)
             guard let account = entry.account else { return record }
-            let end = index.verifiedSize
+            let end = prefix.verifiedSize
             guard account.line >= 0, account.line < end, let line = try? Self.line(in: log, at: account.line, end: end),
                   let event = Self.checkedEvent(line), case .accountCreated(let created) = event.event,
-                  StoreIndexFile.key(created.uid) == account.uid, created.email == email else { return nil }
+                  WritersIndex.key(created.uid) == account.uid, created.email == email else { return nil }
             try checkLink(to: event, next: account.line + line.count + 1, in: log, end: end)
             // The line must still be the one folded into the index: a line edited with its next line
             // re-chained passes the link check, not this one.
@@ -42,7 +42,7 @@ extension FileEventStore {
         let head = Head(seq: event.seq, hash: event.envelope.hash)
         let problem: LogProblem
         if next >= end {
-            guard head != index.checker.head else { return }
+            guard head != prefix.checker.head else { return }
             problem = LogProblem(line: event.seq, kind: .brokenChain, message: "the last line is not the head the index verified")
         } else {
             var checker = ChainChecker(continuingAfter: head)
@@ -61,8 +61,8 @@ extension FileEventStore {
     /// The error for damage a sign-in found, after marking the index untrusted (so the next writer
     /// rebuilds it from the log, and meets the damage too, or drops an edited index).
     private func damaged(_ problem: LogProblem) -> StoreError {
-        index.table?.markUntrusted()
-        index = LogIndex()
+        prefix.table?.markUntrusted()
+        prefix = VerifiedPrefix()
         return StoreError(.damaged, "the log is damaged at \(problem) — run `ledger verify`; writers refuse until it is restored", problem: problem)
     }
 }

@@ -6,13 +6,13 @@ import LedgerDomain
 extension FileEventStore {
     /// Every event of `stream`, read at the offsets the writers' index gives for its first and last
     /// lines (and the lines between, when it has more than two), under the exclusive lock after the
-    /// index is lined up with the log. Each line read must decode, hash to its declared hash, belong
+    /// index has caught up with the log. Each line read must decode, hash to its declared hash, belong
     /// to the stream and check as an event, and the count and last seq must be the index's; when
     /// anything disagrees, or there is no index file, the whole log is read (`readStream`).
-    public func readStreamForAppend(_ stream: String) throws -> [RecordedEvent] {
-        let found = try withLinedUpLog { log -> [RecordedEvent]? in
-            guard let lines = index.lines(of: stream) else { return nil }
-            return Self.events(of: stream, at: lines, in: log, end: index.verifiedSize)
+    public func readIndexedStream(_ stream: String) throws -> [RecordedEvent] {
+        let found = try withLogCaughtUpAsWriter { log -> [RecordedEvent]? in
+            guard let lines = prefix.lines(of: stream) else { return nil }
+            return Self.events(of: stream, at: lines, in: log, end: prefix.verifiedSize)
         }
         guard let found else { return [] }  // no log
         // Outside the exclusive lock: the whole-log read takes the shared one.
@@ -23,7 +23,7 @@ extension FileEventStore {
     private static let spanLimit = 64 << 20
 
     /// The events of `stream` at `lines`, or nil when a line disagrees with the index.
-    private static func events(of stream: String, at lines: StoreIndexFile.StreamLines, in log: FileDescriptor,
+    private static func events(of stream: String, at lines: WritersIndex.StreamLines, in log: FileDescriptor,
                                end: Int) -> [RecordedEvent]? {
         guard lines.count > 0 else { return [] }
         guard lines.first >= 0, lines.first <= lines.last, lines.last < end else { return nil }

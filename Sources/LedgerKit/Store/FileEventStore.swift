@@ -5,9 +5,10 @@ import LedgerDomain
 
 /// The file backend: `events.jsonl` in the data directory, appended under an exclusive `flock`
 /// on `events.lock`, one `write` per batch, fsynced before success is reported.
-/// Keeps an in-process index (verified size, head, stream versions) and catches up on what
-/// other processes appended each time it takes the lock.
-public final class FileEventStore: EventStore {
+/// Keeps what it knows of the verified prefix of the log (`VerifiedPrefix`: size, head, stream
+/// versions, over the writers' index when there is one) and catches up on what other processes
+/// appended each time it takes the lock.
+public final class FileEventStore: LedgerStore {
     /// The data directory.
     public let directory: String
     /// `DIR/events.jsonl`.
@@ -16,20 +17,20 @@ public final class FileEventStore: EventStore {
     public let lockPath: String
     /// `DIR/events.jsonl.broken`: torn tails moved aside by repairs.
     public let brokenPath: String
-    /// `DIR/events.jsonl.index`: stream versions and live emails for writers (see `StoreIndexFile`).
+    /// `DIR/events.jsonl.index`: stream versions and the account fold's state for writers (see `WritersIndex`).
     public let indexPath: String
     /// Receives one-line notices (torn-tail repairs) meant for standard error.
     public var notice: (String) -> Void = { _ in }
 
     private let clock: any Clock
     private let random: any RandomSource
-    var index = LogIndex()
+    var prefix = VerifiedPrefix()
     private(set) var poisoned: StoreError?
     /// Set when the index file failed this process once; it then keeps its index in memory.
-    var indexFileDisabled = !StoreIndexFile.enabled
+    var indexFileDisabled = !WritersIndex.enabled
     /// The log's (device, inode), for the index file's header.
     var logIdentity: (dev: UInt64, ino: UInt64) = (0, 0)
-    /// The file `index` verified (nil before the first look).
+    /// The file `prefix` verified (nil before the first look).
     var verifiedLog: FileIdentity?
     /// The lock file and log appends keep open (see `AppendFiles`).
     var appendFiles: AppendFiles?
@@ -50,34 +51,28 @@ public final class FileEventStore: EventStore {
     // MARK: - Append
 
     /// Appends the parts as one write and one fsync, under the exclusive lock.
-    public func append(_ parts: [StreamAppend], condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+    public func append(_ parts: [StreamAppend], condition: AppendCondition?) throws -> [RecordedEvent] {
         if let poisoned { throw poisoned }
         let decoded = try StreamAppend.validatedData(parts)
         return try StoreError.mapping {
             let lock = try lockForAppend()
             defer { lock.unlock() }
             let log = try logForAppend()
-            try lineUp(log)
-            let lookups: (any StoreLookups)? = index.table
-            let served = lookups != nil && condition?.answersFromStoreLookups == true
-            if let condition, !served { try feed(condition, from: log) }
+            try catchUpAsWriter(log)
+            if let folded = condition?.folded { try feed(folded, from: log) }
             for part in parts {
-                let version = index.version(of: part.stream)
+                let version = prefix.version(of: part.stream)
                 guard part.expected.accepts(version) else {
                     throw StoreError.wrongVersion(stream: part.stream, expected: part.expected, actual: version)
                 }
-                if let condition, let lookups, served {
-                    try condition.check(part.events, stream: part.stream, lookups: lookups)
-                } else {
-                    try condition?.check(part.events, stream: part.stream)
-                }
+                try condition?.check(part) { prefix.holdsLiveAccount(email: $0) }
             }
-            let recorded = try write(parts, decoded: decoded, log: log, condition: served ? nil : condition)
-            if index.lostTable {
+            let recorded = try write(parts, decoded: decoded, log: log, condition: condition?.folded)
+            if prefix.lostTable {
                 indexFileDisabled = true
-                index = LogIndex()  // the next append reads the whole log once, without the index file
+                prefix = VerifiedPrefix()  // the next append reads the whole log once, without the index file
             } else {
-                index.table?.setCoverage(index.coverage, logDevice: logIdentity.dev, inode: logIdentity.ino)
+                prefix.table?.setCoverage(prefix.coverage, logDevice: logIdentity.dev, inode: logIdentity.ino)
             }
             return recorded
         }
@@ -86,19 +81,19 @@ public final class FileEventStore: EventStore {
     /// Writes and syncs the parts; `decoded` are their events as `StreamAppend.validatedData`
     /// decoded them, with their data (in order), so nothing is encoded or decoded twice.
     private func write(_ parts: [StreamAppend], decoded: [(event: LedgerEvent, data: JSONObject)], log: FileDescriptor,
-                       condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+                       condition: (any FoldedCondition)?) throws -> [RecordedEvent] {
         var buffer: [UInt8] = []
         var pending: [(envelope: Envelope, offset: Int, length: Int)] = []
-        var head = index.checker.head
-        var at = max(clock.now(), index.lastAt)
-        let start = index.verifiedSize
+        var head = prefix.checker.head
+        var at = max(clock.now(), prefix.lastAt)
+        let start = prefix.verifiedSize
         var batchIDs = Set<String>()
         let streams = parts.flatMap { part in part.events.map { _ in part.stream } }
         for (stream, (event, data)) in zip(streams, decoded) {
             // A repeated id would make the log invalid; with a sound CSPRNG this loop runs once.
             var id = Identifiers.uuid(fromRandom: idBytes.take16(from: random))
             var tries = 1
-            while index.checker.hasSeen(id: id) || batchIDs.contains(id) {
+            while prefix.checker.hasSeen(id: id) || batchIDs.contains(id) {
                 guard tries < 8 else { throw StoreError(.io, "the random source keeps repeating event ids; refusing to append") }
                 id = Identifiers.uuid(fromRandom: idBytes.take16(from: random))
                 tries += 1
@@ -136,8 +131,8 @@ public final class FileEventStore: EventStore {
         var recorded: [RecordedEvent] = []
         for ((envelope, offset, length), (event, _)) in zip(pending, decoded) {
             do {
-                let event = try index.checker.check(envelope, bodyHash: envelope.hash, prepared: .event(event))
-                index.record(event, offset: offset, length: length)
+                let event = try prefix.checker.check(envelope, bodyHash: envelope.hash, prepared: .event(event))
+                prefix.record(event, offset: offset, length: length)
                 condition?.observe(event)
                 recorded.append(event)
             } catch {
@@ -147,8 +142,8 @@ public final class FileEventStore: EventStore {
         return recorded
     }
 
-    /// Takes the exclusive lock and repairs a torn last line, if any; true when it did.
-    /// Damage before the last line throws `.damaged` and is left untouched.
+    /// Takes the exclusive lock and repairs a torn last line, if any (moved to `brokenPath`); true
+    /// when it did. Damage before the last line throws `.damaged` and is left untouched.
     public func repairTail() throws -> Bool {
         guard FileSystem.exists(logPath) else { return false }
         do {
@@ -174,9 +169,9 @@ public final class FileEventStore: EventStore {
     }
 
     /// Feeds `condition` every verified event it has not seen yet.
-    private func feed(_ condition: any AppendCondition, from log: FileDescriptor) throws {
-        guard condition.position < index.checker.head.seq else { return }
-        let limit = index.checker.head.seq
+    private func feed(_ condition: any FoldedCondition, from log: FileDescriptor) throws {
+        guard condition.position < prefix.checker.head.seq else { return }
+        let limit = prefix.checker.head.seq
         var checker = ChainChecker()
         do {
             try LogScanner.scan(log, checker: &checker) { item in
@@ -193,17 +188,17 @@ public final class FileEventStore: EventStore {
 
     /// The last verified line's `seq` and `hash`.
     public func head() throws -> Head {
-        var head = index.checker.head
+        var head = prefix.checker.head
         try withReadLock { (log) throws in
             let size = try log.size()
-            guard index.table != nil || size < index.verifiedSize else {
+            guard prefix.table != nil || size < prefix.verifiedSize else {
                 try catchUp(log, repairing: false)
-                head = index.checker.head
+                head = prefix.checker.head
                 return
             }
             // Under the shared lock the index file is not ours to change: follow the tail on a copy.
-            let from = index.table != nil && size >= index.verifiedSize ? index.verifiedSize : 0
-            var checker = from == 0 ? ChainChecker() : index.checker
+            let from = prefix.table != nil && size >= prefix.verifiedSize ? prefix.verifiedSize : 0
+            var checker = from == 0 ? ChainChecker() : prefix.checker
             var damage: LogProblem?
             try LogScanner.scan(log, from: from, checker: &checker) { item in
                 switch item {

@@ -3,7 +3,7 @@ import LedgerDomain
 // MARK: - SignInRecord
 
 /// What a sign-in needs to know about one email — its live, active account and its recent wrong
-/// passwords — as a store's index answers it without reading the log (`EventStore.signInRecord`).
+/// passwords — as a store's index answers it without reading the log (`SignInRecords.signInRecord`).
 /// It is exactly what folding `UserView` and `SignInView` over the whole log gives.
 public struct SignInRecord: Equatable, Sendable {
     /// An account that may sign in.

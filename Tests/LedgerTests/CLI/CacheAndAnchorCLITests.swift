@@ -70,7 +70,7 @@ import Testing
             let path = dir.logPath + ".index"
             let before = try readBytes(path)
             #expect(try verify(dir).status == 0)
-            // StoreIndexFile's layout: a 4096-byte header, then 48-byte slots, the tag first. An email
+            // WritersIndex's layout: a 4096-byte header, then 48-byte slots, the tag first. An email
             // slot (5) holds the uid of its last account at +24, an account slot (7) its status at +4, a
             // failures slot (8) the count of consecutive wrong passwords at +4: one byte of them changed.
             var bytes = before

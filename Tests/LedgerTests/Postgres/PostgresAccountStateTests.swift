@@ -48,10 +48,10 @@ struct PostgresAccountStateTests {
         #expect(try store.signInRecord(email: late) == SignInRecord(account: SignInRecord.Account(uid: Fixtures.uuid(702), passwordHash: "$y$j9T$c$late")))
         let again = AccountCreated(uid: Fixtures.uuid(790), email: live, passwordHash: "$y$j9T$x$x")
         #expect(throws: StoreError.self) {
-            _ = try store.append([.accountCreated(again)], to: Fixtures.stream(.registration, 790), expected: .noStream, condition: EmailIndex())
+            _ = try store.append([.accountCreated(again)], to: Fixtures.stream(.registration, 790), expected: .noStream, condition: .uniqueEmails)
         }
         let reused = AccountCreated(uid: Fixtures.uuid(791), email: deleted, passwordHash: "$y$j9T$y$y")
-        _ = try store.append([.accountCreated(reused)], to: Fixtures.stream(.registration, 791), expected: .noStream, condition: EmailIndex())
+        _ = try store.append([.accountCreated(reused)], to: Fixtures.stream(.registration, 791), expected: .noStream, condition: .uniqueEmails)
         #expect(try store.signInRecord(email: deleted) == (try folded(deleted, store)))
     }
 

@@ -124,7 +124,7 @@ import Testing
     // MARK: - The shell's side: the typed refusal and the batch
 
     @Test func theEmailConditionRefusesWithATypedFailure() throws {
-        let store = InMemoryEventStore(), condition = EmailIndex(), r = RegistrationScript(210), other = RegistrationScript(211, email: r.email)
+        let store = InMemoryEventStore(), condition = AppendCondition.uniqueEmails, r = RegistrationScript(210), other = RegistrationScript(211, email: r.email)
         _ = try store.append([StreamAppend([r.accountCreated()], to: r.stream, expected: .noStream)], condition: condition)
         let error = try #require(throws: StoreError.self) {
             try store.append([StreamAppend([other.accountCreated()], to: other.stream, expected: .noStream)], condition: condition)

@@ -1,5 +1,5 @@
 import LedgerDomain
-import LedgerKit
+@testable import LedgerKit
 import Testing
 
 // MARK: - Backends
@@ -8,6 +8,9 @@ import Testing
 enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// `FileEventStore`, each store in a fresh folder of a temp directory.
     case file
+    /// `FileEventStore` with its index file off (as with `LEDGER_STORE_INDEX=0`): stream versions and
+    /// the account fold kept in memory.
+    case fileWithoutIndex
     /// `InMemoryEventStore`, the test double.
     case memory
     /// `PostgresEventStore`, each store in a fresh database of the test server (`PostgresServer`).
@@ -24,6 +27,16 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 try body {
                     count += 1
                     return FileEventStore(directory: "\(root)/store-\(count)", clock: FixedClock(step: 1), random: SeededRandom(seed: 7))
+                }
+            }
+        case .fileWithoutIndex:
+            try withTempDirectory { root in
+                var count = 0
+                try body {
+                    count += 1
+                    let store = FileEventStore(directory: "\(root)/store-\(count)", clock: FixedClock(step: 1), random: SeededRandom(seed: 7))
+                    store.indexFileDisabled = true
+                    return store
                 }
             }
         case .memory:
@@ -62,7 +75,7 @@ struct EventStoreBackendTests {
         try withTempDirectory { dir in
             let file = FileEventStore(directory: dir, clock: FixedClock(step: 250), random: SeededRandom(seed: 3))
             let memory = InMemoryEventStore(clock: FixedClock(step: 250), random: SeededRandom(seed: 3))
-            for store in [file, memory] as [any EventStore] {
+            for store in [file, memory] as [any LedgerStore] {
                 for (n, type) in EventType.allCases.enumerated() {
                     _ = try store.append([Fixtures.event(type, n)], to: Fixtures.stream(for: type, n), expected: .noStream)
                 }
@@ -93,6 +106,36 @@ struct EventStoreBackendTests {
             #expect(try a.head() == (try b.head()))
             #expect(try a.append([Fixtures.signIn(3)], to: Fixtures.stream(.signin, 3), expected: .noStream).map(\.seq) == [3])
             #expect(try b.readAll().map(\.seq) == [1, 2, 3])
+        }
+    }
+
+    /// Without the index file, `.uniqueEmails` is answered from the account fold a store keeps in
+    /// memory, which follows what other writers (other processes, in effect) appended.
+    @Test func uniqueEmailsWithoutTheIndexFileFollowOtherWriters() throws {
+        try withTempDirectory { dir in
+            func writer(_ seed: UInt64) -> FileEventStore {
+                let store = FileEventStore(directory: dir, clock: FixedClock(step: 1), random: SeededRandom(seed: seed))
+                store.indexFileDisabled = true
+                return store
+            }
+            let a = writer(1), b = writer(2)
+            func create(_ store: FileEventStore, _ n: Int) throws -> Bool {
+                guard case .accountCreated(var created) = Fixtures.registration(n) else { return false }
+                created.email = "zoe@example.com"
+                do {
+                    _ = try store.append([.accountCreated(created)], to: Fixtures.stream(.registration, n), expected: .noStream,
+                                         condition: .uniqueEmails)
+                    return true
+                } catch let error as StoreError where error.reason == "email-already-in-use" {
+                    return false
+                }
+            }
+            #expect(try create(b, 1))  // b has folded nothing yet
+            #expect(try !create(a, 2))  // a folds b's account on catching up
+            _ = try a.append([Fixtures.event(.accountDeleted, 1)], to: Fixtures.stream(.registration, 1), expected: .exactly(1))
+            #expect(try create(b, 3))  // b folds a's deletion
+            #expect(try !create(a, 4))
+            #expect(!FileSystem.exists(a.indexPath))
         }
     }
 }

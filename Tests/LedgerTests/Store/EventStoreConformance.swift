@@ -3,7 +3,7 @@ import LedgerKit
 import Testing
 
 /// Makes the store under test. Every call returns a store over fresh, empty storage.
-typealias EventStoreFactory = () throws -> any EventStore
+typealias EventStoreFactory = () throws -> any LedgerStore
 
 // MARK: - EventStoreConformance
 
@@ -30,10 +30,10 @@ enum EventStoreConformance {
         case wrongCategoryIsRefused
         case emptyBatchIsRefused
         case invalidDataIsRefused
-        case emailIndexRefusesOnlyLiveEmails
+        case uniqueEmailsRefusesOnlyLiveEmails
         case scanViewsVisitsEveryEventAndBuildsTheWanted
         case streamVersionCountsAStreamsEvents
-        case readStreamForAppendEqualsReadStream
+        case readIndexedStreamEqualsReadStream
 
         var testDescription: String { rawValue }
 
@@ -57,10 +57,10 @@ enum EventStoreConformance {
             case .wrongCategoryIsRefused: try EventStoreConformance.wrongCategoryIsRefused(make)
             case .emptyBatchIsRefused: try EventStoreConformance.emptyBatchIsRefused(make)
             case .invalidDataIsRefused: try EventStoreConformance.invalidDataIsRefused(make)
-            case .emailIndexRefusesOnlyLiveEmails: try EventStoreConformance.emailIndexRefusesOnlyLiveEmails(make)
+            case .uniqueEmailsRefusesOnlyLiveEmails: try EventStoreConformance.uniqueEmailsRefusesOnlyLiveEmails(make)
             case .scanViewsVisitsEveryEventAndBuildsTheWanted: try EventStoreConformance.scanViewsVisitsEveryEventAndBuildsTheWanted(make)
             case .streamVersionCountsAStreamsEvents: try EventStoreConformance.streamVersionCountsAStreamsEvents(make)
-            case .readStreamForAppendEqualsReadStream: try EventStoreConformance.readStreamForAppendEqualsReadStream(make)
+            case .readIndexedStreamEqualsReadStream: try EventStoreConformance.readIndexedStreamEqualsReadStream(make)
             }
         }
     }
@@ -162,7 +162,7 @@ enum EventStoreConformance {
         let condition = RecordingCondition()
         let recorded = try store.append([StreamAppend([Fixtures.event(.profileWritten)], to: registration, expected: .exactly(1)),
                                          StreamAppend([Fixtures.event(.sessionStarted)], to: session, expected: .noStream)],
-                                        condition: condition)
+                                        condition: .folded(condition))
         #expect(recorded.map(\.seq) == [2, 3])
         #expect(recorded.map(\.stream) == [registration, session])
         #expect(condition.checks.map(\.stream) == [registration, session])
@@ -170,7 +170,7 @@ enum EventStoreConformance {
         #expect(try store.readStream(registration).map(\.event) == [Fixtures.registration(1), Fixtures.event(.profileWritten)])
         #expect(try store.readStream(session).map(\.event) == [Fixtures.event(.sessionStarted)])
         #expect(try store.streamVersion(session) == 1)
-        #expect(try store.readStreamForAppend(session) == [recorded[1]])
+        #expect(try store.readIndexedStream(session) == [recorded[1]])
         // A stream named twice in one append is refused.
         let twice = try #require(throws: StoreError.self) {
             try store.append([StreamAppend([Fixtures.signIn(7)], to: Fixtures.stream(.signin, 7), expected: .noStream),
@@ -198,7 +198,7 @@ enum EventStoreConformance {
         let condition = RecordingCondition()
         condition.refusal = StoreError(.conditionFailed, "email already in use", reason: "email-already-in-use")
         #expect(throws: StoreError.self) {
-            try store.append([StreamAppend([Fixtures.event(.sessionEnded)], to: session, expected: .exactly(1)), good], condition: condition)
+            try store.append([StreamAppend([Fixtures.event(.sessionEnded)], to: session, expected: .exactly(1)), good], condition: .folded(condition))
         }
         #expect(try store.head() == before)
         #expect(try store.readStream(registration).isEmpty)
@@ -266,9 +266,9 @@ enum EventStoreConformance {
         #expect(try store.streamVersion(b) == 2)
     }
 
-    /// `readStreamForAppend` gives what `readStream` gives, for streams of one, two and more events
+    /// `readIndexedStream` gives what `readStream` gives, for streams of one, two and more events
     /// interleaved with others, and none for an unknown stream.
-    static func readStreamForAppendEqualsReadStream(_ make: EventStoreFactory) throws {
+    static func readIndexedStreamEqualsReadStream(_ make: EventStoreFactory) throws {
         let store = try make()
         let a = Fixtures.stream(.registration, 40), b = Fixtures.stream(.registration, 41), c = Fixtures.stream(.registration, 42)
         let session = Fixtures.stream(.session, 43)
@@ -282,10 +282,10 @@ enum EventStoreConformance {
         _ = try store.append([Fixtures.event(.sessionEnded, 3)], to: session, expected: .exactly(1))
         _ = try store.append([Fixtures.event(.failed, 1), Fixtures.event(.imageDeleted, 1)], to: a, expected: .exactly(3))
         for stream in [a, b, c, session, Fixtures.stream(.session, 44)] {
-            let indexed = try store.readStreamForAppend(stream), whole = try store.readStream(stream)
+            let indexed = try store.readIndexedStream(stream), whole = try store.readStream(stream)
             #expect(indexed == whole, "\(stream)")
         }
-        #expect(try store.readStreamForAppend(a).map(\.seq) == [1, 5, 7, 9, 10])
+        #expect(try store.readIndexedStream(a).map(\.seq) == [1, 5, 7, 9, 10])
     }
 
     /// `scanViews` visits every event as `read` gives it (converted for the views, with its hash) and
@@ -381,7 +381,7 @@ enum EventStoreConformance {
         let stream = Fixtures.stream(.registration, 2)
         let batch = [Fixtures.registration(2), Fixtures.event(.imageStored, 2)]
         let error = try #require(throws: StoreError.self) {
-            try store.append(batch, to: stream, expected: .noStream, condition: condition)
+            try store.append(batch, to: stream, expected: .noStream, condition: .folded(condition))
         }
         #expect(error.code == .conditionFailed)
         #expect(error.reason == "email-already-in-use")
@@ -393,7 +393,7 @@ enum EventStoreConformance {
         #expect(try store.readStream(stream).isEmpty)
         // Once the condition agrees, the same batch goes in.
         condition.refusal = nil
-        #expect(try store.append(batch, to: stream, expected: .noStream, condition: condition).map(\.seq) == [2, 3])
+        #expect(try store.append(batch, to: stream, expected: .noStream, condition: .folded(condition)).map(\.seq) == [2, 3])
     }
 
     /// Before `check`, a condition observes every event after its `position`, once, in order, including
@@ -405,7 +405,7 @@ enum EventStoreConformance {
         }
         let condition = RecordingCondition()
         _ = try store.append([Fixtures.registration(1)], to: Fixtures.stream(.registration, 10), expected: .noStream,
-                             condition: condition)
+                             condition: .folded(condition))
         #expect(condition.observedBeforeCheck == [[1, 2, 3]])
         #expect(condition.observed == [1, 2, 3, 4])
         #expect(condition.position == 4)
@@ -414,7 +414,7 @@ enum EventStoreConformance {
         _ = try store.append([Fixtures.signIn(5)], to: Fixtures.stream(.signin, 5), expected: .noStream)
         _ = try store.append([Fixtures.signIn(6)], to: Fixtures.stream(.signin, 6), expected: .noStream)
         _ = try store.append([Fixtures.registration(2), Fixtures.event(.failed, 2)], to: Fixtures.stream(.registration, 11),
-                             expected: .noStream, condition: condition)
+                             expected: .noStream, condition: .folded(condition))
         #expect(condition.observedBeforeCheck == [[1, 2, 3], [1, 2, 3, 4, 5, 6]])
         #expect(condition.observed == Array(1...8))
         #expect(condition.position == 8)
@@ -423,7 +423,7 @@ enum EventStoreConformance {
         let late = RecordingCondition(position: 6)
         late.refusal = StoreError(.conditionFailed, "no", reason: "no")
         #expect(throws: StoreError.self) {
-            try store.append([Fixtures.signIn(9)], to: Fixtures.stream(.signin, 9), expected: .noStream, condition: late)
+            try store.append([Fixtures.signIn(9)], to: Fixtures.stream(.signin, 9), expected: .noStream, condition: .folded(late))
         }
         #expect(late.observed == [7, 8])
         // A refused append is not observed.
@@ -466,43 +466,42 @@ enum EventStoreConformance {
 
     /// An event whose data the log would reject (not a lowercase UUID, uppercase email, bad kebab code) is
     /// refused with `invalidBatch` before anything is written, so the log can never hold a line it cannot read.
-    /// The email-uniqueness condition, however the backend answers it (folding events, its own index,
-    /// a query): a live email is refused, a deleted account's email is free again, for a fresh
-    /// condition as for one that has already seen appends.
-    static func emailIndexRefusesOnlyLiveEmails(_ make: EventStoreFactory) throws {
+    /// The email-uniqueness condition, however the backend answers it (the writers' index, the
+    /// PostgreSQL account tables, a fold kept in memory): a live email is refused, a deleted
+    /// account's email is free again, one batch cannot take one email twice.
+    static func uniqueEmailsRefusesOnlyLiveEmails(_ make: EventStoreFactory) throws {
         let store = try make()
-        let shared = EmailIndex()
-        func create(_ n: Int, email: String, _ condition: EmailIndex) throws -> Bool {
+                func create(_ n: Int, email: String, _ condition: AppendCondition) throws -> Bool {
             guard case .accountCreated(var created) = Fixtures.registration(n) else { return false }
             created.email = email
             do {
                 _ = try store.append([.accountCreated(created)], to: Fixtures.stream(.registration, n), expected: .noStream, condition: condition)
                 return true
-            } catch let error as StoreError where error.reason == "email-already-in-use" {
+            } catch let error as StoreError where error.reason == "email-already-in-use" && error.condition == .emailTaken {
                 return false
             }
         }
-        #expect(try create(1, email: "zoe@example.com", shared))
-        #expect(try create(2, email: "max@example.com", EmailIndex()))
-        #expect(try !create(3, email: "zoe@example.com", EmailIndex()))
-        #expect(try !create(4, email: "zoe@example.com", shared))
+        #expect(try create(1, email: "zoe@example.com", .uniqueEmails))
+        #expect(try create(2, email: "max@example.com", .uniqueEmails))
+        #expect(try !create(3, email: "zoe@example.com", .uniqueEmails))
+        #expect(try !create(4, email: "zoe@example.com", .uniqueEmails))
         _ = try store.append([Fixtures.event(.accountDeleted, 1)], to: Fixtures.stream(.registration, 1), expected: .exactly(1))
-        #expect(try create(5, email: "zoe@example.com", shared))
-        #expect(try !create(6, email: "zoe@example.com", EmailIndex()))
-        #expect(try !create(7, email: "max@example.com", shared))
-        #expect(try create(8, email: "ann@example.com", EmailIndex()))
+        #expect(try create(5, email: "zoe@example.com", .uniqueEmails))
+        #expect(try !create(6, email: "zoe@example.com", .uniqueEmails))
+        #expect(try !create(7, email: "max@example.com", .uniqueEmails))
+        #expect(try create(8, email: "ann@example.com", .uniqueEmails))
         // Two accounts with one email in one batch: refused, in one stream or across two.
         let twins = [9, 10].map { n -> LedgerEvent in
             .accountCreated(AccountCreated(uid: Fixtures.uuid(1000 + n), email: "twin@example.com", passwordHash: "$y$j9T$salt\(n)$hash\(n)"))
         }
         let before = try store.head()
         let oneStream = try #require(throws: StoreError.self) {
-            try store.append(twins, to: Fixtures.stream(.registration, 9), expected: .noStream, condition: EmailIndex())
+            try store.append(twins, to: Fixtures.stream(.registration, 9), expected: .noStream, condition: .uniqueEmails)
         }
         #expect(oneStream.reason == "email-already-in-use")
         let twoStreams = try #require(throws: StoreError.self) {
             try store.append([StreamAppend([twins[0]], to: Fixtures.stream(.registration, 9), expected: .noStream),
-                              StreamAppend([twins[1]], to: Fixtures.stream(.registration, 10), expected: .noStream)], condition: EmailIndex())
+                              StreamAppend([twins[1]], to: Fixtures.stream(.registration, 10), expected: .noStream)], condition: .uniqueEmails)
         }
         #expect(twoStreams.code == .invalidBatch)
         #expect(try store.head() == before)
@@ -539,8 +538,8 @@ enum EventStoreConformance {
 
 // MARK: - RecordingCondition
 
-/// An `AppendCondition` that records what the store feeds it and refuses when told to.
-final class RecordingCondition: AppendCondition {
+/// A `FoldedCondition` that records what the store feeds it and refuses when told to.
+final class RecordingCondition: FoldedCondition {
     private(set) var position: Int
     /// Every seq observed, in order.
     private(set) var observed: [Int] = []

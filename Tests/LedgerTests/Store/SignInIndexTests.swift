@@ -10,18 +10,24 @@ import Testing
 /// reading the log, and a line it reads that does not check falls back to the fold.
 struct SignInIndexTests {
     /// Forwards to a store but has no index of its own, so a `SessionService` over it folds the log.
-    final class FoldingStore: EventStore {
-        let inner: any EventStore
-        init(_ inner: any EventStore) { self.inner = inner }
-        func append(_ parts: [StreamAppend], condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+    final class FoldingStore: LedgerStore {
+        let inner: any LedgerStore
+        init(_ inner: any LedgerStore) { self.inner = inner }
+        func append(_ parts: [StreamAppend], condition: AppendCondition?) throws -> [RecordedEvent] {
             try inner.append(parts, condition: condition)
         }
         func read(from seq: Int, _ body: (RecordedEvent) -> Bool) throws { try inner.read(from: seq, body) }
         func readStream(_ stream: String) throws -> [RecordedEvent] { try inner.readStream(stream) }
         func head() throws -> Head { try inner.head() }
+        func streamVersion(_ stream: String) throws -> Int { try inner.streamVersion(stream) }
+        func readIndexedStream(_ stream: String) throws -> [RecordedEvent] { try inner.readStream(stream) }
+        func signInRecord(email: String) throws -> SignInRecord? { nil }
         func scanViews(wanted: (ViewEvent) -> Bool, visit: (ViewEvent, Digest32) -> Void) throws -> [RecordedEvent] {
             try inner.scanViews(wanted: wanted, visit: visit)
         }
+        func currentViews(now: Timestamp, usingCheckpoint: Bool) throws -> LedgerViews { try viewsFoldedFromEveryEvent() }
+        var viewsMayComeFromACheckpoint: Bool { false }
+        func repairTail() throws -> Bool { try inner.repairTail() }
     }
 
     private static let emails = (0..<4).map { "person\($0)@example.com" }
@@ -29,7 +35,7 @@ struct SignInIndexTests {
 
     /// Appends one random event of the kinds a sign-in reads (accounts created, written, deleted;
     /// refused sign-ins; session starts), after moving the clock on by a random step.
-    private func appendRandomEvent(_ n: Int, to store: any EventStore, clock: FixedClock, random: SeededRandom) throws {
+    private func appendRandomEvent(_ n: Int, to store: any LedgerStore, clock: FixedClock, random: SeededRandom) throws {
         clock.instant = clock.instant.adding(milliseconds: random.pick([Int64(1), 1_000, 60_000, 240_000, 900_000, 3_600_000]))
         let u = random.next(Self.uids.count), uid = Self.uids[u]
         // Each uid keeps one email. A uid created again with another email (never done by `register`,
@@ -69,7 +75,7 @@ struct SignInIndexTests {
     }
 
     /// Calls `body` with a maker of stores over one fresh, empty storage of `backend` (each call: another process).
-    private func withStores(_ backend: Backend, clock: FixedClock, _ body: (_ make: (UInt64) throws -> any EventStore) throws -> Void) throws {
+    private func withStores(_ backend: Backend, clock: FixedClock, _ body: (_ make: (UInt64) throws -> any LedgerStore) throws -> Void) throws {
         switch backend {
         case .postgres:
             let server = try PostgresServer.get()
@@ -147,7 +153,7 @@ struct SignInIndexTests {
         return store
     }
 
-    private func service(_ store: any EventStore, maxFailures: Int = 5) -> SessionService {
+    private func service(_ store: any LedgerStore, maxFailures: Int = 5) -> SessionService {
         let service = SessionService(store: store, signInLocks: SequentialSignInLocks(), clock: FixedClock(step: 1), random: SeededRandom(seed: 8), hasher: PasswordHasher(cost: 1))
         service.policy.maxFailures = maxFailures
         return service

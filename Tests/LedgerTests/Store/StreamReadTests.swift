@@ -5,7 +5,7 @@ import Testing
 
 // MARK: - StreamReadTests
 
-/// `readStreamForAppend` reads a stream where the writers' index says it is: it answers even when
+/// `readIndexedStream` reads a stream where the writers' index says it is: it answers even when
 /// another stream's line between them is damaged (which the whole-log read refuses), so these tests
 /// can tell the indexed read from its fallback; and a slot it cannot trust falls back.
 struct StreamReadTests {
@@ -36,7 +36,7 @@ struct StreamReadTests {
             let expected = try writer(dir).readStream(a)
             try damageLine(writer(dir).logPath, line: 5)  // b's 2nd line, inside a's span
             #expect(throws: StoreError.self) { _ = try writer(dir).readStream(a) }
-            let fast = try writer(dir).readStreamForAppend(a)
+            let fast = try writer(dir).readIndexedStream(a)
             #expect(fast == expected)
         }
     }
@@ -46,10 +46,10 @@ struct StreamReadTests {
             let (_, b, s, c) = try build(dir)
             let eb = try writer(dir).readStream(b), es = try writer(dir).readStream(s)
             try damageLine(writer(dir).logPath, line: 3)  // c
-            #expect(try writer(dir).readStreamForAppend(b) == eb)
-            #expect(try writer(dir).readStreamForAppend(s) == es)
+            #expect(try writer(dir).readIndexedStream(b) == eb)
+            #expect(try writer(dir).readIndexedStream(s) == es)
             // The damaged stream itself: the whole-log read, which reports the damage.
-            #expect(throws: StoreError.self) { _ = try writer(dir).readStreamForAppend(c) }
+            #expect(throws: StoreError.self) { _ = try writer(dir).readIndexedStream(c) }
         }
     }
 
@@ -71,7 +71,7 @@ struct StreamReadTests {
             let expected = try writer(dir).readStream(a)
             _ = try writer(dir).streamVersion(a)  // re-applies lines 2..5
             try damageLine(writer(dir).logPath, line: 2)  // b's 2nd, inside a's span
-            #expect(try writer(dir).readStreamForAppend(a) == expected)
+            #expect(try writer(dir).readIndexedStream(a) == expected)
         }
     }
 
@@ -98,7 +98,7 @@ struct StreamReadTests {
             #expect(patched == 1)
             try writeBytes(bytes, to: path)
             let expected = try writer(dir).readStream(a)
-            #expect(try writer(dir).readStreamForAppend(a) == expected)
+            #expect(try writer(dir).readIndexedStream(a) == expected)
         }
     }
 }

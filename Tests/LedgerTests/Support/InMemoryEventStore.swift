@@ -1,13 +1,14 @@
 import LedgerDomain
-import LedgerKit
+@testable import LedgerKit
 
 // MARK: - InMemoryEventStore
 
 /// An `EventStore` double that keeps its log in memory, for tests of code built on the store.
 /// It follows `FileEventStore`'s rules exactly: the same batch checks and error codes, `ExpectedVersion`
 /// and `AppendCondition` semantics, and real lines (`LineCodec` + `SHA256`), so its events chain like
-/// the file's and `log` holds the bytes a file store would have written.
-final class InMemoryEventStore: EventStore {
+/// the file's and `log` holds the bytes a file store would have written. Its capabilities read its
+/// events (it has no index and no checkpoint); `.uniqueEmails` asks the account fold it keeps.
+final class InMemoryEventStore: LedgerStore {
     /// Every recorded event, in `seq` order.
     private(set) var events: [RecordedEvent] = []
     /// The log as a file store would hold it: one line per event.
@@ -19,6 +20,7 @@ final class InMemoryEventStore: EventStore {
     private let random: any RandomSource
     private var checker = ChainChecker()
     private var streamVersions: [String: Int] = [:]
+    private var accounts = AccountTable()
     private var lastAt = Timestamp(millis: 0)
 
     /// An empty store.
@@ -29,17 +31,17 @@ final class InMemoryEventStore: EventStore {
 
     // MARK: - EventStore
 
-    func append(_ parts: [StreamAppend], condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+    func append(_ parts: [StreamAppend], condition: AppendCondition?) throws -> [RecordedEvent] {
         _ = try StreamAppend.validate(parts)
-        if let condition {
-            for event in events where event.seq > condition.position { condition.observe(event) }
+        if let folded = condition?.folded {
+            for event in events where event.seq > folded.position { folded.observe(event) }
         }
         for part in parts {
             let version = streamVersions[part.stream, default: 0]
             guard part.expected.accepts(version) else {
                 throw StoreError.wrongVersion(stream: part.stream, expected: part.expected, actual: version)
             }
-            try condition?.check(part.events, stream: part.stream)
+            try condition?.check(part) { accounts.holdsLiveAccount(email: $0) }
         }
 
         // Build and check every line before keeping any: all or nothing.
@@ -70,7 +72,8 @@ final class InMemoryEventStore: EventStore {
             events.append(event)
             streamVersions[event.stream, default: 0] += 1
             lastAt = max(lastAt, event.at)
-            condition?.observe(event)
+            AccountFold.evolve(&accounts, ViewEvent(event), policy: SignInPolicy())
+            condition?.folded?.observe(event)
         }
         return recorded
     }
@@ -86,4 +89,22 @@ final class InMemoryEventStore: EventStore {
     }
 
     func head() throws -> Head { checker.head }
+
+    // MARK: - Capabilities
+
+    func streamVersion(_ stream: String) throws -> Int { streamVersions[stream, default: 0] }
+
+    func readIndexedStream(_ stream: String) throws -> [RecordedEvent] { try readStream(stream) }
+
+    func signInRecord(email: String) throws -> SignInRecord? { nil }
+
+    func scanViews(wanted: (ViewEvent) -> Bool, visit: (ViewEvent, Digest32) -> Void) throws -> [RecordedEvent] {
+        try scanViewsReadingEveryEvent(wanted: wanted, visit: visit)
+    }
+
+    func currentViews(now: Timestamp, usingCheckpoint: Bool) throws -> LedgerViews { try viewsFoldedFromEveryEvent() }
+
+    var viewsMayComeFromACheckpoint: Bool { false }
+
+    func repairTail() throws -> Bool { false }
 }

@@ -8,7 +8,7 @@ import LedgerDomain
 /// one statement. `AccountFold` alone decides what the rows mean.
 ///
 /// The fold's reads cannot throw: a failed load answers "nothing" and is kept in `error`, which
-/// `check()` (called by `apply`, `flush` and `PostgresLookups`) rethrows before anything is used.
+/// `check()` (called by `apply`, `flush` and the append's `.uniqueEmails` check) rethrows before anything is used.
 final class PostgresAccounts: AccountFoldState {
     /// One row of `ledger_accounts`.
     struct Account: Equatable {

@@ -5,11 +5,11 @@ import LedgerDomain
 /// The PostgreSQL backend: one `ledger_events` table shared by every ledger process on every host.
 /// An append is one transaction that takes `pg_advisory_xact_lock` (so appenders serialize on the
 /// head), reads the head, brings the account-state tables up to it, answers the append condition
-/// (the email condition from those tables; any other is fed what it has not seen), checks the
+/// (`.uniqueEmails` from those tables; a folded one is fed what it has not seen), checks the
 /// expected version, inserts the lines (seq, prev and hash computed exactly as the file format
 /// does), folds them into the account-state tables and sends `NOTIFY` in one statement, and commits. Success is reported only after `COMMIT` returned (`synchronous_commit` on).
 /// A lost connection before `COMMIT` rolls the whole batch back on the server.
-public final class PostgresEventStore: EventStore {
+public final class PostgresEventStore: LedgerStore {
     /// The server (its password is never printed: use `url.redacted`).
     public let url: PostgresURL
     /// Rows fetched per round trip by reads (keyset pages on `seq`).
@@ -67,7 +67,7 @@ public final class PostgresEventStore: EventStore {
     /// Appends the parts in one transaction serialized on the head; see the type's summary. In a
     /// database from before the account-state tables, creates them first (folding the log into
     /// them) and appends then.
-    public func append(_ parts: [StreamAppend], condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+    public func append(_ parts: [StreamAppend], condition: AppendCondition?) throws -> [RecordedEvent] {
         let decoded = try StreamAppend.validate(parts)
         do {
             return try appendOnce(parts, decoded, condition: condition)
@@ -80,20 +80,19 @@ public final class PostgresEventStore: EventStore {
     /// Thrown by `appendOnce` (after its rollback) when the account-state tables are missing.
     private struct AccountTablesMissing: Error {}
 
-    private func appendOnce(_ parts: [StreamAppend], _ decoded: [LedgerEvent], condition: (any AppendCondition)?) throws -> [RecordedEvent] {
+    private func appendOnce(_ parts: [StreamAppend], _ decoded: [LedgerEvent], condition: AppendCondition?) throws -> [RecordedEvent] {
         let connection = try begin()
         var pending: [(envelope: Envelope, event: LedgerEvent)] = []
         do {
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey])
             let mark = try Self.accountMark(connection)
             let head = mark.head, lastAt = mark.lastAt
-            // The account state first catches up with lines appended without it; the email
-            // condition then asks it, under the lock; any other condition is fed every event it has not seen.
+            // The account state first catches up with lines appended without it; `.uniqueEmails`
+            // then asks it, under the lock; a folded condition is fed every event it has not seen.
             let accounts = PostgresAccounts(connection: connection)
             try Self.catchUp(accounts, from: mark, connection)
-            let served = condition?.answersFromStoreLookups == true
-            if let condition, !served, condition.position < head.seq {
-                try Self.forEachEvent(connection, from: condition.position + 1, through: head.seq) { condition.observe($0); return true }
+            if let folded = condition?.folded, folded.position < head.seq {
+                try Self.forEachEvent(connection, from: folded.position + 1, through: head.seq) { folded.observe($0); return true }
             }
             var versions: [Int] = []
             for part in parts {
@@ -102,10 +101,10 @@ public final class PostgresEventStore: EventStore {
                 guard part.expected.accepts(version) else {
                     throw StoreError.wrongVersion(stream: part.stream, expected: part.expected, actual: version)
                 }
-                if let condition, served {
-                    try condition.check(part.events, stream: part.stream, lookups: PostgresLookups(accounts: accounts))
-                } else {
-                    try condition?.check(part.events, stream: part.stream)
+                try condition?.check(part) { email in
+                    let live = accounts.holdsLiveAccount(email: email)
+                    try accounts.check()
+                    return live
                 }
                 versions.append(version)
             }
@@ -152,7 +151,7 @@ public final class PostgresEventStore: EventStore {
             throw storeError(error, during: "the append's COMMIT")
         }
         let recorded = pending.map { RecordedEvent(envelope: $0.envelope, event: $0.event) }
-        if condition?.answersFromStoreLookups != true { recorded.forEach { condition?.observe($0) } }
+        recorded.forEach { condition?.folded?.observe($0) }
         return recorded
     }
 
@@ -218,147 +217,5 @@ public final class PostgresEventStore: EventStore {
                                    + values.joined(separator: ", "), parameters)
             start += page.count
         }
-    }
-
-    // MARK: - Reads
-
-    /// Calls `body` with every event from `seq` on, verified (hash, chain, schema), until it returns false.
-    public func read(from seq: Int, _ body: (RecordedEvent) -> Bool) throws {
-        let connection = try connection()
-        do {
-            try Self.forEachEvent(connection, from: max(1, seq), through: nil, body)
-        } catch {
-            throw storeError(error, during: "a read")
-        }
-    }
-
-    /// Every event of `stream`, in order, each line's hash and schema verified.
-    public func readStream(_ stream: String) throws -> [RecordedEvent] {
-        let connection = try connection()
-        do {
-            let result = try connection.execute("SELECT line FROM ledger_events WHERE stream = $1 ORDER BY seq", [stream])
-            return try (0..<result.count).map { row in
-                try result.bytes(row, 0) { line in try Self.verifyAlone(line) }
-            }
-        } catch {
-            throw storeError(error, during: "a stream read")
-        }
-    }
-
-    /// The number of events in `stream`: its last stream position, the number `append` checks.
-    public func streamVersion(_ stream: String) throws -> Int {
-        let connection = try connection()
-        do {
-            return try connection.execute("SELECT coalesce(max(stream_position), 0) FROM ledger_events WHERE stream = $1", [stream]).int(0, 0) ?? 0
-        } catch {
-            throw storeError(error, during: "a stream version lookup")
-        }
-    }
-
-    /// The last `seq` and `hash` (seq 0 and the genesis hash when empty).
-    public func head() throws -> Head {
-        let connection = try connection()
-        do {
-            return try Self.head(connection).head
-        } catch {
-            throw storeError(error, during: "reading the head")
-        }
-    }
-
-    /// The head and the time of the last event.
-    static func head(_ connection: PostgresConnection) throws -> (head: Head, lastAt: Timestamp?) {
-        let result = try connection.execute("SELECT line FROM ledger_events ORDER BY seq DESC LIMIT 1")
-        guard result.count == 1 else { return (Head.empty, nil) }
-        let envelope = try result.bytes(0, 0) { line in try decodeEnvelope(line) }
-        return (Head(seq: envelope.seq, hash: envelope.hash), envelope.at)
-    }
-
-    /// Calls `body` with the verbatim line (no newline) of every event from `seq` on, in keyset pages.
-    public func forEachLine(from seq: Int = 1, _ body: (Int, UnsafeBufferPointer<UInt8>) throws -> Bool) throws {
-        let connection = try connection()
-        do {
-            try Self.forEachLine(connection, from: seq, through: nil, body)
-        } catch let error as PostgresError {
-            throw storeError(error, during: "reading the log")
-        }
-    }
-
-    static func forEachLine(_ connection: PostgresConnection, from seq: Int, through last: Int?,
-                            _ body: (Int, UnsafeBufferPointer<UInt8>) throws -> Bool) throws {
-        var next = seq
-        while true {
-            let result = try connection.execute(
-                "SELECT seq, line FROM ledger_events WHERE seq >= $1 AND seq <= $2 ORDER BY seq LIMIT \(pageSize)",
-                [String(next), String(last ?? Int.max)])
-            for row in 0..<result.count {
-                let rowSeq = result.int(row, 0) ?? 0
-                guard try result.bytes(row, 1, { line in try body(rowSeq, line) }) else { return }
-                next = rowSeq + 1
-            }
-            if result.count < pageSize { return }
-        }
-    }
-
-    /// Verifies every line from `seq` through `last` as a chain (the first one against its own `prev`)
-    /// and calls `body` with each event; damage throws `StoreError(.damaged)`.
-    static func forEachEvent(_ connection: PostgresConnection, from seq: Int, through last: Int?,
-                             _ body: (RecordedEvent) -> Bool) throws {
-        var checker: ChainChecker?
-        try forEachLine(connection, from: seq, through: last) { _, line in
-            if checker == nil {
-                let first = try decodeEnvelope(line)
-                checker = first.seq == 1 ? ChainChecker() : ChainChecker(continuingAfter: Head(seq: first.seq - 1, hash: first.prev))
-            }
-            switch LogScanner.decode(line, offset: 0, terminated: true, checker: &checker!) {
-            case .event(let event, _, _): return body(event)
-            case .problem(let problem, _, _), .tornTail(let problem, _, _):
-                throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem) — export it and run `ledger verify`", problem: problem)
-            }
-        }
-    }
-
-    /// Verifies one line on its own (hash, envelope, type and data) and returns its event.
-    static func verifyAlone(_ line: UnsafeBufferPointer<UInt8>) throws -> RecordedEvent {
-        let envelope = try decodeEnvelope(line)
-        var checker = ChainChecker(continuingAfter: Head(seq: envelope.seq - 1, hash: envelope.prev))
-        switch LogScanner.decode(line, offset: 0, terminated: true, checker: &checker) {
-        case .event(let event, _, _): return event
-        case .problem(let problem, _, _), .tornTail(let problem, _, _):
-            throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem)", problem: problem)
-        }
-    }
-
-    /// The envelope of a stored line (shape only).
-    static func decodeEnvelope(_ line: UnsafeBufferPointer<UInt8>) throws -> Envelope {
-        do throws(LogProblem) {
-            return try LineCodec.decode(line, lineNumber: 0).0
-        } catch {
-            throw StoreError(.damaged, "a stored line is not a ledger line: \(error)", problem: error)
-        }
-    }
-}
-
-// MARK: - Export
-
-extension PostgresEventStore {
-    /// Passes every line, each with its newline, in seq order and chunks of about 1 MiB, to `write`:
-    /// exactly the bytes of the equivalent `events.jsonl`. Returns the number of lines.
-    @discardableResult
-    public func exportLines(_ write: ([UInt8]) throws -> Void) throws -> Int {
-        var chunk: [UInt8] = []
-        chunk.reserveCapacity(1 << 20 + 4096)
-        var count = 0
-        try forEachLine { _, line in
-            chunk.append(contentsOf: line)
-            chunk.append(0x0A)
-            count += 1
-            if chunk.count >= 1 << 20 {
-                try write(chunk)
-                chunk.removeAll(keepingCapacity: true)
-            }
-            return true
-        }
-        if !chunk.isEmpty { try write(chunk) }
-        return count
     }
 }

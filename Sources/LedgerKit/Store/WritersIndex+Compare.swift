@@ -1,13 +1,13 @@
 import Glibc
 import LedgerDomain
 
-// MARK: - StoreIndexFile: checked against the log
+// MARK: - WritersIndex: checked against the log
 
 /// What `ledger verify` needs to check the writers' index against its own fold of the log
 /// (`CacheCheck`): a copy of the file in memory (verify never writes the file), a fresh table in
 /// memory folded by the same `apply` writers run, and a comparison of what each slot says — not
 /// where it lies, which depends on the table's size and the order of inserts.
-extension StoreIndexFile {
+extension WritersIndex {
     /// `size` bytes of zeroed memory of this process only.
     static func anonymousMapping(size: Int) -> UnsafeMutableRawPointer? {
         guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), base != MAP_FAILED else { return nil }
@@ -17,18 +17,18 @@ extension StoreIndexFile {
     /// An empty table in memory only.
     /// With `capacity` (a power of two, the table it will be compared with), sized once, so it never
     /// grows (a growth holds the old and the new table at once).
-    static func inMemory(capacity: Int = initialCapacity) -> StoreIndexFile? {
+    static func inMemory(capacity: Int = initialCapacity) -> WritersIndex? {
         let capacity = capacity > 0 && capacity & (capacity - 1) == 0 ? max(capacity, initialCapacity) : initialCapacity
         let size = headerSize + capacity * slotSize
         guard let base = anonymousMapping(size: size) else { return nil }
-        let table = StoreIndexFile(path: "", fd: -1, base: base, mappedSize: size, inode: (0, 0))
+        let table = WritersIndex(path: "", fd: -1, base: base, mappedSize: size, inode: (0, 0))
         table.reset(capacity: capacity)
         return table
     }
 
     /// A copy in memory of the index file at `path`, as it is now; nil when there is none or it is not
     /// a table writers would map (then they rebuild it, and there is nothing to compare).
-    static func snapshot(path: String) -> StoreIndexFile? {
+    static func snapshot(path: String) -> WritersIndex? {
         let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -44,7 +44,7 @@ extension StoreIndexFile {
             guard n > 0 else { munmap(base, size); return nil }
             done += n
         }
-        let table = StoreIndexFile(path: "", fd: -1, base: base, mappedSize: size, inode: (0, 0))
+        let table = WritersIndex(path: "", fd: -1, base: base, mappedSize: size, inode: (0, 0))
         let capacity = table.capacity
         guard capacity > 0, capacity & (capacity - 1) == 0, headerSize + capacity * slotSize == size,
               magic.indices.allSatisfy({ table.load(UInt8.self, at: $0) == magic[$0] }) else { return nil }
@@ -53,24 +53,25 @@ extension StoreIndexFile {
 
     /// The first slot whose content differs between this table and `expected` (one holds it and the
     /// other not, or they say different things), described; nil when they hold the same facts.
-    func firstDifference(from expected: StoreIndexFile) -> String? {
+    func firstDifference(from expected: WritersIndex) -> String? {
         var held = 0
         for i in 0..<capacity {
             let slot = Self.headerSize + i * Self.slotSize
-            let raw = load(UInt8.self, at: slot)
+            let raw = self[slot, Slot.tag]
             guard raw != 0 else { continue }
             guard let tag = Tag(rawValue: raw) else { return "slot \(i) has the unknown tag \(raw)" }
             held += 1
-            let key = loadKey(at: slot + 8)
+            let key = self[slot, Slot.key]
             guard let other = expected.find(tag, key, inserting: false) else {
                 return "it has \(Self.describe(tag, key)), which the log does not give"
             }
-            let same = load(UInt32.self, at: slot + 4) == expected.load(UInt32.self, at: other + 4)
-                && (24..<Self.slotSize).allSatisfy { load(UInt8.self, at: slot + $0) == expected.load(UInt8.self, at: other + $0) }
+            let same = [Slot.value, Slot.words].allSatisfy { bytes in
+                bytes.allSatisfy { load(UInt8.self, at: slot + $0) == expected.load(UInt8.self, at: other + $0) }
+            }
             if !same { return "its \(Self.describe(tag, key)) differs from the log's" }
         }
         var wanted = 0
-        for i in 0..<expected.capacity where expected.load(UInt8.self, at: Self.headerSize + i * Self.slotSize) != 0 { wanted += 1 }
+        for i in 0..<expected.capacity where expected[Self.headerSize + i * Self.slotSize, Slot.tag] != 0 { wanted += 1 }
         return held == wanted ? nil : "it holds \(held) entries where the log gives \(wanted)"
     }
 

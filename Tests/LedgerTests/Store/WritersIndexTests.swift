@@ -3,11 +3,11 @@ import LedgerDomain
 import LedgerKit
 import Testing
 
-// MARK: - StoreIndexFileTests
+// MARK: - WritersIndexTests
 
 /// `events.jsonl.index`: a new writer (a new process) reads only what the index does not cover,
 /// and gets the same stream versions and email answers as a full read, whatever state the index is in.
-struct StoreIndexFileTests {
+struct WritersIndexTests {
     /// A new store instance over `dir`, as a new process would have.
     private func writer(_ dir: String) -> FileEventStore {
         FileEventStore(directory: dir, clock: FixedClock(step: 1), random: SecureRandom())
@@ -16,7 +16,7 @@ struct StoreIndexFileTests {
     /// Appends registration `n` (AccountCreated, email userN) through the email condition.
     private func register(_ n: Int, in dir: String) throws {
         _ = try writer(dir).append([Fixtures.registration(n)], to: Fixtures.stream(.registration, n), expected: .noStream,
-                                   condition: EmailIndex())
+                                   condition: .uniqueEmails)
     }
 
     /// True when a fresh writer refuses registration `n`'s email for a new registration `other`.
@@ -25,7 +25,7 @@ struct StoreIndexFileTests {
         created.email = "user\(n)@example.com"
         do {
             _ = try writer(dir).append([.accountCreated(created)], to: Fixtures.stream(.registration, other), expected: .noStream,
-                                       condition: EmailIndex())
+                                       condition: .uniqueEmails)
             return false
         } catch let error as StoreError where error.reason == "email-already-in-use" {
             return true
@@ -117,20 +117,20 @@ struct StoreIndexFileTests {
             // Another process appends: the next read lines the index up and finds the new line.
             _ = try writer(dir).append([Fixtures.event(.imageStored, 5)], to: stream, expected: .exactly(1))
             _ = try writer(dir).append([Fixtures.event(.profileWritten, 5)], to: stream, expected: .exactly(2))
-            #expect(try reader.readStreamForAppend(stream) == reader.readStream(stream))
-            #expect(try reader.readStreamForAppend(stream).map(\.event.type) == [.accountCreated, .imageStored, .profileWritten])
+            #expect(try reader.readIndexedStream(stream) == reader.readStream(stream))
+            #expect(try reader.readIndexedStream(stream).map(\.event.type) == [.accountCreated, .imageStored, .profileWritten])
             // Without the index file, the same answer (the index is rebuilt from the log).
             try FileSystem.remove(reader.indexPath)
-            #expect(try writer(dir).readStreamForAppend(stream).map(\.seq) == reader.readStream(stream).map(\.seq))
+            #expect(try writer(dir).readIndexedStream(stream).map(\.seq) == reader.readStream(stream).map(\.seq))
             // A line of the stream damaged in place: the line no longer hashes to its hash, so the
             // read falls back to the whole log, which reports the damage instead of the event.
             var lines = splitLines(try readBytes(reader.logPath))
             let at = lines[4].firstIndex(of: UInt8(ascii: "@"))!
             lines[4][at - 1] = UInt8(ascii: "Z")
             try writeBytes(lines.flatMap { $0 }, to: reader.logPath)
-            #expect(throws: StoreError.self) { _ = try writer(dir).readStreamForAppend(stream) }
+            #expect(throws: StoreError.self) { _ = try writer(dir).readIndexedStream(stream) }
             // Other streams, whose lines are intact, still read from the index.
-            #expect(try writer(dir).readStreamForAppend(Fixtures.stream(.registration, 9)).count == 1)
+            #expect(try writer(dir).readIndexedStream(Fixtures.stream(.registration, 9)).count == 1)
         }
     }
 

@@ -3,8 +3,8 @@ import LedgerDomain
 // MARK: - AccountTable
 
 /// The whole account fold's state in dictionaries: what a process that folds the log itself keeps
-/// (the email condition without a store index, `verify`'s check of the PostgreSQL tables). The
-/// failures keep an email's last `SignInRecord.keptFailures` times, as every store does.
+/// (a file store without its index file, answering `.uniqueEmails`; `verify`'s check of the
+/// PostgreSQL tables). The failures keep an email's last `SignInRecord.keptFailures` times, as every store does.
 struct AccountTable: AccountFoldState, Equatable {
     /// One account.
     struct Account: Equatable {

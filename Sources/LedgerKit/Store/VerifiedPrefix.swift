@@ -1,11 +1,11 @@
 import LedgerDomain
 
-// MARK: - LogIndex
+// MARK: - VerifiedPrefix
 
-/// What a file store knows about the verified prefix of its log. Stream versions live in the
-/// shared `StoreIndexFile` when there is one (it covers the whole log), else in memory (then the
-/// process has read the whole log once).
-struct LogIndex {
+/// What a file store knows about the verified prefix of its log. Stream versions and the account
+/// fold's state live in the shared `WritersIndex` when there is one (it covers the whole log), else
+/// in memory (then the process has read the whole log once).
+struct VerifiedPrefix {
     /// Bytes of the log that verified (always a line boundary).
     var verifiedSize = 0
     /// Where the last verified line starts.
@@ -14,19 +14,21 @@ struct LogIndex {
     var checker = ChainChecker()
     /// Events per stream, when there is no index file.
     var streamVersions: [String: Int] = [:]
+    /// The account fold's state, when there is no index file.
+    var accounts = AccountTable()
     /// The latest `at`, so appended times never go backwards.
     var lastAt = Timestamp(millis: 0)
     /// The shared index file, when in use.
-    var table: StoreIndexFile?
+    var table: WritersIndex?
     /// Set when the index file could not take an event (it could not grow): the caller must rebuild
     /// this index from the whole log without it.
     var lostTable = false
 
     /// An index at the start of the log, over `table` (emptied) when given.
-    init(table: StoreIndexFile? = nil) { self.table = table }
+    init(table: WritersIndex? = nil) { self.table = table }
 
     /// An index continuing after what `table` covers.
-    init(table: StoreIndexFile, coverage: StoreIndexFile.Coverage) {
+    init(table: WritersIndex, coverage: WritersIndex.Coverage) {
         self.table = table
         verifiedSize = coverage.offset
         lineStart = coverage.lineStart
@@ -40,6 +42,7 @@ struct LogIndex {
             if !table.apply(event, offset: offset) { lostTable = true }
         } else {
             streamVersions[event.stream, default: 0] += 1
+            AccountFold.evolve(&accounts, ViewEvent(event), policy: SignInPolicy())
         }
         lastAt = max(lastAt, event.at)
         lineStart = offset
@@ -52,20 +55,26 @@ struct LogIndex {
         return streamVersions[stream, default: 0]
     }
 
+    /// True when a live account holds `email`, from the index file's slots or the fold kept in memory.
+    func holdsLiveAccount(email: String) -> Bool {
+        if let table, !lostTable { return table.accounts.holdsLiveAccount(email: email) }
+        return accounts.holdsLiveAccount(email: email)
+    }
+
     /// Where `stream`'s lines are, when the index file is in use (else nil).
-    func lines(of stream: String) -> StoreIndexFile.StreamLines? {
+    func lines(of stream: String) -> WritersIndex.StreamLines? {
         guard let table, !lostTable else { return nil }
         return table.lines(of: stream)
     }
 
     /// What the index file says about `email` for a sign-in, when it is in use (else nil).
-    func signIn(email: String) -> StoreIndexFile.SignInEntry? {
+    func signIn(email: String) -> WritersIndex.SignInEntry? {
         guard let table, !lostTable else { return nil }
         return table.signIn(email: email)
     }
 
     /// What the index file should record as covered now.
-    var coverage: StoreIndexFile.Coverage {
-        StoreIndexFile.Coverage(lineStart: lineStart, offset: verifiedSize, head: checker.head, lastAt: lastAt)
+    var coverage: WritersIndex.Coverage {
+        WritersIndex.Coverage(lineStart: lineStart, offset: verifiedSize, head: checker.head, lastAt: lastAt)
     }
 }

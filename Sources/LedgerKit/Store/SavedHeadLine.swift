@@ -1,14 +1,14 @@
 import LedgerDomain
 
-// MARK: - CoveredLine
+// MARK: - SavedHeadLine
 
 /// Re-reads the line a saved state (a checkpoint, the store index) says it ends at, to trust that
 /// state only while the log still holds that exact line: same bytes, same `seq`, same `hash`. The
 /// hash chain makes every line before it the same as when the state was saved.
-enum CoveredLine {
+enum SavedHeadLine {
     /// The line's time when `file` holds, at `[lineStart, offset)`, a verified line with `head`'s seq
     /// and hash, ending in a newline; nil otherwise.
-    static func time(in file: FileDescriptor, lineStart: Int, offset: Int, head: Head) -> Timestamp? {
+    static func verifiedTime(in file: FileDescriptor, lineStart: Int, offset: Int, head: Head) -> Timestamp? {
         guard offset > lineStart, lineStart >= 0, let size = try? file.size(), offset <= size else { return nil }
         var line = [UInt8](repeating: 0, count: offset - lineStart)
         let read = line.withUnsafeMutableBytes { raw in (try? file.read(into: raw.baseAddress!, count: raw.count, at: lineStart)) ?? 0 }

@@ -1,0 +1,166 @@
+import LedgerDomain
+
+// MARK: - PostgresEventStore reads
+
+extension PostgresEventStore {
+    /// Calls `body` with every event from `seq` on, verified (hash, chain, schema), until it returns false.
+    public func read(from seq: Int, _ body: (RecordedEvent) -> Bool) throws {
+        let connection = try connection()
+        do {
+            try Self.forEachEvent(connection, from: max(1, seq), through: nil, body)
+        } catch {
+            throw storeError(error, during: "a read")
+        }
+    }
+
+    /// Every event of `stream`, in order, each line's hash and schema verified.
+    public func readStream(_ stream: String) throws -> [RecordedEvent] {
+        let connection = try connection()
+        do {
+            let result = try connection.execute("SELECT line FROM ledger_events WHERE stream = $1 ORDER BY seq", [stream])
+            return try (0..<result.count).map { row in
+                try result.bytes(row, 0) { line in try Self.verifyAlone(line) }
+            }
+        } catch {
+            throw storeError(error, during: "a stream read")
+        }
+    }
+
+    /// Every event of `stream`: the table's index on `stream` is where its lines are (`readStream`).
+    public func readIndexedStream(_ stream: String) throws -> [RecordedEvent] { try readStream(stream) }
+
+    /// The number of events in `stream`: its last stream position, the number `append` checks.
+    public func streamVersion(_ stream: String) throws -> Int {
+        let connection = try connection()
+        do {
+            return try connection.execute("SELECT coalesce(max(stream_position), 0) FROM ledger_events WHERE stream = $1", [stream]).int(0, 0) ?? 0
+        } catch {
+            throw storeError(error, during: "a stream version lookup")
+        }
+    }
+
+    /// The last `seq` and `hash` (seq 0 and the genesis hash when empty).
+    public func head() throws -> Head {
+        let connection = try connection()
+        do {
+            return try Self.head(connection).head
+        } catch {
+            throw storeError(error, during: "reading the head")
+        }
+    }
+
+    /// The head and the time of the last event.
+    static func head(_ connection: PostgresConnection) throws -> (head: Head, lastAt: Timestamp?) {
+        let result = try connection.execute("SELECT line FROM ledger_events ORDER BY seq DESC LIMIT 1")
+        guard result.count == 1 else { return (Head.empty, nil) }
+        let envelope = try result.bytes(0, 0) { line in try decodeEnvelope(line) }
+        return (Head(seq: envelope.seq, hash: envelope.hash), envelope.at)
+    }
+
+    /// Calls `body` with the verbatim line (no newline) of every event from `seq` on, in keyset pages.
+    public func forEachLine(from seq: Int = 1, _ body: (Int, UnsafeBufferPointer<UInt8>) throws -> Bool) throws {
+        let connection = try connection()
+        do {
+            try Self.forEachLine(connection, from: seq, through: nil, body)
+        } catch let error as PostgresError {
+            throw storeError(error, during: "reading the log")
+        }
+    }
+
+    static func forEachLine(_ connection: PostgresConnection, from seq: Int, through last: Int?,
+                            _ body: (Int, UnsafeBufferPointer<UInt8>) throws -> Bool) throws {
+        var next = seq
+        while true {
+            let result = try connection.execute(
+                "SELECT seq, line FROM ledger_events WHERE seq >= $1 AND seq <= $2 ORDER BY seq LIMIT \(pageSize)",
+                [String(next), String(last ?? Int.max)])
+            for row in 0..<result.count {
+                let rowSeq = result.int(row, 0) ?? 0
+                guard try result.bytes(row, 1, { line in try body(rowSeq, line) }) else { return }
+                next = rowSeq + 1
+            }
+            if result.count < pageSize { return }
+        }
+    }
+
+    /// Verifies every line from `seq` through `last` as a chain (the first one against its own `prev`)
+    /// and calls `body` with each event; damage throws `StoreError(.damaged)`.
+    static func forEachEvent(_ connection: PostgresConnection, from seq: Int, through last: Int?,
+                             _ body: (RecordedEvent) -> Bool) throws {
+        var checker: ChainChecker?
+        try forEachLine(connection, from: seq, through: last) { _, line in
+            if checker == nil {
+                let first = try decodeEnvelope(line)
+                checker = first.seq == 1 ? ChainChecker() : ChainChecker(continuingAfter: Head(seq: first.seq - 1, hash: first.prev))
+            }
+            switch LogScanner.decode(line, offset: 0, terminated: true, checker: &checker!) {
+            case .event(let event, _, _): return body(event)
+            case .problem(let problem, _, _), .tornTail(let problem, _, _):
+                throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem) — export it and run `ledger verify`", problem: problem)
+            }
+        }
+    }
+
+    /// Verifies one line on its own (hash, envelope, type and data) and returns its event.
+    static func verifyAlone(_ line: UnsafeBufferPointer<UInt8>) throws -> RecordedEvent {
+        let envelope = try decodeEnvelope(line)
+        var checker = ChainChecker(continuingAfter: Head(seq: envelope.seq - 1, hash: envelope.prev))
+        switch LogScanner.decode(line, offset: 0, terminated: true, checker: &checker) {
+        case .event(let event, _, _): return event
+        case .problem(let problem, _, _), .tornTail(let problem, _, _):
+            throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem)", problem: problem)
+        }
+    }
+
+    /// The envelope of a stored line (shape only).
+    static func decodeEnvelope(_ line: UnsafeBufferPointer<UInt8>) throws -> Envelope {
+        do throws(LogProblem) {
+            return try LineCodec.decode(line, lineNumber: 0).0
+        } catch {
+            throw StoreError(.damaged, "a stored line is not a ledger line: \(error)", problem: error)
+        }
+    }
+
+    // MARK: - Views
+
+    /// `read(from: 1)`, every event built whole: the server sends whole rows.
+    public func scanViews(wanted: (ViewEvent) -> Bool, visit: (ViewEvent, Digest32) -> Void) throws -> [RecordedEvent] {
+        try scanViewsReadingEveryEvent(wanted: wanted, visit: visit)
+    }
+
+    /// Every view, folded from every event (this store keeps no checkpoint).
+    public func currentViews(now: Timestamp, usingCheckpoint: Bool) throws -> LedgerViews { try viewsFoldedFromEveryEvent() }
+
+    /// False: the views always come from every event.
+    public var viewsMayComeFromACheckpoint: Bool { false }
+
+    // MARK: - Tail
+
+    /// False: a transaction never leaves a torn last row, so there is nothing to repair.
+    public func repairTail() throws -> Bool { false }
+}
+
+// MARK: - Export
+
+extension PostgresEventStore {
+    /// Passes every line, each with its newline, in seq order and chunks of about 1 MiB, to `write`:
+    /// exactly the bytes of the equivalent `events.jsonl`. Returns the number of lines.
+    @discardableResult
+    public func exportLines(_ write: ([UInt8]) throws -> Void) throws -> Int {
+        var chunk: [UInt8] = []
+        chunk.reserveCapacity(1 << 20 + 4096)
+        var count = 0
+        try forEachLine { _, line in
+            chunk.append(contentsOf: line)
+            chunk.append(0x0A)
+            count += 1
+            if chunk.count >= 1 << 20 {
+                try write(chunk)
+                chunk.removeAll(keepingCapacity: true)
+            }
+            return true
+        }
+        if !chunk.isEmpty { try write(chunk) }
+        return count
+    }
+}

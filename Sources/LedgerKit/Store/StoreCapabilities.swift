@@ -1,0 +1,79 @@
+import LedgerDomain
+
+// MARK: - Store capabilities
+
+// What the fast paths ask of a store beyond `EventStore`'s few operations. Each store answers them
+// natively: the file store from the writers' index and its checkpoint, PostgreSQL from its tables,
+// a store with neither by reading its events.
+
+/// A store that knows each stream's version without reading the stream.
+public protocol StreamVersions: EventStore {
+    /// The number of events in `stream` (0 when it has none): what `append` checks an expected
+    /// version against. The file store answers as a writer does before an append (it may take the
+    /// writers' lock, create the lock and index files, and repair a torn tail); an absent log has no streams.
+    func streamVersion(_ stream: String) throws -> Int
+}
+
+/// A store that reads one stream where its index says the stream's lines are.
+public protocol IndexedStreamReads: EventStore {
+    /// Every event of `stream`, in order: the same events as `readStream`. The file store reads them
+    /// at the offsets the writers' index gives (trusting the lines it covers, as an append does)
+    /// instead of verifying the whole log.
+    func readIndexedStream(_ stream: String) throws -> [RecordedEvent]
+}
+
+/// A store that answers what a sign-in needs from an index of its own.
+public protocol SignInRecords: EventStore {
+    /// What a sign-in needs to know about `email` (lowercase), answered without reading the log;
+    /// nil when the store has no index to answer from (the caller then folds the log).
+    func signInRecord(email: String) throws -> SignInRecord?
+}
+
+/// A store that folds the views over its events.
+public protocol ViewScans: EventStore {
+    /// Reads every event, as `read(from: 1)` does: `visit` gets each event as the views fold it (with
+    /// its line's hash), and the events `wanted` picks are returned whole, in order. Lets a store
+    /// read most lines without building them whole.
+    func scanViews(wanted: (ViewEvent) -> Bool, visit: (ViewEvent, Digest32) -> Void) throws -> [RecordedEvent]
+    /// Every view, folded up to the head: from the store's checkpoint and the lines after it when it
+    /// keeps one and `usingCheckpoint`, else from every event.
+    func currentViews(now: Timestamp, usingCheckpoint: Bool) throws -> LedgerViews
+    /// True when `currentViews` with `usingCheckpoint` may rest on a checkpoint's word rather than
+    /// on every event (what a destructive decision must not trust alone).
+    var viewsMayComeFromACheckpoint: Bool { get }
+}
+
+/// A store whose log can be left with a torn last line.
+public protocol TailRepair: EventStore {
+    /// Repairs a torn last line, if any, under the writers' lock; true when it did. Damage before
+    /// the last line throws `.damaged` and is left untouched.
+    func repairTail() throws -> Bool
+}
+
+/// A store with every capability the ledger's commands use.
+public typealias LedgerStore = StreamVersions & IndexedStreamReads & SignInRecords & ViewScans & TailRepair
+
+// MARK: - Reading every event
+
+extension EventStore {
+    /// `scanViews` for a store without an in-place reader: every event built whole through `read`, then converted.
+    public func scanViewsReadingEveryEvent(wanted: (ViewEvent) -> Bool, visit: (ViewEvent, Digest32) -> Void) throws -> [RecordedEvent] {
+        var picked: [RecordedEvent] = []
+        try read(from: 1) { event in
+            let view = ViewEvent(event)
+            visit(view, Digest32(hex: event.envelope.hash) ?? .zero)
+            if wanted(view) { picked.append(event) }
+            return true
+        }
+        return picked
+    }
+}
+
+extension ViewScans {
+    /// `currentViews` for a store that keeps no checkpoint: every view folded through `scanViews`.
+    public func viewsFoldedFromEveryEvent() throws -> LedgerViews {
+        var views = LedgerViews()
+        _ = try scanViews(wanted: { _ in false }, visit: { views.apply($0, hash: $1) })
+        return views
+    }
+}

@@ -1,0 +1,68 @@
+import Glibc
+import LedgerDomain
+
+// MARK: - WritersIndex: opening
+
+/// Mapping the index file: the one at its path when it is a table writers can use, else a new empty
+/// one built aside and renamed over it.
+extension WritersIndex {
+    /// `LEDGER_STORE_INDEX=0` turns the index off (writers then read the whole log once per process).
+    static var enabled: Bool {
+        guard let raw = getenv("LEDGER_STORE_INDEX") else { return true }
+        return String(cString: raw) != "0"
+    }
+
+    /// This boot's id (`/proc/sys/kernel/random/boot_id`), nil when unreadable (then no index is used).
+    static let bootID: [UInt8]? = {
+        // A /proc file reports size 0: read it directly rather than by its size.
+        let fd = Glibc.open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, 64) }
+        return n >= 36 ? Array(bytes.prefix(36)) : nil
+    }()
+
+    /// Maps the index at `path`, or a new empty one (when `fresh`, absent or unusable). Nil when none can
+    /// be created with its space reserved (a full disk, a read-only folder): the store then works without it.
+    static func open(path: String, fresh: Bool = false) -> WritersIndex? {
+        guard enabled, bootID != nil else { return nil }
+        guard !fresh else { return create(path: path) }
+        // A symbolic link, a hard link (a file with another name) or anything but a regular file is
+        // neither read nor written: it is replaced by a new index, renamed over its name.
+        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { return create(path: path) }
+        var info = stat()
+        let size = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && info.st_nlink == 1 ? Int(info.st_size) : 0
+        guard size >= headerSize + initialCapacity * slotSize, (size - headerSize) % slotSize == 0,
+              let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), base != MAP_FAILED else {
+            close(fd)
+            return create(path: path)
+        }
+        let index = WritersIndex(path: path, fd: fd, base: base, mappedSize: size, inode: (UInt64(info.st_dev), UInt64(info.st_ino)))
+        let capacity = index.capacity
+        guard index.hasMagic, capacity > 0, capacity & (capacity - 1) == 0, headerSize + capacity * slotSize == size else {
+            return create(path: path)
+        }
+        return index
+    }
+
+    /// A new empty index, built aside and renamed over `path` (never cut in place: another writer
+    /// may still map the old file, and must see a different inode rather than a shorter file).
+    fileprivate static func create(path: String) -> WritersIndex? {
+        let temp = path + ".new"
+        let size = headerSize + initialCapacity * slotSize
+        unlink(temp)  // never opened through a name already there (a hard link to a file elsewhere): created new
+        let fd = Glibc.open(temp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { return nil }
+        var info = stat()
+        guard posix_fallocate(fd, 0, off_t(size)) == 0, fstat(fd, &info) == 0,
+              let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), base != MAP_FAILED else {
+            close(fd); unlink(temp); return nil
+        }
+        let index = WritersIndex(path: path, fd: fd, base: base, mappedSize: size, inode: (UInt64(info.st_dev), UInt64(info.st_ino)))
+        index.reset(capacity: initialCapacity)
+        guard rename(temp, path) == 0 else { unlink(temp); return nil }
+        return index
+    }
+}
