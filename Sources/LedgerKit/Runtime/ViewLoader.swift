@@ -1,21 +1,6 @@
 import Glibc
 import LedgerDomain
 
-// MARK: - AsOf
-
-/// `--as-of`: the views as they stood after an event (`SEQ`) or at a time (RFC 3339).
-public enum AsOf: Equatable, Sendable {
-    /// After the event with this seq.
-    case seq(Int)
-    /// At this instant (events with `at` not after it).
-    case time(Timestamp)
-
-    /// Parses `SEQ` or an RFC 3339 timestamp; nil when it is neither.
-    public init?(_ text: String) {
-        if let seq = Int(text), seq >= 0 { self = .seq(seq) } else if let time = Timestamp(rfc3339: text) { self = .time(time) } else { return nil }
-    }
-}
-
 // MARK: - LoadedViews
 
 /// Views folded from a log, with the instant they stand at and any torn tail skipped.
@@ -67,14 +52,8 @@ public enum ViewLoader {
         var start = 0
         // A checkpoint serves reads of the head, or of a seq at or after it. The strict read starts
         // from the first line: a checkpoint knows the ids before it only as fingerprints.
-        let usable: Bool
-        switch asOf {
-        case nil: usable = usingCheckpoint
-        case .seq: usable = usingCheckpoint
-        case .time: usable = false
-        }
-        var checkpoint = usable ? Checkpoint.load(forLog: path, file: file) : nil
-        if case .seq(let seq) = asOf, let found = checkpoint, found.views.head.seq > seq { checkpoint = nil }
+        var checkpoint = usingCheckpoint && asOf?.mayUseCheckpoints != false ? Checkpoint.load(forLog: path, file: file) : nil
+        if let asOf, let found = checkpoint, !asOf.mayStart(fromCheckpointAt: found.views.head.seq) { checkpoint = nil }
         if let checkpoint {
             loaded.views = checkpoint.views
             checker = ChainChecker(continuingAfter: checkpoint.views.head)
@@ -97,11 +76,7 @@ public enum ViewLoader {
             case .event(let event, let hash, let offset, let length):
                 let (seq, at) = (event.pointee.seq, event.pointee.at)
                 if let progress, seq & 0xFFFF == 0 { progress(offset + length, total, loaded.views.events) }
-                switch asOf {
-                case .seq(let last) where seq > last: return false
-                case .time(let time) where at > time: return false
-                default: break
-                }
+                if let asOf, !asOf.includes(seq: seq, at: at) { return false }
                 loaded.views.apply(event.pointee, hash: hash)
                 lastIncludedAt = at
                 lastLine = (offset, offset + length)
@@ -122,11 +97,7 @@ public enum ViewLoader {
         }
         if lastIncludedAt == nil { lastIncludedAt = checkpoint?.headAt }
         if let damage { throw StoreError(.damaged, "the log is damaged at \(damage); run `ledger verify`", problem: damage) }
-        switch asOf {
-        case .time(let time): loaded.asOfTime = time
-        case .seq: loaded.asOfTime = lastIncludedAt ?? Timestamp(millis: 0)
-        case nil: break
-        }
+        if let asOf { loaded.asOfTime = asOf.instant(lastIncludedAt: lastIncludedAt) }
         return loaded
     }
 }
