@@ -93,6 +93,17 @@ public enum AccountFold {
         }
     }
 
+    /// What `evolve` reads of the state for `event`: the email it names and the account it creates
+    /// or changes. A storage that loads its rows on demand (the PostgreSQL tables) loads these first.
+    public static func keys(of event: ViewEvent) -> (email: String?, account: UUIDBits?, creates: Bool) {
+        switch event.fact {
+        case .accountCreated(let uid, let email, _): (email, uid, true)
+        case .signInFailed(let email, _): (email, nil, false)
+        case .profileWritten(let uid, _, _, _), .accountDeleted(let uid), .sessionStarted(_, let uid, _): (nil, uid, false)
+        default: (nil, nil, false)
+        }
+    }
+
     /// The live account of `email`: the last account created with it, when it still holds it (not
     /// deleted, and not created again since with another email). One live account per email.
     public static func liveAccount<State: AccountFoldState>(of email: State.EmailKey, in state: State) -> UUIDBits? {

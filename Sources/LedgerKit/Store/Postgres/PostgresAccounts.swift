@@ -104,15 +104,10 @@ final class PostgresAccounts: AccountFoldState {
         // An account created earlier in `events` needs no row of the table.
         var wantedEmails: [String] = [], wantedUIDs: [UUIDBits] = [], created = Set<UUIDBits>()
         for event in events {
-            switch event.fact {
-            case .accountCreated(let uid, let email, _):
-                wantedEmails.append(email)
-                created.insert(uid)
-            case .signInFailed(let email, _): wantedEmails.append(email)
-            case .profileWritten(let uid, _, _, _), .accountDeleted(let uid), .sessionStarted(_, let uid, _):
-                if !created.contains(uid) { wantedUIDs.append(uid) }
-            default: break
-            }
+            let keys = AccountFold.keys(of: event)
+            if let email = keys.email { wantedEmails.append(email) }
+            guard let uid = keys.account else { continue }
+            if keys.creates { created.insert(uid) } else if !created.contains(uid) { wantedUIDs.append(uid) }
         }
         load(emails: wantedEmails, uids: wantedUIDs)
         var state = self
