@@ -8,6 +8,25 @@ public protocol EventPayload: Equatable, Sendable {
     init(data: JSONObject) throws(EventDataError)
     /// The members written to the log, in a fixed order.
     var data: JSONObject { get }
+    /// The members the views keep.
+    var viewFact: ViewEvent.Fact { get }
+}
+
+/// A payload whose members are declared once (`Member`, each with its `MemberRule`): the full
+/// decoder (`init(data:)` through `DataReader`) and the in-place reader (`MemberSlots`) check them
+/// by the same rules.
+protocol DescribedPayload: EventPayload {
+    /// The members, numbered in the order they are checked.
+    associatedtype Member: PayloadMember
+    /// The rules of `Member`'s cases.
+    static var schema: PayloadSchema<Member> { get }
+    /// What the views keep, read from members that `MemberSlots.satisfies` accepted.
+    static func viewFact(_ slots: borrowing MemberSlots, in line: UnsafeBufferPointer<UInt8>) -> ViewEvent.Fact
+}
+
+extension DescribedPayload {
+    /// The schema's rules (for callers that hold the type as an existential).
+    static var memberRules: [MemberRule] { schema.rules }
 }
 
 // MARK: - Enumerations used in payloads

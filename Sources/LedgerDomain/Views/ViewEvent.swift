@@ -46,29 +46,14 @@ public struct ViewEvent: Equatable, Sendable {
 // MARK: - From a recorded event
 
 extension ViewEvent {
-    /// The fold input of a recorded (decoded and checked) event. Its ids are lowercase UUIDs and its
-    /// digests lowercase hex, as the payload decoders guarantee; anything else reads as zero bits.
+    /// The fold input of a recorded (decoded and checked) event: its payload's `viewFact`.
     public init(_ recorded: RecordedEvent) {
         let (category, id) = StreamName.parse(recorded.stream) ?? (.registration, "")
-        let fact: Fact
-        switch recorded.event {
-        case .accountCreated(let e): fact = .accountCreated(uid: bits(e.uid), email: e.email, withImage: e.withImage)
-        case .imageStored(let e):
-            fact = .imageStored(uid: bits(e.uid), image: bits(e.imageName), contentType: e.contentType, bytes: e.bytes,
-                                sha256: Digest32(hex: e.sha256) ?? .zero)
-        case .profileWritten(let e):
-            fact = .profileWritten(uid: bits(e.uid), userName: e.userName, profileImage: e.profileImageName.map(bits), createdAt: e.createdAt)
-        case .failed(let e): fact = .failed(e)
-        case .imageDeleted(let e): fact = .imageDeleted(image: bits(e.imageName))
-        case .accountDeleted(let e): fact = .accountDeleted(uid: bits(e.uid))
-        case .sessionStarted(let e):
-            fact = .sessionStarted(session: bits(e.sessionId), uid: bits(e.uid), expiresAt: e.expiresAt)
-        case .sessionEnded(let e): fact = .sessionEnded(session: bits(e.sessionId))
-        case .signInFailed(let e): fact = .signInFailed(email: e.email, reason: e.reason)
-        }
-        self.init(seq: recorded.seq, at: recorded.at, category: category, stream: bits(id), fact: fact)
+        self.init(seq: recorded.seq, at: recorded.at, category: category, stream: UUIDBits(checked: id), fact: recorded.event.payload.viewFact)
     }
 }
 
-/// The bits of a UUID the decoders already checked.
-private func bits(_ text: String) -> UUIDBits { UUIDBits(uuid: text) ?? .zero }
+extension UUIDBits {
+    /// The bits of a UUID the decoders already checked (lowercase); zero bits for anything else.
+    init(checked text: String) { self = UUIDBits(uuid: text) ?? .zero }
+}

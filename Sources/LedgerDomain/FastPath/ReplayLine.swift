@@ -1,8 +1,8 @@
-// MARK: - LineFacts
+// MARK: - ReplayLine
 
 /// What replay needs from one line — the event as the views fold it, the id, `prev` and `hash` as
 /// bits — read in place from a line spelled as ledger writes it, with no envelope or JSON tree built.
-public struct LineFacts: Sendable {
+public struct ReplayLine: Sendable {
     /// The fold input (seq, time, stream and payload).
     public var event: ViewEvent
     /// The line's `id`.
@@ -14,42 +14,66 @@ public struct LineFacts: Sendable {
     /// Length of the hashed body (the bytes before `,"hash":"`).
     public var bodyLength: Int
 
-    /// Facts from their parts.
+    /// A line from its parts.
     public init(event: ViewEvent, id: UUIDBits, prev: Digest32, hash: Digest32, bodyLength: Int) {
         self.event = event; self.id = id; self.prev = prev; self.hash = hash; self.bodyLength = bodyLength
     }
 }
 
 extension LineCodec {
-    /// The facts of a line whose envelope is spelled exactly as ledger writes it and whose `data`
-    /// is a flat object of known members that passes every check of its type's decoder; nil for
+    /// The replay reading of a line whose envelope is spelled exactly as ledger writes it and whose
+    /// `data` is a flat object of its schema's members that passes every rule of that schema; nil for
     /// anything else (valid or not), which the caller then reads with `decode` for the verdict. A
-    /// line that gives facts gives the same event through `decode` and `ChainChecker.prepare`.
-    public static func decodeFacts(_ line: UnsafeBufferPointer<UInt8>) -> LineFacts? {
-        var r = FactCursor(line)
-        var slots = DataSlots()
+    /// line read here gives the same event through `decode` and `ChainChecker.prepare`.
+    public static func readInPlace(_ line: UnsafeBufferPointer<UInt8>) -> ReplayLine? {
+        var r = LineCursor(line)
+        var slots = MemberSlots()
+        let catalogue = InPlaceCatalogue.entries
         guard r.expect(#"{"seq":"#), let seq = r.positiveInt(),
               r.expect(#","id":""#), let id = r.uuid(),
               r.expect(#"","at":""#), let at = r.timestamp(),
-              r.expect(#"","type":""#), let type = r.eventType(),
-              r.expect(#","v":"#), let v = r.positiveInt(), v == type.currentVersion,
-              r.expect(#","stream":""#), let (category, stream) = r.stream(), category == type.category,
-              r.expect(#","data":"#), r.dataObject(into: &slots),
-              let fact = slots.fact(of: type, in: line)
+              r.expect(#"","type":""#), let entry = r.catalogueEntry(catalogue),
+              r.expect(#","v":"#), let v = r.positiveInt(), v == catalogue[entry].type.currentVersion,
+              r.expect(#","stream":""#), let (category, stream) = r.stream(), category == catalogue[entry].type.category,
+              r.expect(#","data":"#), r.dataObject(into: &slots, rules: catalogue[entry].rules),
+              slots.satisfies(catalogue[entry].rules, in: line)
         else { return nil }
         let bodyLength = line.count - suffixLength
         guard r.expect(#","prev":""#), let prev = r.digest(), r.expect("\""), r.index == bodyLength,
               r.expect(#","hash":""#), let hash = r.digest(), r.expect("\"}"), r.index == line.count
         else { return nil }
-        return LineFacts(event: ViewEvent(seq: seq, at: at, category: category, stream: stream, fact: fact),
-                         id: id, prev: prev, hash: hash, bodyLength: bodyLength)
+        let fact = catalogue[entry].payload.viewFact(slots, in: line)
+        return ReplayLine(event: ViewEvent(seq: seq, at: at, category: category, stream: stream, fact: fact),
+                          id: id, prev: prev, hash: hash, bodyLength: bodyLength)
     }
 }
 
-// MARK: - FactCursor
+// MARK: - InPlaceCatalogue
+
+/// What the in-place reader needs of each catalogue type, derived from `EventType` and its payload.
+enum InPlaceCatalogue {
+    /// One catalogue type.
+    struct Entry {
+        /// The type.
+        let type: EventType
+        /// Its wire name (`rawValue`) as bytes.
+        let wireName: [UInt8]
+        /// Its payload's member rules.
+        let rules: [MemberRule]
+        /// Its payload type, which reads the view fact.
+        let payload: any DescribedPayload.Type
+    }
+
+    /// Every catalogue type, in `EventType.allCases` order.
+    static let entries: [Entry] = EventType.allCases.map {
+        Entry(type: $0, wireName: Array($0.rawValue.utf8), rules: $0.payloadType.memberRules, payload: $0.payloadType)
+    }
+}
+
+// MARK: - LineCursor
 
 /// Reads the envelope of a canonical line in place.
-struct FactCursor {
+struct LineCursor {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
 
@@ -95,14 +119,16 @@ struct FactCursor {
     /// 64 lowercase hex bytes.
     mutating func digest() -> Digest32? { take(64).flatMap { Digest32(hexBytes: $0) } }
 
-    /// A catalogue type name and its closing quote.
-    mutating func eventType() -> EventType? {
-        for type in EventType.allCases {
-            let name = type.wireName
-            if index + name.count < bytes.count, bytes[index + name.count] == UInt8(ascii: "\""),
-               equal(bytes.baseAddress! + index, name) {
-                index += name.utf8CodeUnitCount + 1
-                return type
+    /// The position in `entries` of the catalogue type named here, its closing quote consumed.
+    mutating func catalogueEntry(_ entries: borrowing [InPlaceCatalogue.Entry]) -> Int? {
+        for position in entries.indices {
+            let found = entries[position].wireName.withUnsafeBufferPointer { name in
+                index + name.count < bytes.count && bytes[index + name.count] == UInt8(ascii: "\"")
+                    && UnsafeBufferPointer(rebasing: bytes[index..<(index + name.count)]).elementsEqual(name)
+            }
+            if found {
+                index += entries[position].wireName.count + 1
+                return position
             }
         }
         return nil
@@ -119,38 +145,16 @@ struct FactCursor {
         return (category, id)
     }
 
-    /// Locates the members of the flat `data` object at the cursor in `slots` (see `DataSlots`);
-    /// false when it is not one. In place: returning the 18 slots copied them twice per line.
-    mutating func dataObject(into slots: inout DataSlots) -> Bool {
-        guard let end = slots.scan(bytes, from: index) else { return false }
+    /// Locates the members of the flat `data` object at the cursor in `slots` (see `MemberSlots`);
+    /// false when it is not one of `rules`' members.
+    mutating func dataObject(into slots: inout MemberSlots, rules: borrowing [MemberRule]) -> Bool {
+        guard let end = slots.scan(bytes, from: index, rules: rules) else { return false }
         index = end
         return true
     }
 }
 
-// MARK: - Type names
-
-extension EventType {
-    /// The wire name as a static string (compared in place).
-    var wireName: StaticString {
-        switch self {
-        case .accountCreated: "AccountCreated"
-        case .imageStored: "ImageStored"
-        case .profileWritten: "ProfileWritten"
-        case .failed: "Failed"
-        case .imageDeleted: "ImageDeleted"
-        case .accountDeleted: "AccountDeleted"
-        case .sessionStarted: "SessionStarted"
-        case .sessionEnded: "SessionEnded"
-        case .signInFailed: "SignInFailed"
-        }
-    }
-}
-
-extension StaticString {
-    /// The number of UTF-8 bytes (shorthand).
-    var count: Int { utf8CodeUnitCount }
-}
+// MARK: - Literals
 
 /// True when the bytes at `pointer` spell `literal` (the caller checked there are enough).
 @inline(__always)
