@@ -28,7 +28,7 @@ struct DataReader<Member: PayloadMember> {
             return
         case (let kind, .string(var text)) where kind.isText:
             if case .prefixed(let prefix, let other) = kind {
-                let expected = prefix + (object[schema.rules[other].name]?.stringValue ?? "")
+                let expected = prefix.description + (object[schema.rules[other].name]?.stringValue ?? "")
                 guard text == expected else { throw EventDataError(member: name, problem: "must be `\(expected)`") }
                 return
             }
@@ -60,7 +60,7 @@ struct DataReader<Member: PayloadMember> {
     }
 
     /// A checked `.oneOf` member as its enumeration.
-    func choice<T: RawRepresentable & CaseIterable>(_ member: Member, _: T.Type) -> T where T.RawValue == String {
+    func choice<T: MemberChoice>(_ member: Member, _: T.Type) -> T {
         T(rawValue: text(member)) ?? T.allCases.first!
     }
 }

@@ -32,7 +32,7 @@ extension DescribedPayload {
 // MARK: - Enumerations used in payloads
 
 /// The registration step a `Failed` event names.
-public enum RegistrationStep: String, CaseIterable, Sendable {
+public enum RegistrationStep: String, MemberChoice {
     /// Input checks before any write.
     case validation
     /// Creating the auth account.
@@ -46,7 +46,7 @@ public enum RegistrationStep: String, CaseIterable, Sendable {
 }
 
 /// The image formats accepted, by magic bytes.
-public enum ImageContentType: String, CaseIterable, Sendable {
+public enum ImageContentType: String, MemberChoice {
     /// JPEG (`FF D8 FF`).
     case jpeg = "image/jpeg"
     /// PNG (`89 50 4E 47 0D 0A 1A 0A`).
@@ -54,7 +54,7 @@ public enum ImageContentType: String, CaseIterable, Sendable {
 }
 
 /// Why a sign-in was refused (the log keeps the true reason; the user sees one message).
-public enum SignInFailure: String, CaseIterable, Sendable {
+public enum SignInFailure: String, MemberChoice {
     /// No live account has that email.
     case unknownEmail = "unknown-email"
     /// The password did not match.
@@ -64,7 +64,7 @@ public enum SignInFailure: String, CaseIterable, Sendable {
 }
 
 /// Why a compensation happened.
-public enum CompensationReason: String, CaseIterable, Sendable {
+public enum CompensationReason: String, MemberChoice {
     /// Undoing a step of a failed registration.
     case compensation
 }

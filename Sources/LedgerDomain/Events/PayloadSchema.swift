@@ -23,15 +23,10 @@ public enum MemberKind: Sendable {
     case count
     /// A boolean.
     case flag
-    /// One of a closed set of strings.
-    case oneOf(Choices)
+    /// One of the raw values of an enumeration.
+    case oneOf(any MemberChoice.Type)
     /// `prefix` followed by the value of the member at `member` (a cross-member rule).
-    case prefixed(String, member: Int)
-
-    /// The closed set of strings of `T`.
-    public static func oneOf<T: RawRepresentable & CaseIterable>(_: T.Type) -> MemberKind where T.RawValue == String {
-        .oneOf(Choices(T.allCases.map(\.rawValue)))
-    }
+    case prefixed(StaticString, member: Int)
 
     /// True when the value is a JSON string.
     var isText: Bool {
@@ -58,7 +53,7 @@ public enum MemberKind: Sendable {
             Timestamp(canonicalBytes: bytes) == nil
                 ? "must be an RFC 3339 UTC time with milliseconds, e.g. 2026-11-29T15:54:00.123Z" : nil
         case .oneOf(let choices):
-            choices.index(of: bytes) == nil ? "must be one of \(choices.names.map { "`\($0)`" }.joined(separator: ", "))" : nil
+            choices.choice(spelledBy: bytes) == nil ? "must be one of \(choices.rawValues.map { "`\($0)`" }.joined(separator: ", "))" : nil
         }
     }
 
@@ -72,20 +67,18 @@ public enum MemberKind: Sendable {
     }
 }
 
-// MARK: - Choices
+// MARK: - MemberChoice
 
-/// The strings a `.oneOf` member may hold, with their bytes for the in-place reader.
-public struct Choices: Sendable {
-    /// The allowed values, in declaration order.
-    let names: [String]
-    /// Their UTF-8 bytes.
-    let bytes: [[UInt8]]
+/// An enumeration a `.oneOf` member holds, spelled by its raw values.
+public protocol MemberChoice: RawRepresentable<String>, CaseIterable, Sendable {}
 
-    init(_ names: [String]) { self.names = names; bytes = names.map { Array($0.utf8) } }
+extension MemberChoice {
+    /// Every raw value, in declaration order.
+    static var rawValues: [String] { allCases.map(\.rawValue) }
 
-    /// The position of the choice spelled by `value`, if any.
-    func index(of value: UnsafeBufferPointer<UInt8>) -> Int? {
-        bytes.firstIndex { $0.count == value.count && $0.withUnsafeBufferPointer { $0.elementsEqual(value) } }
+    /// The case spelled by the UTF-8 `value`, if any.
+    static func choice(spelledBy value: UnsafeBufferPointer<UInt8>) -> Self? {
+        Self(rawValue: String(decoding: value, as: UTF8.self))
     }
 }
 
@@ -112,18 +105,32 @@ public enum MemberPresence: Sendable {
 
 /// One member of a payload: its name, kind and presence.
 public struct MemberRule: Sendable {
-    /// The name in `data`.
-    public let name: String
-    /// Its UTF-8 bytes (compared in place).
-    let nameBytes: [UInt8]
+    /// The name as written in the source (compared in place).
+    let spelling: StaticString
+    /// `nameKey(spelling)`: most other names differ in it.
+    let nameKey: UInt32
     /// What it holds.
     public let kind: MemberKind
     /// Whether it may be absent or null.
     public let presence: MemberPresence
 
     /// A rule from its parts.
-    public init(_ name: String, _ kind: MemberKind, _ presence: MemberPresence = .required) {
-        self.name = name; nameBytes = Array(name.utf8); self.kind = kind; self.presence = presence
+    public init(_ name: StaticString, _ kind: MemberKind, _ presence: MemberPresence = .required) {
+        spelling = name; self.kind = kind; self.presence = presence
+        nameKey = Self.nameKey(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+    }
+
+    /// The name in `data`.
+    public var name: String { spelling.description }
+
+    /// The name's UTF-8 bytes.
+    var nameBytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: spelling.utf8Start, count: spelling.utf8CodeUnitCount) }
+
+    /// The length, first and last byte of a name, packed.
+    @inline(__always)
+    static func nameKey(_ name: UnsafeBufferPointer<UInt8>) -> UInt32 {
+        guard let first = name.first, let last = name.last else { return 0 }
+        return UInt32(truncatingIfNeeded: name.count) << 16 | UInt32(first) << 8 | UInt32(last)
     }
 }
 

@@ -24,13 +24,11 @@ extension MemberSlots {
     }
 
     /// True when unescaped member `index` is `prefix` followed by unescaped member `other`.
-    private func isPrefixed(_ index: Int, _ prefix: String, _ other: Int, in line: UnsafeBufferPointer<UInt8>) -> Bool {
+    private func isPrefixed(_ index: Int, _ prefix: StaticString, _ other: Int, in line: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let value = plain(index, in: line), let tail = plain(other, in: line) else { return false }
-        var prefix = prefix
-        return prefix.withUTF8 { head in
-            value.count == head.count + tail.count && value.prefix(head.count).elementsEqual(head)
-                && value.dropFirst(head.count).elementsEqual(tail)
-        }
+        let head = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+        return value.count == head.count + tail.count && sameBytes(UnsafeBufferPointer(rebasing: value[..<head.count]), head)
+            && sameBytes(UnsafeBufferPointer(rebasing: value[head.count...]), tail)
     }
 
     // MARK: - Checked values
@@ -68,10 +66,7 @@ extension MemberSlots {
     }
 
     /// Checked `.oneOf` member `member` as its enumeration.
-    func choice<M: PayloadMember, T: RawRepresentable & CaseIterable>(_ member: M, _: T.Type, in line: UnsafeBufferPointer<UInt8>) -> T
-    where T.RawValue == String {
-        let all = T.allCases
-        let found = withText(member.rawValue, in: line) { bytes in all.first { $0.rawValue.utf8.elementsEqual(bytes) } } ?? nil
-        return found ?? all.first!
+    func choice<M: PayloadMember, T: MemberChoice>(_ member: M, _: T.Type, in line: UnsafeBufferPointer<UInt8>) -> T {
+        (withText(member.rawValue, in: line) { T.choice(spelledBy: $0) } ?? nil) ?? T.allCases.first!
     }
 }

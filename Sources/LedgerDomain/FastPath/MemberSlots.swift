@@ -94,10 +94,9 @@ struct MemberSlots {
     /// The position of the rule named `name`, if any.
     @inline(__always)
     private static func find(_ name: UnsafeBufferPointer<UInt8>, in rules: borrowing [MemberRule]) -> Int? {
-        for index in rules.indices {
-            let candidate = rules[index].nameBytes
-            if candidate.count == name.count, candidate.first == name.first,
-               candidate.withUnsafeBufferPointer({ $0.elementsEqual(name) }) { return index }
+        let key = MemberRule.nameKey(name)
+        for index in rules.indices where rules[index].nameKey == key {
+            if sameBytes(rules[index].nameBytes, name) { return index }
         }
         return nil
     }

@@ -26,9 +26,13 @@ extension LineCodec {
     /// anything else (valid or not), which the caller then reads with `decode` for the verdict. A
     /// line read here gives the same event through `decode` and `ChainChecker.prepare`.
     public static func readInPlace(_ line: UnsafeBufferPointer<UInt8>) -> ReplayLine? {
+        // Entries are read where they lie: copying one costs more than reading its line.
+        InPlaceCatalogue.entries.withUnsafeBufferPointer { catalogue in readInPlace(line, catalogue: catalogue) }
+    }
+
+    private static func readInPlace(_ line: UnsafeBufferPointer<UInt8>, catalogue: UnsafeBufferPointer<InPlaceCatalogue.Entry>) -> ReplayLine? {
         var r = LineCursor(line)
         var slots = MemberSlots()
-        let catalogue = InPlaceCatalogue.entries
         guard r.expect(#"{"seq":"#), let seq = r.positiveInt(),
               r.expect(#","id":""#), let id = r.uuid(),
               r.expect(#"","at":""#), let at = r.timestamp(),
@@ -45,28 +49,6 @@ extension LineCodec {
         let fact = catalogue[entry].payload.viewFact(slots, in: line)
         return ReplayLine(event: ViewEvent(seq: seq, at: at, category: category, stream: stream, fact: fact),
                           id: id, prev: prev, hash: hash, bodyLength: bodyLength)
-    }
-}
-
-// MARK: - InPlaceCatalogue
-
-/// What the in-place reader needs of each catalogue type, derived from `EventType` and its payload.
-enum InPlaceCatalogue {
-    /// One catalogue type.
-    struct Entry {
-        /// The type.
-        let type: EventType
-        /// Its wire name (`rawValue`) as bytes.
-        let wireName: [UInt8]
-        /// Its payload's member rules.
-        let rules: [MemberRule]
-        /// Its payload type, which reads the view fact.
-        let payload: any DescribedPayload.Type
-    }
-
-    /// Every catalogue type, in `EventType.allCases` order.
-    static let entries: [Entry] = EventType.allCases.map {
-        Entry(type: $0, wireName: Array($0.rawValue.utf8), rules: $0.payloadType.memberRules, payload: $0.payloadType)
     }
 }
 
@@ -120,14 +102,12 @@ struct LineCursor {
     mutating func digest() -> Digest32? { take(64).flatMap { Digest32(hexBytes: $0) } }
 
     /// The position in `entries` of the catalogue type named here, its closing quote consumed.
-    mutating func catalogueEntry(_ entries: borrowing [InPlaceCatalogue.Entry]) -> Int? {
+    mutating func catalogueEntry(_ entries: UnsafeBufferPointer<InPlaceCatalogue.Entry>) -> Int? {
+        let rest = UnsafeBufferPointer(rebasing: bytes[index...])
         for position in entries.indices {
-            let found = entries[position].wireName.withUnsafeBufferPointer { name in
-                index + name.count < bytes.count && bytes[index + name.count] == UInt8(ascii: "\"")
-                    && UnsafeBufferPointer(rebasing: bytes[index..<(index + name.count)]).elementsEqual(name)
-            }
-            if found {
-                index += entries[position].wireName.count + 1
+            let count = entries[position].wireName.count
+            if count < rest.count, rest[count] == UInt8(ascii: "\""), entries[position].wireName.isPrefix(of: rest) {
+                index += count + 1
                 return position
             }
         }
@@ -161,5 +141,13 @@ struct LineCursor {
 func equal(_ pointer: UnsafePointer<UInt8>, _ literal: StaticString) -> Bool {
     let start = literal.utf8Start
     for k in 0..<literal.utf8CodeUnitCount where pointer[k] != start[k] { return false }
+    return true
+}
+
+/// True when `a` and `b` hold the same bytes.
+@inline(__always)
+func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard a.count == b.count else { return false }
+    for k in 0..<a.count where a[k] != b[k] { return false }
     return true
 }

@@ -36,7 +36,7 @@ public struct ImageStored: EventPayload, DescribedPayload {
     static let schema = PayloadSchema<Member>()
 
     /// The blob folder, relative to the data directory.
-    static let pathPrefix = "profile_image/"
+    static let pathPrefix: StaticString = "profile_image/"
 
     /// A payload from its members; `path` is derived from `imageName`.
     public init(uid: String, imageName: String, contentType: ImageContentType, bytes: Int, sha256: String) {
@@ -52,7 +52,7 @@ public struct ImageStored: EventPayload, DescribedPayload {
     }
 
     /// The blob path of `imageName` relative to the data directory.
-    public static func path(for imageName: String) -> String { pathPrefix + imageName }
+    public static func path(for imageName: String) -> String { pathPrefix.description + imageName }
 
     /// The members in log order.
     public var data: JSONObject {
