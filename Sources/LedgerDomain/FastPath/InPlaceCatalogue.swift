@@ -2,21 +2,29 @@
 
 /// What the in-place reader needs of each catalogue type, derived from `EventType` and its payload once.
 enum InPlaceCatalogue {
-    /// One catalogue type.
-    struct Entry {
+    /// One catalogue type: plain values (its rules are never freed), so reading one per line costs
+    /// no reference counting.
+    struct Entry: @unchecked Sendable {
         /// The type.
         let type: EventType
         /// Its wire name (`rawValue`).
         let wireName: InlineBytes
-        /// Its payload's member rules.
-        let rules: [MemberRule]
+        /// Its payload's member rules, allocated once for the life of the process.
+        let rules: UnsafeBufferPointer<MemberRule>
         /// Its payload type, which reads the view fact.
         let payload: any DescribedPayload.Type
     }
 
+    /// A copy of `rules` that is never freed.
+    private static func immortal(_ rules: [MemberRule]) -> UnsafeBufferPointer<MemberRule> {
+        let copy = UnsafeMutableBufferPointer<MemberRule>.allocate(capacity: rules.count)
+        _ = copy.initialize(from: rules)
+        return UnsafeBufferPointer(copy)
+    }
+
     /// Every catalogue type, in `EventType.allCases` order.
     static let entries: [Entry] = EventType.allCases.map {
-        Entry(type: $0, wireName: InlineBytes($0.rawValue), rules: $0.payloadType.memberRules, payload: $0.payloadType)
+        Entry(type: $0, wireName: InlineBytes($0.rawValue), rules: immortal($0.payloadType.memberRules), payload: $0.payloadType)
     }
 }
 

@@ -3,7 +3,7 @@
 extension MemberSlots {
     /// True when every member passes its rule in `rules`: the rules `DataReader` applies, read in
     /// place. A line that gives up here (an escaped `.prefixed` member, say) goes to the full decoder.
-    func satisfies(_ rules: borrowing [MemberRule], in line: UnsafeBufferPointer<UInt8>) -> Bool {
+    func satisfies(_ rules: UnsafeBufferPointer<MemberRule>, in line: UnsafeBufferPointer<UInt8>) -> Bool {
         for index in rules.indices {
             switch self[index].kind {
             case .absent: guard rules[index].presence.allowsAbsent else { return false }

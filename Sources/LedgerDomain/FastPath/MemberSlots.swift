@@ -32,7 +32,7 @@ struct MemberSlots {
 
     /// Locates the members of the object starting at `bytes[from]`, each in the slot of its rule in
     /// `rules`; returns the index after its `}`, or nil for a member `rules` does not name.
-    mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, rules: borrowing [MemberRule]) -> Int? {
+    mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, rules: UnsafeBufferPointer<MemberRule>) -> Int? {
         let n = bytes.count
         guard n < Int(Int32.max) else { return nil }
         var i = from
@@ -93,7 +93,7 @@ struct MemberSlots {
 
     /// The position of the rule named `name`, if any.
     @inline(__always)
-    private static func find(_ name: UnsafeBufferPointer<UInt8>, in rules: borrowing [MemberRule]) -> Int? {
+    private static func find(_ name: UnsafeBufferPointer<UInt8>, in rules: UnsafeBufferPointer<MemberRule>) -> Int? {
         let key = MemberRule.nameKey(name)
         for index in rules.indices where rules[index].nameKey == key {
             if sameBytes(rules[index].nameBytes, name) { return index }

@@ -32,13 +32,15 @@ extension LineCodec {
 
     private static func readInPlace(_ line: UnsafeBufferPointer<UInt8>, catalogue: UnsafeBufferPointer<InPlaceCatalogue.Entry>) -> ReplayLine? {
         var r = LineCursor(line)
-        var slots = MemberSlots()
         guard r.expect(#"{"seq":"#), let seq = r.positiveInt(),
               r.expect(#","id":""#), let id = r.uuid(),
               r.expect(#"","at":""#), let at = r.timestamp(),
-              r.expect(#"","type":""#), let entry = r.catalogueEntry(catalogue),
-              r.expect(#","v":"#), let v = r.positiveInt(), v == catalogue[entry].type.currentVersion,
-              r.expect(#","stream":""#), let (category, stream) = r.stream(), category == catalogue[entry].type.category,
+              r.expect(#"","type":""#), let entry = r.catalogueEntry(catalogue)
+        else { return nil }
+        let type = catalogue[entry].type
+        var slots = MemberSlots()
+        guard r.expect(#","v":"#), let v = r.positiveInt(), v == type.currentVersion,
+              r.expect(#","stream":""#), let (category, stream) = r.stream(), category == type.category,
               r.expect(#","data":"#), r.dataObject(into: &slots, rules: catalogue[entry].rules),
               slots.satisfies(catalogue[entry].rules, in: line)
         else { return nil }
@@ -127,7 +129,7 @@ struct LineCursor {
 
     /// Locates the members of the flat `data` object at the cursor in `slots` (see `MemberSlots`);
     /// false when it is not one of `rules`' members.
-    mutating func dataObject(into slots: inout MemberSlots, rules: borrowing [MemberRule]) -> Bool {
+    mutating func dataObject(into slots: inout MemberSlots, rules: UnsafeBufferPointer<MemberRule>) -> Bool {
         guard let end = slots.scan(bytes, from: index, rules: rules) else { return false }
         index = end
         return true

@@ -11,7 +11,7 @@ struct MemberNameLookupTests {
         let object = Array("{\"".utf8) + name + Array("\":1}".utf8)
         return object.withUnsafeBufferPointer { bytes -> Int? in
             var slots = MemberSlots()
-            guard slots.scan(bytes, from: 0, rules: rules) == bytes.count else { return nil }
+            guard rules.withUnsafeBufferPointer({ slots.scan(bytes, from: 0, rules: $0) }) == bytes.count else { return nil }
             return rules.indices.first { slots[$0].kind == .int }
         }
     }
