@@ -10,7 +10,7 @@ struct DecoderStats {
     var json = 0
     /// Inputs that decoded as an envelope.
     var decoded = 0
-    /// Inputs read in place by `LineCodec.decodeFacts` (and compared with the full decoder).
+    /// Inputs read in place by `LineCodec.readInPlace` (and compared with the full decoder).
     var facts = 0
     /// Chain checks that returned an event.
     var events = 0
@@ -78,20 +78,20 @@ final class DecoderTarget {
 
     private func count(_ problem: LogProblem) { stats.problems[problem.kind.rawValue, default: 0] += 1 }
 
-    /// `LineCodec.decodeFacts` (replay's in-place reader): facts only for a line the full path
+    /// `LineCodec.readInPlace` (replay's in-place reader): facts only for a line the full path
     /// accepts, and then the same event, id, `prev`, `hash` and body length.
     private func checkFacts(_ buffer: UnsafeBufferPointer<UInt8>, _ failures: inout [String]) {
-        guard let facts = LineCodec.decodeFacts(buffer) else { return }
+        guard let facts = LineCodec.readInPlace(buffer) else { return }
         stats.facts += 1
         guard let (envelope, bodyLength) = try? LineCodec.decodeGeneric(buffer, lineNumber: 1),
               case .event(let event) = ChainChecker.prepare(envelope) else {
-            failures.append("decodeFacts read a line the full decoder refuses")
+            failures.append("readInPlace read a line the full decoder refuses")
             return
         }
-        if facts.event != ViewEvent(RecordedEvent(envelope: envelope, event: event)) { failures.append("decodeFacts and the full decoder disagree on the event") }
+        if facts.event != ViewEvent(RecordedEvent(envelope: envelope, event: event)) { failures.append("readInPlace and the full decoder disagree on the event") }
         if facts.id != UUIDBits(uuid: envelope.id) || facts.prev != Digest32(hex: envelope.prev) || facts.hash != Digest32(hex: envelope.hash)
             || facts.bodyLength != bodyLength {
-            failures.append("decodeFacts and the full decoder disagree on the envelope")
+            failures.append("readInPlace and the full decoder disagree on the envelope")
         }
     }
 

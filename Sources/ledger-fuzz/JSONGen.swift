@@ -1,3 +1,7 @@
+#if canImport(LedgerDomain)
+import LedgerDomain
+#endif
+
 // MARK: - JSONGen
 
 /// Generates JSON text (and near-JSON text) aimed at the reader's edges: deep nesting, numbers

@@ -4,7 +4,7 @@
 //
 //   swiftc -sanitize=fuzzer -parse-as-library -O -swift-version 6 -D LIBFUZZER -module-name LedgerFuzzCoverage \
 //     $(find Sources/LedgerDomain -name '*.swift') \
-//     Sources/ledger-fuzz/{SplitMix64,Mutator,JSONGen,DecoderTarget,ImageTarget,LibFuzzerEntry}.swift \
+//     Sources/ledger-fuzz/{SplitMix64+Drill,Mutator,JSONGen,DecoderTarget,ImageTarget,LibFuzzerEntry}.swift \
 //     -o /tmp/ledger-libfuzzer
 //   LEDGER_FUZZ_TARGET=decoder /tmp/ledger-libfuzzer -max_len=4096 -timeout=2 -max_total_time=300 CORPUS_DIR
 //

@@ -1,3 +1,7 @@
+#if canImport(LedgerDomain)
+import LedgerDomain
+#endif
+
 // MARK: - Mutator
 
 /// Byte-level mutations in the style of AFL/libFuzzer: bit flips, interesting bytes and tokens,

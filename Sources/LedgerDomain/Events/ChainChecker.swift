@@ -77,13 +77,13 @@ public struct ChainChecker: Sendable {
     /// hash as declared, seq next, `prev` the last hash, id new. Returns false, changing nothing,
     /// when any check fails; the caller then checks the line with `check` for its problem.
     /// After `deferIDChecks`, the id is only noted for `idsMayRepeat`.
-    public mutating func check(_ facts: LineFacts, bodyHash: Digest32) -> Bool {
+    public mutating func check(_ facts: ReplayLine, bodyHash: Digest32) -> Bool {
         withUnsafePointer(to: facts) { check(at: $0, bodyHash: bodyHash) }
     }
 
     /// `check(_:bodyHash:)` of the facts at `facts`, read where they lie: passing them by value
     /// copied their 200-odd bytes and retained and released their strings, per line.
-    public mutating func check(at facts: UnsafePointer<LineFacts>, bodyHash: Digest32) -> Bool {
+    public mutating func check(at facts: UnsafePointer<ReplayLine>, bodyHash: Digest32) -> Bool {
         let (seq, id, prev, hash) = (facts.pointee.event.seq, facts.pointee.id, facts.pointee.prev, facts.pointee.hash)
         guard bodyHash == hash, headSeq < Int.max, seq == headSeq + 1, prev == headHash else { return false }
         if !deferring, !ids.insert(id) { return false }

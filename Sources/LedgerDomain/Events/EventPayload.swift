@@ -8,12 +8,31 @@ public protocol EventPayload: Equatable, Sendable {
     init(data: JSONObject) throws(EventDataError)
     /// The members written to the log, in a fixed order.
     var data: JSONObject { get }
+    /// The members the views keep.
+    var viewFact: ViewEvent.Fact { get }
+}
+
+/// A payload whose members are declared once (`Member`, each with its `MemberRule`): the full
+/// decoder (`init(data:)` through `DataReader`) and the in-place reader (`MemberSlots`) check them
+/// by the same rules.
+protocol DescribedPayload: EventPayload {
+    /// The members, numbered in the order they are checked.
+    associatedtype Member: PayloadMember
+    /// The rules of `Member`'s cases.
+    static var schema: PayloadSchema<Member> { get }
+    /// What the views keep, read from members that `MemberSlots.satisfies` accepted.
+    static func viewFact(_ slots: borrowing MemberSlots, in line: UnsafeBufferPointer<UInt8>) -> ViewEvent.Fact
+}
+
+extension DescribedPayload {
+    /// The schema's rules (for callers that hold the type as an existential).
+    static var memberRules: [MemberRule] { schema.rules }
 }
 
 // MARK: - Enumerations used in payloads
 
 /// The registration step a `Failed` event names.
-public enum RegistrationStep: String, CaseIterable, Sendable {
+public enum RegistrationStep: String, MemberChoice {
     /// Input checks before any write.
     case validation
     /// Creating the auth account.
@@ -27,7 +46,7 @@ public enum RegistrationStep: String, CaseIterable, Sendable {
 }
 
 /// The image formats accepted, by magic bytes.
-public enum ImageContentType: String, CaseIterable, Sendable {
+public enum ImageContentType: String, MemberChoice {
     /// JPEG (`FF D8 FF`).
     case jpeg = "image/jpeg"
     /// PNG (`89 50 4E 47 0D 0A 1A 0A`).
@@ -35,7 +54,7 @@ public enum ImageContentType: String, CaseIterable, Sendable {
 }
 
 /// Why a sign-in was refused (the log keeps the true reason; the user sees one message).
-public enum SignInFailure: String, CaseIterable, Sendable {
+public enum SignInFailure: String, MemberChoice {
     /// No live account has that email.
     case unknownEmail = "unknown-email"
     /// The password did not match.
@@ -45,7 +64,7 @@ public enum SignInFailure: String, CaseIterable, Sendable {
 }
 
 /// Why a compensation happened.
-public enum CompensationReason: String, CaseIterable, Sendable {
+public enum CompensationReason: String, MemberChoice {
     /// Undoing a step of a failed registration.
     case compensation
 }

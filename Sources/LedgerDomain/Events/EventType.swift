@@ -32,6 +32,21 @@ public enum EventType: String, CaseIterable, Sendable {
         default: .registration
         }
     }
+
+    /// The payload type of `data`.
+    var payloadType: any DescribedPayload.Type {
+        switch self {
+        case .accountCreated: AccountCreated.self
+        case .imageStored: ImageStored.self
+        case .profileWritten: ProfileWritten.self
+        case .failed: Failed.self
+        case .imageDeleted: ImageDeleted.self
+        case .accountDeleted: AccountDeleted.self
+        case .sessionStarted: SessionStarted.self
+        case .sessionEnded: SessionEnded.self
+        case .signInFailed: SignInFailed.self
+        }
+    }
 }
 
 // MARK: - Streams

@@ -46,35 +46,19 @@ public struct ViewEvent: Equatable, Sendable {
 // MARK: - From a recorded event
 
 extension ViewEvent {
-    /// The fold input of a recorded (decoded and checked) event. Its ids are lowercase UUIDs and its
-    /// digests lowercase hex, as the payload decoders guarantee; anything else reads as zero bits.
+    /// The fold input of a recorded (decoded and checked) event: its payload's `viewFact`.
     public init(_ recorded: RecordedEvent) {
         let (category, id) = StreamName.parse(recorded.stream) ?? (.registration, "")
-        self.init(seq: recorded.seq, at: recorded.at, category: category, stream: bits(id), fact: Fact(recorded.event))
+        self.init(seq: recorded.seq, at: recorded.at, category: category, stream: UUIDBits(checked: id), fact: Fact(recorded.event))
     }
 }
 
 extension ViewEvent.Fact {
-    /// The members the views keep of `event`, whose ids are lowercase UUIDs and digests lowercase
-    /// hex, as the payload decoders and the saga guarantee; anything else reads as zero bits.
-    public init(_ event: LedgerEvent) {
-        switch event {
-        case .accountCreated(let e): self = .accountCreated(uid: bits(e.uid), email: e.email, withImage: e.withImage)
-        case .imageStored(let e):
-            self = .imageStored(uid: bits(e.uid), image: bits(e.imageName), contentType: e.contentType, bytes: e.bytes,
-                                sha256: Digest32(hex: e.sha256) ?? .zero)
-        case .profileWritten(let e):
-            self = .profileWritten(uid: bits(e.uid), userName: e.userName, profileImage: e.profileImageName.map(bits), createdAt: e.createdAt)
-        case .failed(let e): self = .failed(e)
-        case .imageDeleted(let e): self = .imageDeleted(image: bits(e.imageName))
-        case .accountDeleted(let e): self = .accountDeleted(uid: bits(e.uid))
-        case .sessionStarted(let e):
-            self = .sessionStarted(session: bits(e.sessionId), uid: bits(e.uid), expiresAt: e.expiresAt)
-        case .sessionEnded(let e): self = .sessionEnded(session: bits(e.sessionId))
-        case .signInFailed(let e): self = .signInFailed(email: e.email, reason: e.reason)
-        }
-    }
+    /// The members the views keep of `event`: its payload's `viewFact`.
+    public init(_ event: LedgerEvent) { self = event.payload.viewFact }
 }
 
-/// The bits of a UUID the decoders already checked.
-private func bits(_ text: String) -> UUIDBits { UUIDBits(uuid: text) ?? .zero }
+extension UUIDBits {
+    /// The bits of a UUID the decoders already checked (lowercase); zero bits for anything else.
+    init(checked text: String) { self = UUIDBits(uuid: text) ?? .zero }
+}

@@ -28,7 +28,7 @@ final class LineBatch: @unchecked Sendable {
     private static let block = 64
     /// Per line, the facts of a line read in place (`state` 1), read where they lie: moving them
     /// out per line cost a copy of their 216 bytes and a retain and release of their strings.
-    private let facts: UnsafeMutablePointer<LineFacts>
+    private let facts: UnsafeMutablePointer<ReplayLine>
     /// Per line, any other prepared line (`state` 2).
     private let lines: UnsafeMutablePointer<LogScanner.PreparedLine>
     /// Per line: 0 not prepared, 1 facts, 2 another prepared line, 3 that line moved out by `take`.
@@ -69,7 +69,7 @@ final class LineBatch: @unchecked Sendable {
 
     /// The facts of line `index` where they lie, when it was read in place; valid while the batch
     /// lives (read once every block was prepared and waited for).
-    func facts(_ index: Int) -> UnsafePointer<LineFacts>? {
+    func facts(_ index: Int) -> UnsafePointer<ReplayLine>? {
         state[index] == 1 ? UnsafePointer(facts + index) : nil
     }
 

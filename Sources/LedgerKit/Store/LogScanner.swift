@@ -46,10 +46,10 @@ public enum LogScanner {
     }
 
     /// Like `scan`, for folding views: lines spelled as ledger writes them are read straight into
-    /// `ViewEvent`s (`LineCodec.decodeFacts`) and checked as bits; any other line, or any line with a
+    /// `ViewEvent`s (`LineCodec.readInPlace`) and checked as bits; any other line, or any line with a
     /// problem, goes through the full decoder and checker, so items and problems are those of `scan`.
     public static func scanFacts(_ file: FileDescriptor, from offset: Int = 0, checker: inout ChainChecker,
-                                 _ body: (FactItem) -> Bool) throws {
+                                 _ body: (ReplayItem) -> Bool) throws {
         var touched: UInt64 = 0
         defer { if touched == 1 { touchSink = touched } }
         try pipeline(file, from: offset, firstLine: checker.lines + 1, fast: true) { batch, all in
@@ -58,14 +58,14 @@ public enum LogScanner {
                 let bytes = UnsafeBufferPointer(rebasing: all[range])
                 let offset = batch.base + range.lowerBound
                 if let facts = batch.facts(i), checker.check(at: facts, bodyHash: facts.pointee.hash) {
-                    if !body(.event(LineFacts.event(at: facts), hash: facts.pointee.hash, offset: offset, length: bytes.count + 1)) { return false }
+                    if !body(.event(ReplayLine.event(at: facts), hash: facts.pointee.hash, offset: offset, length: bytes.count + 1)) { return false }
                     continue
                 }
-                if !FactItem.with(finish(batch.take(i), bytes, offset: offset, checker: &checker), body) { return false }
+                if !ReplayItem.with(finish(batch.take(i), bytes, offset: offset, checker: &checker), body) { return false }
             }
             if let rest = batch.unterminated {
                 let line = UnsafeBufferPointer(rebasing: all[rest])
-                return FactItem.with(decode(line, offset: batch.base + rest.lowerBound, terminated: false, checker: &checker), body)
+                return ReplayItem.with(decode(line, offset: batch.base + rest.lowerBound, terminated: false, checker: &checker), body)
             }
             return true
         }
@@ -105,7 +105,7 @@ public enum LogScanner {
     /// A line decoded and hashed on its own, before the chain check.
     enum PreparedLine: Sendable {
         /// Read in place, its body hashing to its declared hash (the fast lane of `scanFacts`).
-        case facts(LineFacts)
+        case facts(ReplayLine)
         /// The envelope, the SHA-256 hex of its body and the line's own checks.
         case decoded(Envelope, hash: String, ChainChecker.Prepared)
         /// Not a v1 line at all.
@@ -115,7 +115,7 @@ public enum LogScanner {
     /// Decodes and hashes one line (without its newline); `number` is its 1-based line number.
     /// With `sha` (the fast lane), a line spelled as ledger writes it is read into facts.
     static func prepare(_ line: UnsafeBufferPointer<UInt8>, number: Int, sha: SHA256Context? = nil) -> PreparedLine {
-        if let sha, let facts = LineCodec.decodeFacts(line),
+        if let sha, let facts = LineCodec.readInPlace(line),
            sha.digest(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: line[0..<facts.bodyLength]))) == facts.hash {
             return .facts(facts)
         }
@@ -125,8 +125,8 @@ public enum LogScanner {
     /// Like `prepare`: initializes `facts` and returns the line's id when it was read in place,
     /// else initializes `other` and returns nil.
     static func prepare(_ line: UnsafeBufferPointer<UInt8>, number: Int, sha: SHA256Context?,
-                        facts: UnsafeMutablePointer<LineFacts>, other: UnsafeMutablePointer<PreparedLine>) -> UUIDBits? {
-        if let sha, let read = LineCodec.decodeFacts(line),
+                        facts: UnsafeMutablePointer<ReplayLine>, other: UnsafeMutablePointer<PreparedLine>) -> UUIDBits? {
+        if let sha, let read = LineCodec.readInPlace(line),
            sha.digest(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: line[0..<read.bodyLength]))) == read.hash {
             let id = read.id
             facts.initialize(to: read)
@@ -211,10 +211,10 @@ private final class ReadAhead: @unchecked Sendable {
     }
 }
 
-// MARK: - FactItem
+// MARK: - ReplayItem
 
 /// One line of a log as `LogScanner.scanFacts` saw it.
-public enum FactItem {
+public enum ReplayItem {
     /// A line that verified: what the views fold, where it lies — valid only during the call that
     /// gets the item (a fold reads it in place: copying its ~100 bytes into every item, and
     /// retaining its strings, cost the scanning thread 5%) — and the line's hash.
@@ -225,7 +225,7 @@ public enum FactItem {
     case tornTail(LogProblem, offset: Int, length: Int)
 
     /// Calls `body` with the item of the full decoder's `item`; returns what it returns.
-    static func with(_ item: ScanItem, _ body: (FactItem) -> Bool) -> Bool {
+    static func with(_ item: ScanItem, _ body: (ReplayItem) -> Bool) -> Bool {
         switch item {
         case .event(let recorded, let offset, let length):
             let hash = Digest32(hex: recorded.envelope.hash) ?? .zero
@@ -236,13 +236,13 @@ public enum FactItem {
     }
 }
 
-extension LineFacts {
+extension ReplayLine {
     /// Where the `event` of the facts at `facts` lies.
     @inline(__always)
-    static func event(at facts: UnsafePointer<LineFacts>) -> UnsafePointer<ViewEvent> {
+    static func event(at facts: UnsafePointer<ReplayLine>) -> UnsafePointer<ViewEvent> {
         UnsafeRawPointer(facts).advanced(by: eventOffset).assumingMemoryBound(to: ViewEvent.self)
     }
 }
 
-/// The byte offset of `LineFacts.event` (a stored property, so it has one).
-private let eventOffset = MemoryLayout<LineFacts>.offset(of: \LineFacts.event) ?? 0
+/// The byte offset of `ReplayLine.event` (a stored property, so it has one).
+private let eventOffset = MemoryLayout<ReplayLine>.offset(of: \ReplayLine.event) ?? 0

@@ -17,7 +17,7 @@ struct StringWordScanTests {
                 var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: 8)
                 bytes[position] = UInt8(value)
                 let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
-                #expect(DataSlots.needsLook(word) == needsLook(UInt8(value)), "byte \(value) at \(position)")
+                #expect(MemberSlots.needsLook(word) == needsLook(UInt8(value)), "byte \(value) at \(position)")
             }
         }
     }
@@ -28,7 +28,7 @@ struct StringWordScanTests {
             // Mostly printable bytes, so that words with exactly one special byte are common.
             let bytes = (0..<8).map { _ in random.next(10) == 0 ? UInt8(random.next(256)) : UInt8(0x20 + random.next(95)) }
             let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
-            #expect(DataSlots.needsLook(word) == bytes.contains(where: needsLook))
+            #expect(MemberSlots.needsLook(word) == bytes.contains(where: needsLook))
         }
     }
 }

@@ -140,7 +140,7 @@ struct DeferredIDCheckTests {
                 if deferring { checker.deferIDChecks(lines: lines.count) }
                 var accepted = 0
                 for line in lines.prefix(10) {
-                    let facts = try #require(Array(line.dropLast()).withUnsafeBufferPointer { LineCodec.decodeFacts($0) })
+                    let facts = try #require(Array(line.dropLast()).withUnsafeBufferPointer { LineCodec.readInPlace($0) })
                     if checker.check(facts, bodyHash: facts.hash) { accepted += 1 }
                 }
                 #expect(accepted == (deferring ? 10 : 9))

@@ -3,27 +3,27 @@ import LedgerDomain
 import LedgerKit
 import Testing
 
-// MARK: - LineFactsDifferentialTests
+// MARK: - ReplayLineDifferentialTests
 
-/// `LineCodec.decodeFacts` (replay's in-place reader) against the full path (`decodeGeneric`, then
+/// `LineCodec.readInPlace` (replay's in-place reader) against the full path (`decodeGeneric`, then
 /// `ChainChecker.prepare`, then `ViewEvent(_:)`): whenever it gives facts, the full path accepts the
 /// line and gives the same event, id, `prev`, `hash` and body length; whenever the full path refuses a
 /// line, it gives none. Checked on real lines and on thousands of envelope and payload mutations.
-struct LineFactsDifferentialTests {
+struct ReplayLineDifferentialTests {
     /// The full path's reading of `line`: the facts it implies, or nil when it refuses the line.
-    private func fullPath(_ line: UnsafeBufferPointer<UInt8>) -> LineFacts? {
+    private func fullPath(_ line: UnsafeBufferPointer<UInt8>) -> ReplayLine? {
         guard let (envelope, bodyLength) = try? LineCodec.decodeGeneric(line, lineNumber: 1),
               case .event(let event) = ChainChecker.prepare(envelope),
               let id = UUIDBits(uuid: envelope.id), let prev = Digest32(hex: envelope.prev), let hash = Digest32(hex: envelope.hash)
         else { return nil }
-        return LineFacts(event: ViewEvent(RecordedEvent(envelope: envelope, event: event)), id: id, prev: prev, hash: hash, bodyLength: bodyLength)
+        return ReplayLine(event: ViewEvent(RecordedEvent(envelope: envelope, event: event)), id: id, prev: prev, hash: hash, bodyLength: bodyLength)
     }
 
     /// Compares both readings of `line`; returns whether the in-place reader gave facts.
     @discardableResult
     private func agree(_ line: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
         line.withUnsafeBufferPointer { buffer in
-            let fast = LineCodec.decodeFacts(buffer)
+            let fast = LineCodec.readInPlace(buffer)
             guard let fast else { return false }
             let full = fullPath(buffer)
             #expect(full != nil, "facts from a line the full path refuses: \(String(decoding: line, as: UTF8.self))", sourceLocation: sourceLocation)

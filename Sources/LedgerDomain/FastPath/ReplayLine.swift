@@ -1,8 +1,8 @@
-// MARK: - LineFacts
+// MARK: - ReplayLine
 
 /// What replay needs from one line — the event as the views fold it, the id, `prev` and `hash` as
 /// bits — read in place from a line spelled as ledger writes it, with no envelope or JSON tree built.
-public struct LineFacts: Sendable {
+public struct ReplayLine: Sendable {
     /// The fold input (seq, time, stream and payload).
     public var event: ViewEvent
     /// The line's `id`.
@@ -14,42 +14,50 @@ public struct LineFacts: Sendable {
     /// Length of the hashed body (the bytes before `,"hash":"`).
     public var bodyLength: Int
 
-    /// Facts from their parts.
+    /// A line from its parts.
     public init(event: ViewEvent, id: UUIDBits, prev: Digest32, hash: Digest32, bodyLength: Int) {
         self.event = event; self.id = id; self.prev = prev; self.hash = hash; self.bodyLength = bodyLength
     }
 }
 
 extension LineCodec {
-    /// The facts of a line whose envelope is spelled exactly as ledger writes it and whose `data`
-    /// is a flat object of known members that passes every check of its type's decoder; nil for
+    /// The replay reading of a line whose envelope is spelled exactly as ledger writes it and whose
+    /// `data` is a flat object of its schema's members that passes every rule of that schema; nil for
     /// anything else (valid or not), which the caller then reads with `decode` for the verdict. A
-    /// line that gives facts gives the same event through `decode` and `ChainChecker.prepare`.
-    public static func decodeFacts(_ line: UnsafeBufferPointer<UInt8>) -> LineFacts? {
-        var r = FactCursor(line)
-        var slots = DataSlots()
+    /// line read here gives the same event through `decode` and `ChainChecker.prepare`.
+    public static func readInPlace(_ line: UnsafeBufferPointer<UInt8>) -> ReplayLine? {
+        // Entries are read where they lie: copying one costs more than reading its line.
+        InPlaceCatalogue.entries.withUnsafeBufferPointer { catalogue in readInPlace(line, catalogue: catalogue) }
+    }
+
+    private static func readInPlace(_ line: UnsafeBufferPointer<UInt8>, catalogue: UnsafeBufferPointer<InPlaceCatalogue.Entry>) -> ReplayLine? {
+        var r = LineCursor(line)
         guard r.expect(#"{"seq":"#), let seq = r.positiveInt(),
               r.expect(#","id":""#), let id = r.uuid(),
               r.expect(#"","at":""#), let at = r.timestamp(),
-              r.expect(#"","type":""#), let type = r.eventType(),
-              r.expect(#","v":"#), let v = r.positiveInt(), v == type.currentVersion,
+              r.expect(#"","type":""#), let entry = r.catalogueEntry(catalogue)
+        else { return nil }
+        let type = catalogue[entry].type
+        var slots = MemberSlots()
+        guard r.expect(#","v":"#), let v = r.positiveInt(), v == type.currentVersion,
               r.expect(#","stream":""#), let (category, stream) = r.stream(), category == type.category,
-              r.expect(#","data":"#), r.dataObject(into: &slots),
-              let fact = slots.fact(of: type, in: line)
+              r.expect(#","data":"#), r.dataObject(into: &slots, rules: catalogue[entry].rules),
+              slots.satisfies(catalogue[entry].rules, in: line)
         else { return nil }
         let bodyLength = line.count - suffixLength
         guard r.expect(#","prev":""#), let prev = r.digest(), r.expect("\""), r.index == bodyLength,
               r.expect(#","hash":""#), let hash = r.digest(), r.expect("\"}"), r.index == line.count
         else { return nil }
-        return LineFacts(event: ViewEvent(seq: seq, at: at, category: category, stream: stream, fact: fact),
-                         id: id, prev: prev, hash: hash, bodyLength: bodyLength)
+        let fact = catalogue[entry].payload.viewFact(slots, in: line)
+        return ReplayLine(event: ViewEvent(seq: seq, at: at, category: category, stream: stream, fact: fact),
+                          id: id, prev: prev, hash: hash, bodyLength: bodyLength)
     }
 }
 
-// MARK: - FactCursor
+// MARK: - LineCursor
 
 /// Reads the envelope of a canonical line in place.
-struct FactCursor {
+struct LineCursor {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
 
@@ -95,14 +103,14 @@ struct FactCursor {
     /// 64 lowercase hex bytes.
     mutating func digest() -> Digest32? { take(64).flatMap { Digest32(hexBytes: $0) } }
 
-    /// A catalogue type name and its closing quote.
-    mutating func eventType() -> EventType? {
-        for type in EventType.allCases {
-            let name = type.wireName
-            if index + name.count < bytes.count, bytes[index + name.count] == UInt8(ascii: "\""),
-               equal(bytes.baseAddress! + index, name) {
-                index += name.utf8CodeUnitCount + 1
-                return type
+    /// The position in `entries` of the catalogue type named here, its closing quote consumed.
+    mutating func catalogueEntry(_ entries: UnsafeBufferPointer<InPlaceCatalogue.Entry>) -> Int? {
+        let rest = UnsafeBufferPointer(rebasing: bytes[index...])
+        for position in entries.indices {
+            let count = entries[position].wireName.count
+            if count < rest.count, rest[count] == UInt8(ascii: "\""), entries[position].wireName.isPrefix(of: rest) {
+                index += count + 1
+                return position
             }
         }
         return nil
@@ -119,43 +127,29 @@ struct FactCursor {
         return (category, id)
     }
 
-    /// Locates the members of the flat `data` object at the cursor in `slots` (see `DataSlots`);
-    /// false when it is not one. In place: returning the 18 slots copied them twice per line.
-    mutating func dataObject(into slots: inout DataSlots) -> Bool {
-        guard let end = slots.scan(bytes, from: index) else { return false }
+    /// Locates the members of the flat `data` object at the cursor in `slots` (see `MemberSlots`);
+    /// false when it is not one of `rules`' members.
+    mutating func dataObject(into slots: inout MemberSlots, rules: UnsafeBufferPointer<MemberRule>) -> Bool {
+        guard let end = slots.scan(bytes, from: index, rules: rules) else { return false }
         index = end
         return true
     }
 }
 
-// MARK: - Type names
-
-extension EventType {
-    /// The wire name as a static string (compared in place).
-    var wireName: StaticString {
-        switch self {
-        case .accountCreated: "AccountCreated"
-        case .imageStored: "ImageStored"
-        case .profileWritten: "ProfileWritten"
-        case .failed: "Failed"
-        case .imageDeleted: "ImageDeleted"
-        case .accountDeleted: "AccountDeleted"
-        case .sessionStarted: "SessionStarted"
-        case .sessionEnded: "SessionEnded"
-        case .signInFailed: "SignInFailed"
-        }
-    }
-}
-
-extension StaticString {
-    /// The number of UTF-8 bytes (shorthand).
-    var count: Int { utf8CodeUnitCount }
-}
+// MARK: - Literals
 
 /// True when the bytes at `pointer` spell `literal` (the caller checked there are enough).
 @inline(__always)
 func equal(_ pointer: UnsafePointer<UInt8>, _ literal: StaticString) -> Bool {
     let start = literal.utf8Start
     for k in 0..<literal.utf8CodeUnitCount where pointer[k] != start[k] { return false }
+    return true
+}
+
+/// True when `a` and `b` hold the same bytes.
+@inline(__always)
+func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard a.count == b.count else { return false }
+    for k in 0..<a.count where a[k] != b[k] { return false }
     return true
 }

@@ -1,0 +1,184 @@
+// MARK: - MemberSlots
+
+/// The members of a flat `data` object, located in place: for each member its payload's schema
+/// names, where its value is and what JSON kind it is. `scan` accepts only what `JSONReader` accepts (and less: no
+/// whitespace, no nested values, no unknown or escaped names, no fractions), so a line it gives
+/// up on goes to the generic reader for the verdict. No allocation unless a string has escapes.
+struct MemberSlots {
+    /// A value's kind.
+    enum Kind: UInt8 {
+        case absent, string, escapedString, int, trueValue, falseValue, null
+    }
+
+    /// Where a member's value is: for strings, the bytes between the quotes.
+    struct Slot {
+        var start: Int32 = 0
+        var end: Int32 = 0
+        var kind = Kind.absent
+    }
+
+    /// The most members a payload may declare.
+    static let capacity = 8
+
+    /// Slot `i` holds the member that rule `i` of the payload's schema names.
+    private var slots = InlineArray<8, Slot>(repeating: Slot())
+
+    /// The slot of member `index`.
+    subscript(index: Int) -> Slot {
+        @inline(__always) get { slots[index] }
+    }
+
+    // MARK: - Scan
+
+    /// Locates the members of the object starting at `bytes[from]`, each in the slot of its rule in
+    /// `rules`; returns the index after its `}`, or nil for a member `rules` does not name.
+    mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, rules: UnsafeBufferPointer<MemberRule>) -> Int? {
+        let n = bytes.count
+        guard n < Int(Int32.max) else { return nil }
+        var i = from
+        guard i < n, bytes[i] == UInt8(ascii: "{") else { return nil }
+        i += 1
+        guard i < n else { return nil }
+        if bytes[i] == UInt8(ascii: "}") { return i + 1 }
+        while true {
+            // The name: plain printable ASCII.
+            guard i < n, bytes[i] == UInt8(ascii: "\"") else { return nil }
+            let nameStart = i + 1
+            i = nameStart
+            while i < n, bytes[i] != UInt8(ascii: "\"") {
+                guard bytes[i] > 0x20, bytes[i] < 0x7F, bytes[i] != UInt8(ascii: "\\") else { return nil }
+                i += 1
+            }
+            guard i < n, let key = Self.find(UnsafeBufferPointer(rebasing: bytes[nameStart..<i]), in: rules),
+                  slots[key].kind == .absent else { return nil }
+            i += 1
+            guard i < n, bytes[i] == UInt8(ascii: ":") else { return nil }
+            i += 1
+            guard i < n else { return nil }
+            var slot = Slot()
+            switch bytes[i] {
+            case UInt8(ascii: "\""):
+                guard let (kind, end) = Self.string(bytes, quote: i) else { return nil }
+                slot = Slot(start: Int32(i + 1), end: Int32(end - 1), kind: kind)
+                i = end
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let start = i
+                if bytes[i] == UInt8(ascii: "0") {
+                    i += 1
+                } else {
+                    while i < n, bytes[i] &- UInt8(ascii: "0") < 10 { i += 1 }
+                }
+                guard i - start <= 18, i < n, bytes[i] != UInt8(ascii: "."), bytes[i] | 0x20 != UInt8(ascii: "e"),
+                      bytes[i] &- UInt8(ascii: "0") >= 10 else { return nil }
+                slot = Slot(start: Int32(start), end: Int32(i), kind: .int)
+            case UInt8(ascii: "t"):
+                guard i + 4 <= n, equal(bytes.baseAddress! + i, "true") else { return nil }
+                slot.kind = .trueValue; i += 4
+            case UInt8(ascii: "f"):
+                guard i + 5 <= n, equal(bytes.baseAddress! + i, "false") else { return nil }
+                slot.kind = .falseValue; i += 5
+            case UInt8(ascii: "n"):
+                guard i + 4 <= n, equal(bytes.baseAddress! + i, "null") else { return nil }
+                slot.kind = .null; i += 4
+            default:
+                return nil
+            }
+            slots[key] = slot
+            guard i < n else { return nil }
+            if bytes[i] == UInt8(ascii: "}") { return i + 1 }
+            guard bytes[i] == UInt8(ascii: ",") else { return nil }
+            i += 1
+        }
+    }
+
+    /// The position of the rule named `name`, if any.
+    @inline(__always)
+    private static func find(_ name: UnsafeBufferPointer<UInt8>, in rules: UnsafeBufferPointer<MemberRule>) -> Int? {
+        let key = MemberRule.nameKey(name)
+        for index in rules.indices where rules[index].nameKey == key {
+            if sameBytes(rules[index].nameBytes, name) { return index }
+        }
+        return nil
+    }
+
+    /// The string whose opening quote is at `quote`: its kind and the index after its closing quote,
+    /// or nil when `JSONReader` would refuse it (control characters, bad escapes, invalid UTF-8).
+    private static func string(_ bytes: UnsafeBufferPointer<UInt8>, quote: Int) -> (Kind, Int)? {
+        var i = quote + 1
+        var ascii = true
+        let raw = UnsafeRawPointer(bytes.baseAddress!)
+        while i < bytes.count {
+            // Eight plain bytes (printable ASCII other than a quote or a backslash) at a time.
+            if i + 8 <= bytes.count, !needsLook(raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)) {
+                i += 8
+                continue
+            }
+            let byte = bytes[i]
+            if byte == UInt8(ascii: "\"") {
+                if !ascii, String(validating: UnsafeBufferPointer(rebasing: bytes[(quote + 1)..<i]), as: UTF8.self) == nil { return nil }
+                return (.string, i + 1)
+            }
+            if byte == UInt8(ascii: "\\") {
+                // Escapes are rare: the reader checks and decodes this one string.
+                guard let (value, end) = try? JSONReader.parseValue(in: bytes, at: quote, depth: 1), value.stringValue != nil else { return nil }
+                return (.escapedString, end)
+            }
+            if byte < 0x20 { return nil }
+            if byte >= 0x80 { ascii = false }
+            i += 1
+        }
+        return nil
+    }
+
+    /// True when one of the eight bytes of `word` is a quote, a backslash, a control character or
+    /// not ASCII (the exact "has a byte" tests of Bit Twiddling Hacks: no false negatives).
+    @inline(__always)
+    static func needsLook(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
+        let zeroQuote = (quotes &- ones) & ~quotes & highs
+        let zeroBackslash = (backslashes &- ones) & ~backslashes & highs
+        let control = (word &- ones &* 0x20) & ~word & highs
+        return (zeroQuote | zeroBackslash | control | (word & highs)) != 0
+    }
+
+    // MARK: - Values
+
+    /// The raw bytes of unescaped string member `index`.
+    func plain(_ index: Int, in line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+        let slot = slots[index]
+        guard slot.kind == .string else { return nil }
+        return UnsafeBufferPointer(rebasing: line[Int(slot.start)..<Int(slot.end)])
+    }
+
+    /// String member `index`'s value.
+    func string(_ index: Int, in line: UnsafeBufferPointer<UInt8>) -> String? {
+        let slot = slots[index]
+        switch slot.kind {
+        case .string:
+            // `scan` validated the UTF-8 already: decoding repairs nothing.
+            return String(decoding: UnsafeBufferPointer(rebasing: line[Int(slot.start)..<Int(slot.end)]), as: UTF8.self)
+        case .escapedString:
+            return (try? JSONReader.parseValue(in: line, at: Int(slot.start) - 1, depth: 1))?.0.stringValue
+        default:
+            return nil
+        }
+    }
+
+    /// `body` of string member `index`'s UTF-8: in place, or decoded first when it has escapes; nil
+    /// when it is not a string.
+    func withText<T>(_ index: Int, in line: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T? {
+        if let raw = plain(index, in: line) { return body(raw) }
+        guard var text = string(index, in: line) else { return nil }
+        return text.withUTF8(body)
+    }
+
+    /// Integer member `index` (non-negative: `scan` takes no sign).
+    func int(_ index: Int, in line: UnsafeBufferPointer<UInt8>) -> Int? {
+        let slot = slots[index]
+        guard slot.kind == .int else { return nil }
+        var value = 0
+        for i in Int(slot.start)..<Int(slot.end) { value = value * 10 + Int(line[i] &- UInt8(ascii: "0")) }
+        return value
+    }
+}
