@@ -62,14 +62,6 @@ public struct ChainChecker: Sendable {
     /// checkpoint; nil when they are not kept, or two may be equal.
     public func idFingerprints() -> IDFingerprints? { fingerprints?.all() }
 
-    /// Loads the id-set slots of `ids` (the next lines' ids) ahead of their checks; returns a value
-    /// the caller must not discard (so the loads happen).
-    public func touch(_ ids: UnsafeBufferPointer<UUIDBits>) -> UInt64 {
-        var sum: UInt64 = 0
-        for id in ids { sum &+= self.ids.touch(id) }
-        return sum
-    }
-
     /// The head after the last line checked.
     public var head: Head { Head(seq: headSeq, hash: headHash.hex) }
 

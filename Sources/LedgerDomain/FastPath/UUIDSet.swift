@@ -28,14 +28,6 @@ struct UUIDSet: Sendable {
         }
     }
 
-    /// Reads the slot where a probe for `id` starts, so that a run of these over the ids about to be
-    /// inserted loads their cache lines in parallel instead of one miss at a time during the inserts.
-    @inline(__always)
-    func touch(_ id: UUIDBits) -> UInt64 {
-        guard !slots.isEmpty else { return 0 }
-        return slots.withUnsafeBufferPointer { $0[id.seededHash & ($0.count - 1)].low }
-    }
-
     /// Adds `id`; false when it was already held.
     @discardableResult
     mutating func insert(_ id: UUIDBits) -> Bool {

@@ -142,23 +142,6 @@ public final class FileEventStore: LedgerStore {
         return recorded
     }
 
-    /// Takes the exclusive lock and repairs a torn last line, if any (moved to `brokenPath`); true
-    /// when it did. Damage before the last line throws `.damaged` and is left untouched.
-    public func repairTail() throws -> Bool {
-        guard FileSystem.exists(logPath) else { return false }
-        do {
-            let lock = try FileDescriptor(path: lockPath, flags: O_RDWR | O_CREAT)
-            try lock.lock(LOCK_EX)
-            defer { lock.unlock() }
-            let log = try FileDescriptor(path: logPath, flags: O_RDWR)
-            let before = try log.size()
-            syncIndexFile(log)
-            try catchUp(log, repairing: true)
-            return try log.size() != before
-        } catch {
-            throw StoreError.io(error)
-        }
-    }
 
     /// Refuses every later append of this process with `error`: after a failed fsync nothing can be
     /// assumed about what the disk holds, and going on would treat the failed fsync as if it had worked.

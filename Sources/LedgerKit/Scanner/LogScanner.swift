@@ -2,18 +2,6 @@ import Dispatch
 import Glibc
 import LedgerDomain
 
-// MARK: - ScanItem
-
-/// One line of a log as the scanner saw it, with its byte range in the file.
-public enum ScanItem {
-    /// A line that verified: the typed event.
-    case event(RecordedEvent, offset: Int, length: Int)
-    /// A complete line with a problem (damage, not a torn write).
-    case problem(LogProblem, offset: Int, length: Int)
-    /// The bytes after the file's last newline: an incomplete, so unacknowledged, write.
-    case tornTail(LogProblem, offset: Int, length: Int)
-}
-
 // MARK: - LogScanner
 
 /// Streams a log file in large chunks, decoding and verifying every line (JSON, hash, chain, schema).
@@ -50,10 +38,7 @@ public enum LogScanner {
     /// problem, goes through the full decoder and checker, so items and problems are those of `scan`.
     public static func scanFacts(_ file: FileDescriptor, from offset: Int = 0, checker: inout ChainChecker,
                                  _ body: (ReplayItem) -> Bool) throws {
-        var touched: UInt64 = 0
-        defer { if touched == 1 { touchSink = touched } }
         try pipeline(file, from: offset, firstLine: checker.lines + 1, fast: true) { batch, all in
-            touched &+= checker.touch(batch.factIDs)
             for (i, range) in batch.ranges.enumerated() {
                 let bytes = UnsafeBufferPointer(rebasing: all[range])
                 let offset = batch.base + range.lowerBound
@@ -183,66 +168,3 @@ public enum LogScanner {
         return finish(prepare(line, number: number), line, offset: offset, checker: &checker)
     }
 }
-
-/// Where `scanFacts` leaves the sum of its look-ahead loads, so the optimizer keeps them.
-nonisolated(unsafe) private var touchSink: UInt64 = 0
-
-// MARK: - ReadAhead
-
-/// The scanner's chunk reader, shared with the worker that reads the batch after the one it prepares.
-/// Only one thread uses it at a time: the worker between its start and the scanner's wait.
-private final class ReadAhead: @unchecked Sendable {
-    private var reader: ChunkReader
-    private var read: Result<LineBatch, any Error>?
-
-    init(_ reader: ChunkReader) { self.reader = reader }
-
-    /// The next batch, read now.
-    func next(firstLine: Int) throws -> LineBatch { try reader.next(firstLine: firstLine) }
-
-    /// Reads the next batch and keeps it (or the error) for `takeAhead`.
-    func readAhead(firstLine: Int) { read = Result { try reader.next(firstLine: firstLine) } }
-
-    /// The batch `readAhead` read; rethrows its error.
-    func takeAhead() throws -> LineBatch {
-        defer { read = nil }
-        guard let read else { throw SystemError("read", path: "log", code: EIO) }
-        return try read.get()
-    }
-}
-
-// MARK: - ReplayItem
-
-/// One line of a log as `LogScanner.scanFacts` saw it.
-public enum ReplayItem {
-    /// A line that verified: what the views fold, where it lies — valid only during the call that
-    /// gets the item (a fold reads it in place: copying its ~100 bytes into every item, and
-    /// retaining its strings, cost the scanning thread 5%) — and the line's hash.
-    case event(UnsafePointer<ViewEvent>, hash: Digest32, offset: Int, length: Int)
-    /// A complete line with a problem (damage, not a torn write).
-    case problem(LogProblem, offset: Int, length: Int)
-    /// The bytes after the file's last newline: an incomplete, so unacknowledged, write.
-    case tornTail(LogProblem, offset: Int, length: Int)
-
-    /// Calls `body` with the item of the full decoder's `item`; returns what it returns.
-    static func with(_ item: ScanItem, _ body: (ReplayItem) -> Bool) -> Bool {
-        switch item {
-        case .event(let recorded, let offset, let length):
-            let hash = Digest32(hex: recorded.envelope.hash) ?? .zero
-            return withUnsafePointer(to: ViewEvent(recorded)) { body(.event($0, hash: hash, offset: offset, length: length)) }
-        case .problem(let problem, let offset, let length): return body(.problem(problem, offset: offset, length: length))
-        case .tornTail(let problem, let offset, let length): return body(.tornTail(problem, offset: offset, length: length))
-        }
-    }
-}
-
-extension ReplayLine {
-    /// Where the `event` of the facts at `facts` lies.
-    @inline(__always)
-    static func event(at facts: UnsafePointer<ReplayLine>) -> UnsafePointer<ViewEvent> {
-        UnsafeRawPointer(facts).advanced(by: eventOffset).assumingMemoryBound(to: ViewEvent.self)
-    }
-}
-
-/// The byte offset of `ReplayLine.event` (a stored property, so it has one).
-private let eventOffset = MemoryLayout<ReplayLine>.offset(of: \ReplayLine.event) ?? 0

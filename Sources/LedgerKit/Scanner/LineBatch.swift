@@ -33,8 +33,6 @@ final class LineBatch: @unchecked Sendable {
     private let lines: UnsafeMutablePointer<LogScanner.PreparedLine>
     /// Per line: 0 not prepared, 1 facts, 2 another prepared line, 3 that line moved out by `take`.
     private let state: UnsafeMutablePointer<UInt8>
-    /// The ids of the lines read in place (zero bits for the others), for the checker to load ahead.
-    private let ids: UnsafeMutablePointer<UUIDBits>
     /// The next block to claim (it may run past the last block).
     private let claims = Atomic<Int>(0)
 
@@ -46,7 +44,6 @@ final class LineBatch: @unchecked Sendable {
         lines = .allocate(capacity: capacity)
         state = .allocate(capacity: capacity)
         state.initialize(repeating: 0, count: capacity)
-        ids = .allocate(capacity: capacity)
     }
 
     deinit {
@@ -61,7 +58,6 @@ final class LineBatch: @unchecked Sendable {
         facts.deallocate()
         lines.deallocate()
         state.deallocate()
-        ids.deallocate()
     }
 
     /// The 1-based line number of the line after this batch.
@@ -85,8 +81,6 @@ final class LineBatch: @unchecked Sendable {
         }
     }
 
-    /// The ids of the lines read in place, zero bits for the others; read like `prepared`.
-    var factIDs: UnsafeBufferPointer<UUIDBits> { UnsafeBufferPointer(start: ids, count: ranges.count) }
 
     /// Claims and prepares blocks of lines until none is left (`fast`: see `LogScanner.scanFacts`).
     /// Any number of threads may call it at once; each block is prepared by exactly one.
@@ -101,68 +95,9 @@ final class LineBatch: @unchecked Sendable {
                 for i in lower..<min(count, lower + Self.block) {
                     let id = LogScanner.prepare(UnsafeBufferPointer(rebasing: all[ranges[i]]), number: firstLine + i, sha: sha,
                                                 facts: facts + i, other: lines + i)
-                    (ids + i).initialize(to: id ?? .zero)
                     state[i] = id == nil ? 2 : 1
                 }
             }
-        }
-    }
-}
-
-// MARK: - ChunkReader
-
-/// Reads a log in chunks of complete lines. A line that ends exactly where the bytes read so far end
-/// is held back until the next read tells whether it is the file's last line.
-struct ChunkReader {
-    private let file: FileDescriptor
-    private var offset: Int
-    private var carry: [UInt8] = []
-    private(set) var eof = false
-
-    /// A reader of `file` from byte `offset`.
-    init(_ file: FileDescriptor, from offset: Int) { self.file = file; self.offset = offset }
-
-    /// The next batch (its lines numbered from `firstLine`); at least one line, or the end of the file.
-    mutating func next(firstLine: Int) throws -> LineBatch {
-        var bytes = carry
-        let base = offset - carry.count
-        carry = []
-        while true {
-            // Read what the file holds now, at most a chunk (the size is a hint: the file may grow).
-            let remaining = ((try? file.size()) ?? 0) - offset
-            let want = max(4096, min(LogScanner.chunkSize, remaining), bytes.count)
-            let old = bytes.count
-            let readOffset = offset
-            var n = 0
-            bytes = try [UInt8](unsafeUninitializedCapacity: old + want) { (buffer, count) throws in
-                if old > 0 { _ = bytes.withUnsafeBufferPointer { memcpy(buffer.baseAddress!, $0.baseAddress!, old) } }
-                count = old
-                n = try file.read(into: buffer.baseAddress! + old, count: want, at: readOffset)
-                count = old + n
-            }
-            offset += n
-            if n == 0 { eof = true }
-            var ranges: [Range<Int>] = []
-            var cursor = 0
-            bytes.withUnsafeBufferPointer { all in
-                let end = all.count
-                while cursor < end {
-                    guard let found = memchr(all.baseAddress! + cursor, 0x0A, end - cursor) else { break }
-                    let newline = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - all.baseAddress!
-                    if newline + 1 == end && !eof { break }
-                    ranges.append(cursor..<newline)
-                    cursor = newline + 1
-                }
-            }
-            guard !ranges.isEmpty || eof else { continue }  // a line longer than what was read: read on
-            var unterminated: Range<Int>?
-            if eof {
-                if cursor < bytes.count { unterminated = cursor..<bytes.count }
-            } else {
-                carry = Array(bytes[cursor...])
-                bytes.removeLast(bytes.count - cursor)
-            }
-            return LineBatch(bytes: bytes, base: base, ranges: ranges, unterminated: unterminated, eof: eof, firstLine: firstLine)
         }
     }
 }
