@@ -62,8 +62,10 @@ public enum PostgresSchema {
 
     /// The account-state tables, the account fold's state (`PostgresAccounts`) as of the line
     /// `ledger_account_state` names: a cache of the log, written in each append's transaction.
-    /// - `ledger_accounts`, by uid: the account's status, the email it was last created with, and
-    ///   the seq of that `AccountCreated` (the line holding its password hash);
+    /// - `ledger_accounts`, by uid: the account's status (an `AccountStatus` raw value: the fold
+    ///   decides which, so no constraint restates them; one this build does not know makes the
+    ///   tables disagree with the log), the email it was last created with, and the seq of that
+    ///   `AccountCreated` (the line holding its password hash);
     /// - `ledger_account_emails`, by email: the uid of the account last created with it;
     /// - `ledger_signin_failures`, by email: the times (ms) of its last consecutive wrong passwords, oldest first;
     /// - `ledger_account_state`, one row: the seq and hash of the last line folded into the others.
@@ -71,7 +73,7 @@ public enum PostgresSchema {
         """
         CREATE TABLE IF NOT EXISTS ledger_accounts (
             uid uuid PRIMARY KEY,
-            status text NOT NULL CHECK (status IN ('pending', 'active', 'deleted')),
+            status text NOT NULL,
             email text NOT NULL,
             created_seq bigint NOT NULL
         )
