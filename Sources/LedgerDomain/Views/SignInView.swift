@@ -16,10 +16,6 @@ public struct SignInView: Equatable, Sendable {
     public private(set) var rows: [Row] = []
     /// Position in `rows` by email.
     private var index = PositionIndex()
-    /// The `seededHash` of every email whose row got a recent failure since the filter's last
-    /// rebuild: a session start whose email it does not hold has nothing to reset, which it tells
-    /// without the email, its hash or this view's index (most session starts).
-    private var withRecentFailures = HashFilter()
     let policy: SignInPolicy
 
     /// An empty view with `policy`.
@@ -31,9 +27,9 @@ public struct SignInView: Equatable, Sendable {
         rows[insertedPosition(of: email)].failures += 1
     }
 
-    /// True unless `email` surely has no recent failures (most emails: no lookup).
+    /// True when `email` has recent failures.
     func mayHaveFailures(_ email: ViewEmail) -> Bool {
-        guard withRecentFailures.mayContain(email.hash), let at = position(of: email.email) else { return false }
+        guard let at = position(of: email.email) else { return false }
         return !rows[Int(at)].recentFailures.isEmpty
     }
 
@@ -43,7 +39,6 @@ public struct SignInView: Equatable, Sendable {
     /// Adds a wrong password of `email` at `time`, keeping the policy's count of the latest.
     mutating func appendFailure(of email: ViewEmail, at time: Timestamp) {
         let at = insertedPosition(of: email.email)
-        noteRecentFailure(email.email)
         rows[at].recentFailures.append(time)
         let count = rows[at].recentFailures.count
         if count > policy.maxFailures { rows[at].recentFailures.removeFirst(count - policy.maxFailures) }
@@ -52,18 +47,6 @@ public struct SignInView: Equatable, Sendable {
     /// Forgets `email`'s consecutive wrong passwords.
     mutating func clearFailures(of email: ViewEmail) {
         if let at = position(of: email.email), !rows[Int(at)].recentFailures.isEmpty { rows[Int(at)].recentFailures = [] }
-    }
-
-    /// Adds `email` to the filter of emails with recent failures, first rebuilding it from the rows
-    /// that still have some when it has filled up with emails that were reset since. Sized for at
-    /// least an eighth of the rows, a rebuild (a pass over the rows) comes at most once per
-    /// `rows.count / 8` failures: a constant cost per failure.
-    private mutating func noteRecentFailure(_ email: String) {
-        if withRecentFailures.needsRebuild {
-            let pending = rows.lazy.filter { !$0.recentFailures.isEmpty }
-            withRecentFailures.rebuild(count: max(pending.count + 1, rows.count / 8), hashes: pending.map(\.email.seededHash))
-        }
-        withRecentFailures.insert(email.seededHash)
     }
 
     /// The position of `email`'s row, added when new.
@@ -81,7 +64,6 @@ public struct SignInView: Equatable, Sendable {
 
     /// Restores a checkpointed row.
     mutating func restore(_ row: Row) {
-        if !row.recentFailures.isEmpty { noteRecentFailure(row.email) }
         rows[insertedPosition(of: row.email)] = row
     }
 

@@ -1,57 +1,10 @@
 @testable import LedgerDomain
 import Testing
 
-// MARK: - HashFilterTests
-
-/// The filter never says "no" for a hash inserted since its last rebuild, and mostly "no" otherwise.
-struct HashFilterTests {
-    @Test func insertedHashesAlwaysMayBeThere() {
-        let random = SeededRandom(seed: 21)
-        var filter = HashFilter()
-        #expect(!filter.mayContain(42), "an empty filter holds nothing")
-        var inserted: [Int] = []
-        for _ in 0..<5_000 {
-            let hash = Int(truncatingIfNeeded: UInt64(random.next(1 << 30)) &* 0x9E37_79B9_7F4A_7C15)
-            filter.insert(hash)
-            inserted.append(hash)
-        }
-        #expect(inserted.allSatisfy(filter.mayContain))
-        // Other hashes: about one in 13 bits is set, so most are a clear no.
-        var maybes = 0
-        for n in 0..<10_000 where filter.mayContain(Int(truncatingIfNeeded: UInt64(n) &* 0xD6E8_FEB8_6659_FD93)) { maybes += 1 }
-        #expect(maybes < 2_000)
-    }
-
-    @Test func aRebuildKeepsOnlyWhatItIsGiven() {
-        var filter = HashFilter()
-        let old = (0..<3_000).map { Int(truncatingIfNeeded: UInt64($0) &* 0x9E37_79B9_7F4A_7C15) }
-        for hash in old { filter.insert(hash) }
-        let kept = Array(old.prefix(10))
-        filter.rebuild(count: kept.count, hashes: kept)
-        #expect(filter.inserted == kept.count)
-        #expect(kept.allSatisfy(filter.mayContain))
-        #expect(old.dropFirst(10).filter(filter.mayContain).count < 100)
-    }
-
-    @Test func itAsksForARebuildOnceAnEighthOfItsBitsAreSet() {
-        var filter = HashFilter()
-        var n: UInt64 = 0
-        while !filter.needsRebuild {
-            n += 1
-            filter.insert(Int(truncatingIfNeeded: n &* 0x9E37_79B9_7F4A_7C15))
-        }
-        #expect(filter.setBits == 65_536 / 8 + 1)
-        filter.rebuild(count: 100_000, hashes: [1, 2, 3])
-        #expect(!filter.needsRebuild)
-        #expect(filter.setBits <= 3)
-    }
-}
-
 // MARK: - SignInViewDifferentialTests
 
-/// With its filter of emails with recent failures, the sign-in view folds exactly as the plain rule
-/// does (every session start looks its user's email up), on random logs with reused emails, accounts
-/// created again under another email, sessions of unknown users, and enough emails to rebuild the filter.
+/// The sign-in view folds exactly as the plain rule does, on random logs with reused emails, accounts
+/// created again under another email, sessions of unknown users, and many emails.
 struct SignInViewDifferentialTests {
     /// The rule without any filter: failures per email, reset by a session of an account created with
     /// it and by the creation of an account with it.
