@@ -1,4 +1,4 @@
-// ledger-bench: generates realistic v1 logs and times replay, verify, append and register (issue 5).
+// ledger-bench: generates realistic v1 logs and times replay, verify, append and register.
 //   ledger-bench generate --events N --out FILE [--seed S]
 //   ledger-bench run [--events N] [--runs R] [--ledger PATH] [--work DIR] [--log FILE] [--appends K] [--seed S]
 //   ledger-bench append --count K --dir DIR [--runs R] [--store URL] [--batch event|registration]

@@ -1,4 +1,4 @@
-// ledger-fuzz: the hostile-input drill (issue 4). A deterministic, seeded mutation loop over the log line
+// ledger-fuzz: the hostile-input drill. A deterministic, seeded mutation loop over the log line
 // decoder (JSONReader, LineCodec, ChainChecker, LogScanner) and the image checker (ImageInspector,
 // RegistrationValidator). Exit 0 when every input ended in a value or the declared error and every
 // invariant held; 1 on an invariant failure; 2 on bad usage; 70 on a hang. A crash is a death by signal,

@@ -26,8 +26,8 @@ final class LineBatch: @unchecked Sendable {
     let firstLine: Int
     /// Lines per claimed block.
     private static let block = 64
-    /// Per line, the facts of a line read in place (`state` 1), read where they lie: moving them
-    /// out per line cost a copy of their 216 bytes and a retain and release of their strings.
+    /// Per line, the facts of a line read in place (`state` 1), read where they lie, so the fold
+    /// neither copies them nor retains their strings.
     private let facts: UnsafeMutablePointer<ReplayLine>
     /// Per line, any other prepared line (`state` 2).
     private let lines: UnsafeMutablePointer<LogScanner.PreparedLine>

@@ -7,8 +7,8 @@ import LedgerDomain
 /// One line of a log as `LogScanner.scanFacts` saw it.
 public enum ReplayItem {
     /// A line that verified: what the views fold, where it lies — valid only during the call that
-    /// gets the item (a fold reads it in place: copying its ~100 bytes into every item, and
-    /// retaining its strings, cost the scanning thread 5%) — and the line's hash.
+    /// gets the item, so the fold reads it in place instead of copying it and retaining its
+    /// strings — and the line's hash.
     case event(UnsafePointer<ViewEvent>, hash: Digest32, offset: Int, length: Int)
     /// A complete line with a problem (damage, not a torn write).
     case problem(LogProblem, offset: Int, length: Int)
