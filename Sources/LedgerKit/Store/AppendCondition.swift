@@ -19,7 +19,8 @@ public enum AppendCondition {
     }
 
     /// Checks one part; `isLive` is the store's answer, from its own fold state, to whether a live
-    /// account holds an email.
+    /// account holds an email (as of the log before the batch). Emails are compared across one part
+    /// only: a batch creates accounts in one part at most (`StreamAppend.validate` refuses more).
     func check(_ part: StreamAppend, isLive: (String) throws -> Bool) throws {
         switch self {
         case .folded(let condition):

@@ -151,4 +151,22 @@ struct PostgresAccountStateTests {
             #expect(try store.head().seq == 2)  // nothing appended: neither a session nor a refusal
         }
     }
+
+    /// A status this build cannot read (a newer build's, or a hand's typo) refuses an append that
+    /// asks about its email, instead of reading the account that holds it as none.
+    @Test func anUnreadableStatusRefusesTheEmailCheckInsteadOfFreeingTheEmail() throws {
+        try PostgresServer.get().withDatabase { url in
+            let store = PostgresEventStore(url: url, clock: FixedClock(step: 1), random: SeededRandom(seed: 5))
+            try store.createSchema()
+            try appendHistory(to: store, from: 800)
+            _ = try PostgresConnection(url).execute("UPDATE ledger_accounts SET status = 'suspended' WHERE email = $1", [live])
+            let before = try store.head()
+            let again = AccountCreated(uid: Fixtures.uuid(890), email: live, passwordHash: "$y$j9T$x$x")
+            let error = try #require(throws: StoreError.self) {
+                _ = try store.append([.accountCreated(again)], to: Fixtures.stream(.registration, 890), expected: .noStream, condition: .uniqueEmails)
+            }
+            #expect(error.code == .damaged, "\(error)")
+            #expect(try store.head() == before)  // nothing appended
+        }
+    }
 }

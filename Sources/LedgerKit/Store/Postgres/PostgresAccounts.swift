@@ -146,7 +146,7 @@ final class PostgresAccounts: AccountFoldState {
                     """, [Self.textArray(emailKeys)])
                 for row in 0..<result.count {
                     remember(email: result.string(row, 0) ?? "", lastAccount: result.string(row, 1).flatMap(UUIDBits.init(uuid:)),
-                             account: Self.account(result, row, status: 2), failures: Self.times(result.string(row, 5)))
+                             account: try Self.loadedAccount(result, row, status: 2), failures: Self.times(result.string(row, 5)))
                 }
             }
             if !uidKeys.isEmpty {
@@ -158,7 +158,7 @@ final class PostgresAccounts: AccountFoldState {
                     """, [Self.textArray(uidKeys.map(\.uuidString))])
                 for row in 0..<result.count {
                     guard let uid = result.string(row, 0).flatMap(UUIDBits.init(uuid:)) else { continue }
-                    let account = Self.account(result, row, status: 1)
+                    let account = try Self.loadedAccount(result, row, status: 1)
                     if accounts[uid] == nil { accounts[uid] = .some(account) }
                     if let account, failures[account.email] == nil { failures[account.email] = Self.times(result.string(row, 4)) }
                 }
@@ -235,6 +235,17 @@ final class PostgresAccounts: AccountFoldState {
         guard let status = result.string(row, column).flatMap(AccountStatus.init(rawValue:)),
               let email = result.string(row, column + 1), let created = result.int(row, column + 2) else { return nil }
         return Account(status: status, email: email, created: created)
+    }
+
+    /// The account of a row the fold is about to decide on: nil when absent, and an error when
+    /// present but unreadable (e.g. a status this build does not know), so that an append refuses
+    /// rather than read an account that holds its email as none.
+    static func loadedAccount(_ result: PostgresResult, _ row: Int, status column: Int) throws -> Account? {
+        guard !result.isNull(row, column) else { return nil }
+        guard let account = account(result, row, status: column) else {
+            throw StoreError(.damaged, "the PostgreSQL account tables hold a row this build cannot read (ledger_accounts.status \(result.string(row, column) ?? "")); run `ledger verify --store URL`")
+        }
+        return account
     }
 
     /// The times of a `bigint[]` in text form (`{1,2}`), oldest first; nil text: none.
