@@ -18,6 +18,7 @@ public enum LedgerCLI {
         Command(spec: RegisterCommand.spec, run: RegisterCommand.run),
         Command(spec: LoginCommand.spec, run: LoginCommand.run),
         Command(spec: LogoutCommand.spec, run: LogoutCommand.run),
+        Command(spec: AccountCommand.spec, run: AccountCommand.run),
         Command(spec: RecoverCommand.spec, run: RecoverCommand.run),
         Command(spec: ReplayCommand.spec, run: ReplayCommand.run),
         Command(spec: UsersCommand.listSpec, run: UsersCommand.list),

@@ -233,9 +233,11 @@ extension DecoderTarget {
         case 5: event = .accountDeleted(AccountDeleted(uid: uid))
         case 6: event = .sessionStarted(SessionStarted(sessionId: session, uid: uid, tokenHash: Identifiers.hex(rng.bytes(32)), expiresAt: stamp))
         case 7: event = .sessionEnded(SessionEnded(sessionId: session, uid: uid, reason: rng.pick(["logout", "expired"])))
-        default: event = .signInFailed(SignInFailed(email: email, reason: rng.pick(SignInFailure.allCases)))
+        case 8: event = .signInFailed(SignInFailed(email: email, reason: rng.pick(SignInFailure.allCases)))
+        case 9: event = .accountDisabled(AccountDisabled(uid: uid, reason: rng.pick(["", "abuse report", "line one\n\ttab \"quoted\""])))
+        default: event = .accountEnabled(AccountEnabled(uid: uid))
         }
-        let id = switch event.type.category { case .registration: uuid(); case .session: session; case .signin: uuid() }
+        let id = switch event.type.category { case .registration, .signin: uuid(); case .session: session; case .account: uid }
         return (event, event.type.category.stream(id))
     }
 }

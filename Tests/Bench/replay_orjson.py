@@ -17,7 +17,7 @@ import sys
 
 import orjson
 
-USER_STATUSES = ("pending", "active", "deleted")
+USER_STATUSES = ("pending", "active", "deleted", "disabled")
 SESSION_STATUSES = ("active", "ended", "expired")
 IMAGE_STATUSES = ("stored", "deleted")
 OUTCOMES = ("completed", "rejected", "compensated", "compensation-pending", "in-progress")

@@ -29,14 +29,16 @@ enum ReadOptions {
         return FileRegistrationLocks(directory: try directory(invocation, context))
     }
 
-    /// Loads the views for `invocation` (folding at least `views`), warning about a skipped torn tail.
-    static func load(_ invocation: Invocation, _ context: Context, views: LedgerViews.Selection = .all) throws -> LoadedViews {
+    /// Loads the views for `invocation` (folding at least `views`) from `given` (else its log), warning
+    /// about a skipped torn tail.
+    static func load(_ invocation: Invocation, _ context: Context, views: LedgerViews.Selection = .all,
+                     path given: String? = nil) throws -> LoadedViews {
         var asOf: AsOf?
         if let text = invocation.value("as-of") {
             guard let parsed = AsOf(text) else { throw CLIError.usage("--as-of needs a seq or an RFC 3339 time, not \"\(text)\"") }
             asOf = parsed
         }
-        let path = try logPath(invocation, context)
+        let path = try given ?? logPath(invocation, context)
         do {
             // A progress line on a terminal only: never in pipes, never with --json.
             let showProgress = context.stderrIsTerminal && !invocation.flag("json")

@@ -11,7 +11,9 @@ enum UsersCommand {
     /// `ledger user`.
     static let showSpec = CommandSpec(name: "user", summary: "show one user by uid or email",
                                       positionals: [PositionalSpec(name: "UID|EMAIL", optional: false, help: "the user's id or email")],
-                                      options: ReadOptions.specs)
+                                      options: ReadOptions.specs + [
+                                          .flag("history", "list every event about the account in log order (--json: the lines as stored)"),
+                                      ])
 
     /// Runs `users`.
     static func list(_ invocation: Invocation, _ context: Context) throws -> Int32 {
@@ -30,13 +32,14 @@ enum UsersCommand {
     /// Runs `user`.
     static func show(_ invocation: Invocation, _ context: Context) throws -> Int32 {
         let key = invocation.positionals[0]
-        let users = try ReadOptions.load(invocation, context, views: .users).views.users
-        // A uid names its account; an email its live account, else the last created with it.
-        let email = key.lowercasedASCII
-        let row = users.row(uid: key) ?? users.live(email: email) ?? users.rows.last { $0.email == email }
-        guard let row else {
+        let history = invocation.flag("history")
+        if history, invocation.value("as-of") != nil { throw CLIError.usage("--history lists the whole log; leave out --as-of") }
+        let path = try ReadOptions.logPath(invocation, context)
+        let users = try ReadOptions.load(invocation, context, views: .users, path: path).views.users
+        guard let row = users.row(uidOrEmail: key) else {
             throw CLIError.failure("no user with uid or email \"\(key)\"; list them with `ledger users`")
         }
+        if history { return try showHistory(of: row, log: path, invocation, context) }
         if invocation.flag("json") {
             context.printJSON(row.json)
         } else {
@@ -45,6 +48,24 @@ enum UsersCommand {
                                   ("createdAt", row.createdAt?.rfc3339 ?? "-"), ("status", row.status.rawValue)] {
                 context.print(pad(name + ":", 18) + value)
             }
+        }
+        return 0
+    }
+
+    /// Prints every event about `row`'s account (`AccountHistory`), in log order: a table, or with
+    /// `--json` the lines as stored. Exit 1 at a damaged line, after the events before it.
+    private static func showHistory(of row: UserRow, log path: String, _ invocation: Invocation, _ context: Context) throws -> Int32 {
+        var history = AccountHistory(uid: UUIDBits(uuid: row.uid) ?? .zero)
+        var listing = EventListing(json: invocation.flag("json"), following: false, context: context)
+        let outcome = try LogTail(path: path).read { event, line in
+            if history.includes(ViewEvent(event)) { listing.add(event, line: line) }
+            return true
+        }
+        if outcome == .missing { throw CLIError.noLog(at: path) }
+        listing.finish()
+        if case .damaged(let problem) = outcome {
+            context.complain("\(problem) — stopped there; run `ledger verify` for the full report")
+            return CLIError.Status.failure.rawValue
         }
         return 0
     }

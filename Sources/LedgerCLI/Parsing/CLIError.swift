@@ -69,10 +69,13 @@ public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
             switch error.code {
             case .idempotencyKeyReused: return .failure(error.message)
             }
+        case let error as AccountRefusal:
+            return .failure(error.message)
         case let error as AuthError:
             switch error.code {
             case .invalidCost: return .usage(error.message)
             case .noSession: return .failure(advise(error.message, "list sessions with `ledger sessions --active`"))
+            case .noAccount: return .failure(advise(error.message, "list them with `ledger users`"))
             default: return .failure(error.message)
             }
         default:

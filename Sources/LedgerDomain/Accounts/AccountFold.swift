@@ -50,7 +50,8 @@ public enum AccountFold {
     /// Applies `event` to `state`; returns the rule it breaks, if any (the event is applied anyway:
     /// the log is what happened).
     /// - An account is created pending, becomes the email's account and starts with no failures; a
-    ///   profile activates a pending account; a deletion deletes it.
+    ///   profile activates a pending account; a deletion deletes it; a disable disables an active
+    ///   account and an enable makes a disabled one active again.
     /// - A wrong password adds a failure to its email; a session start clears the failures of the
     ///   email its account was created with.
     @discardableResult
@@ -68,6 +69,12 @@ public enum AccountFold {
             return nil
         case .accountDeleted(let uid):
             if let account = state.account(uid), account.status != .deleted { state.setStatus(.deleted, of: uid) }
+            return nil
+        case .accountDisabled(let uid):
+            if state.account(uid)?.status == .active { state.setStatus(.disabled, of: uid) }
+            return nil
+        case .accountEnabled(let uid):
+            if state.account(uid)?.status == .disabled { state.setStatus(.active, of: uid) }
             return nil
         case .signInFailed(let email, let reason):
             guard reason == .wrongPassword else { return nil }
@@ -99,7 +106,8 @@ public enum AccountFold {
         switch event.fact {
         case .accountCreated(let uid, let email, _): (email, uid, true)
         case .signInFailed(let email, _): (email, nil, false)
-        case .profileWritten(let uid, _, _, _), .accountDeleted(let uid), .sessionStarted(_, let uid, _): (nil, uid, false)
+        case .profileWritten(let uid, _, _, _), .accountDeleted(let uid), .sessionStarted(_, let uid, _),
+             .accountDisabled(let uid), .accountEnabled(let uid): (nil, uid, false)
         default: (nil, nil, false)
         }
     }
@@ -116,6 +124,21 @@ public enum AccountFold {
     public static func signInAccount<State: AccountFoldState>(of email: State.EmailKey, in state: State) -> UUIDBits? {
         guard let uid = liveAccount(of: email, in: state), state.account(uid)?.status.maySignIn == true else { return nil }
         return uid
+    }
+
+    /// What a sign-in of `email` may do at `now`: check the password of its live account, or refuse
+    /// for the true reason without checking one (no live account, an account that may not sign in,
+    /// a lockout). An account that may not sign in is refused before the lockout is asked.
+    public static func signInDecision(liveStatus: AccountStatus?, recentFailures: [Timestamp], policy: SignInPolicy,
+                                      at now: Timestamp) -> SignInFailure? {
+        guard let liveStatus else { return .unknownEmail }
+        if let refusal = liveStatus.signInRefusal { return refusal }
+        return policy.lockedUntil(recent: recentFailures, at: now) != nil ? .locked : nil
+    }
+
+    /// The status of `email`'s live account, nil when it has none.
+    public static func liveStatus<State: AccountFoldState>(of email: State.EmailKey, in state: State) -> AccountStatus? {
+        liveAccount(of: email, in: state).flatMap { state.account($0)?.status }
     }
 
     /// When `email` is locked out at `now` under `policy`, the instant the lock ends; else nil.

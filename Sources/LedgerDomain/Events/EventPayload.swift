@@ -61,6 +61,8 @@ public enum SignInFailure: String, MemberChoice {
     case wrongPassword = "wrong-password"
     /// Too many recent failures.
     case locked
+    /// The account is disabled (its password is not checked).
+    case disabled
 }
 
 /// Why a compensation happened.

@@ -20,6 +20,10 @@ public enum EventType: String, CaseIterable, Sendable {
     case sessionEnded = "SessionEnded"
     /// A sign-in was refused.
     case signInFailed = "SignInFailed"
+    /// An operator disabled an account: it keeps its email and may not sign in.
+    case accountDisabled = "AccountDisabled"
+    /// An operator enabled a disabled account again.
+    case accountEnabled = "AccountEnabled"
 
     /// The schema version of `data` this build writes and reads.
     public var currentVersion: Int { 1 }
@@ -29,6 +33,7 @@ public enum EventType: String, CaseIterable, Sendable {
         switch self {
         case .sessionStarted, .sessionEnded: .session
         case .signInFailed: .signin
+        case .accountDisabled, .accountEnabled: .account
         default: .registration
         }
     }
@@ -45,6 +50,8 @@ public enum EventType: String, CaseIterable, Sendable {
         case .sessionStarted: SessionStarted.self
         case .sessionEnded: SessionEnded.self
         case .signInFailed: SignInFailed.self
+        case .accountDisabled: AccountDisabled.self
+        case .accountEnabled: AccountEnabled.self
         }
     }
 }
@@ -59,6 +66,8 @@ public enum StreamCategory: String, CaseIterable, Sendable {
     case session
     /// One stream per refused sign-in attempt.
     case signin
+    /// One stream per account, for what an operator or its owner appends after sign-up.
+    case account
 
     /// The stream name for `id`.
     public func stream(_ id: String) -> String { "\(rawValue)-\(id)" }
@@ -75,6 +84,7 @@ public enum StreamName {
             switch bytes.count - 37 {
             case 12 where bytes.starts(with: "registration".utf8): category = .registration
             case 7 where bytes.starts(with: "session".utf8): category = .session
+            case 7 where bytes.starts(with: "account".utf8): category = .account
             case 6 where bytes.starts(with: "signin".utf8): category = .signin
             default: return nil
             }

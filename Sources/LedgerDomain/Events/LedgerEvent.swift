@@ -20,6 +20,10 @@ public enum LedgerEvent: Equatable, Sendable {
     case sessionEnded(SessionEnded)
     /// See `SignInFailed`.
     case signInFailed(SignInFailed)
+    /// See `AccountDisabled`.
+    case accountDisabled(AccountDisabled)
+    /// See `AccountEnabled`.
+    case accountEnabled(AccountEnabled)
 
     /// The payload as its protocol.
     public var payload: any EventPayload {
@@ -33,6 +37,8 @@ public enum LedgerEvent: Equatable, Sendable {
         case .sessionStarted(let p): p
         case .sessionEnded(let p): p
         case .signInFailed(let p): p
+        case .accountDisabled(let p): p
+        case .accountEnabled(let p): p
         }
     }
 
@@ -54,6 +60,8 @@ public enum LedgerEvent: Equatable, Sendable {
         case .sessionStarted: .sessionStarted(try SessionStarted(data: data))
         case .sessionEnded: .sessionEnded(try SessionEnded(data: data))
         case .signInFailed: .signInFailed(try SignInFailed(data: data))
+        case .accountDisabled: .accountDisabled(try AccountDisabled(data: data))
+        case .accountEnabled: .accountEnabled(try AccountEnabled(data: data))
         }
     }
 }

@@ -73,7 +73,7 @@ public enum LineCodec {
         guard let type = object["type"]?.stringValue, !type.isEmpty else { throw invalid("type must be a non-empty string") }
         guard let v = object["v"]?.intValue, v >= 1 else { throw invalid("v must be a positive integer") }
         guard let stream = object["stream"]?.stringValue, StreamName.parse(stream) != nil
-        else { throw invalid("stream must be <registration|session|signin>-<lowercase uuid>") }
+        else { throw invalid("stream must be <registration|session|signin|account>-<lowercase uuid>") }
         guard let data = object["data"]?.objectValue else { throw invalid("data must be a JSON object") }
         guard let prev = object["prev"]?.stringValue, Identifiers.isLowerHex(prev) else { throw invalid("prev must be 64 lowercase hex digits") }
         guard let hash = object["hash"]?.stringValue, Identifiers.isLowerHex(hash) else { throw invalid("hash must be 64 lowercase hex digits") }

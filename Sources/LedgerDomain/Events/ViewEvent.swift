@@ -10,7 +10,7 @@ public struct ViewEvent: Equatable, Sendable {
     public var at: Timestamp
     /// The stream's category.
     public var category: StreamCategory
-    /// The stream's id (the registration, session or sign-in id).
+    /// The stream's id (the registration, session, sign-in or account id).
     public var stream: UUIDBits
     /// What happened.
     public var fact: Fact
@@ -40,6 +40,10 @@ public struct ViewEvent: Equatable, Sendable {
         case sessionEnded(session: UUIDBits)
         /// `SignInFailed`.
         case signInFailed(email: String, reason: SignInFailure)
+        /// `AccountDisabled` (the operator's reason is not kept: no view shows it).
+        case accountDisabled(uid: UUIDBits)
+        /// `AccountEnabled`.
+        case accountEnabled(uid: UUIDBits)
     }
 }
 

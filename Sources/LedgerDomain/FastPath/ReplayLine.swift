@@ -122,6 +122,7 @@ struct LineCursor {
         if expect("registration-") { category = .registration }
         else if expect("session-") { category = .session }
         else if expect("signin-") { category = .signin }
+        else if expect("account-") { category = .account }
         else { return nil }
         guard let id = uuid(), expect("\"") else { return nil }
         return (category, id)

@@ -57,7 +57,7 @@ extension RegistrationFold {
             facts.imageLive = false; facts.compensations.append(.imageDeleted)
         case .accountDeleted:
             facts.accountLive = false; facts.compensations.append(.accountDeleted)
-        case .sessionStarted, .sessionEnded, .signInFailed:
+        case .sessionStarted, .sessionEnded, .signInFailed, .accountDisabled, .accountEnabled:
             break
         }
     }

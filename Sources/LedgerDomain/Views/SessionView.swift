@@ -132,6 +132,16 @@ public struct SessionView: Equatable, Sendable {
         UUIDBits(uuid: sessionId).flatMap(position(of:)).map { records[Int($0)].row }
     }
 
+    /// The sessions `uid` started, in start order (only that user's: no scan of every session).
+    public func rows(uid: UUIDBits) -> [SessionRow] {
+        var out: [SessionRow] = [], at = lastSession(of: uid) ?? -1
+        while at >= 0 {
+            out.append(records[Int(at)].row)
+            at = records[Int(at)].previousOfUser
+        }
+        return out.reversed()
+    }
+
     /// Users with at least one session.
     func hasSession(uid: UUIDBits) -> Bool { lastSession(of: uid) != nil }
 

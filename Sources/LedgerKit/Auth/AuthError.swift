@@ -12,6 +12,8 @@ public struct AuthError: Error, Equatable, Sendable, CustomStringConvertible {
         case signInRefused = "sign-in-refused"
         /// No such active session.
         case noSession = "no-such-session"
+        /// No account has that uid or email.
+        case noAccount = "no-such-account"
     }
 
     /// The code.

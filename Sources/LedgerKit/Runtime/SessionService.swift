@@ -3,7 +3,7 @@ import LedgerDomain
 // MARK: - SessionService
 
 /// Sign-in, sign-out and session starts. Refusals look the same for an unknown email, a wrong
-/// password and a locked account (same message, same status, one yescrypt computation each).
+/// password, a locked and a disabled account (same message, same status, one yescrypt computation each).
 public final class SessionService {
     let store: any LedgerStore
     let clock: any Clock
@@ -74,8 +74,10 @@ public final class SessionService {
     /// Signs in: a session, or `AuthError(.signInRefused)` after appending `SignInFailed` with the true reason.
     /// The email's sign-in lock is held from reading its record to appending the outcome, so the
     /// next attempt decides from this one's: the policy's count of password checks holds however many
-    /// attempts run at once. Only an account that is not locked has its password checked; an unknown
-    /// email and a locked account get the same yescrypt work instead, and the same refusal.
+    /// attempts run at once. `AccountFold.signInDecision` decides from the record whether the password
+    /// is checked; an unknown email, a disabled and a locked account get the same yescrypt work
+    /// instead, and the same refusal (a disabled account's refusal is no wrong password: it does not
+    /// count towards the lockout).
     /// Every password check is counted whatever becomes of the process: it is announced durably on
     /// the lock (`notePendingCheck`) before it runs, and a check left behind without an outcome is
     /// counted as a wrong password by the next sign-in of the email, before it reads the record.
@@ -89,9 +91,10 @@ public final class SessionService {
             try lock.clearPendingCheck()
         }
         let record = try signInRecord(email: email)
-        let reason: SignInFailure
+        var reason = AccountFold.signInDecision(liveStatus: record.liveStatus, recentFailures: record.recentFailures,
+                                                policy: policy, at: clock.now())
         let attempt: String
-        if let account = record.account, policy.lockedUntil(recent: record.recentFailures, at: clock.now()) == nil {
+        if reason == nil, let account = record.account {
             let session = newSession(uid: account.uid)
             let check = PendingCheck(attempt: Identifiers.uuid(fromRandom: random.bytes(16)), sessionId: session.started.sessionId)
             do {
@@ -107,13 +110,14 @@ public final class SessionService {
             (reason, attempt) = (.wrongPassword, check.attempt)
         } else {
             _ = try? hasher.hash(password, random: random)  // the same work as a verification
-            (reason, attempt) = (record.account == nil ? .unknownEmail : .locked, Identifiers.uuid(fromRandom: random.bytes(16)))
+            attempt = Identifiers.uuid(fromRandom: random.bytes(16))
         }
+        let failure = reason ?? .unknownEmail  // a record that lets the password be checked names its account
         try failpoints.beforeAppending(.signInFailed)
-        _ = try store.append([.signInFailed(SignInFailed(email: email, reason: reason))],
+        _ = try store.append([.signInFailed(SignInFailed(email: email, reason: failure))],
                              to: StreamCategory.signin.stream(attempt), expected: .noStream)
         failpoints.afterAppending(.signInFailed, flush: beforeCrash)
-        if reason == .wrongPassword { try? lock.clearPendingCheck() }  // a marker left over is not counted again: its stream exists
+        if failure == .wrongPassword { try? lock.clearPendingCheck() }  // a marker left over is not counted again: its stream exists
         throw AuthError(.signInRefused, Self.refusal)
     }
 
@@ -150,7 +154,8 @@ public final class SessionService {
         let account = AccountFold.signInAccount(of: key, in: views).flatMap { uid in
             hashes[uid.uuidString].map { SignInRecord.Account(uid: uid.uuidString, passwordHash: $0) }
         }
-        return SignInRecord(account: account, recentFailures: views.recentFailures(of: key))
+        return SignInRecord(liveStatus: AccountFold.liveStatus(of: key, in: views), account: account,
+                            recentFailures: views.recentFailures(of: key))
     }
 
     /// Ends an active session with reason `logout`.

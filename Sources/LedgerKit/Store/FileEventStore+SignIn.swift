@@ -13,7 +13,7 @@ extension FileEventStore {
             guard let entry = prefix.signIn(email: email), !entry.accountSlotMissing else { return nil }
             // Times the log cannot hold (a damaged table) would overflow the lockout arithmetic: fold instead.
             guard entry.recentFailures.allSatisfy({ $0.millis >= 0 && $0 <= prefix.lastAt }) else { return nil }
-            var record = SignInRecord(recentFailures: entry.recentFailures)
+            var record = SignInRecord(liveStatus: entry.liveStatus, recentFailures: entry.recentFailures)
             guard let account = entry.account else { return record }
             let end = prefix.verifiedSize
             guard account.line >= 0, account.line < end, let line = try? Self.line(in: log, at: account.line, end: end),

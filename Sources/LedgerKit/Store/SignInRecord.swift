@@ -2,8 +2,8 @@ import LedgerDomain
 
 // MARK: - SignInRecord
 
-/// What a sign-in needs to know about one email — its live, active account and its recent wrong
-/// passwords — as a store's index answers it without reading the log (`SignInRecords.signInRecord`).
+/// What a sign-in needs to know about one email — its live account's status, that account when it
+/// may sign in, and its recent wrong passwords — as a store's index answers it without reading the log (`SignInRecords.signInRecord`).
 /// It is exactly what folding `UserView` and `SignInView` over the whole log gives.
 public struct SignInRecord: Equatable, Sendable {
     /// An account that may sign in.
@@ -20,14 +20,16 @@ public struct SignInRecord: Equatable, Sendable {
     /// Wrong-password times a record keeps: a `SignInPolicy` counting more must fold the log.
     public static let keptFailures = 5
 
-    /// The email's account when it is live (created, not deleted) and active (its profile written).
+    /// The status of the email's live account (`AccountFold.liveStatus`), nil when it has none.
+    public var liveStatus: AccountStatus?
+    /// The email's account when it is live (created, not deleted) and may sign in (`AccountFold.signInAccount`).
     public var account: Account?
     /// The times of the email's consecutive wrong passwords since a session of its account last
     /// started, oldest first: the last `keptFailures` at most.
     public var recentFailures: [Timestamp]
 
     /// A record from its parts.
-    public init(account: Account? = nil, recentFailures: [Timestamp] = []) {
-        self.account = account; self.recentFailures = recentFailures
+    public init(liveStatus: AccountStatus? = nil, account: Account? = nil, recentFailures: [Timestamp] = []) {
+        self.liveStatus = liveStatus; self.account = account; self.recentFailures = recentFailures
     }
 }

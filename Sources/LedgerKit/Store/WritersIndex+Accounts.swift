@@ -28,6 +28,8 @@ extension WritersIndex {
             var lineHash: UInt64
         }
 
+        /// The status of the email's live account, if any.
+        var liveStatus: AccountStatus?
         /// The account that may sign in with the email, if any.
         var account: Account?
         /// True when the email's last account has no readable account slot (a damaged table).
@@ -55,7 +57,10 @@ extension WritersIndex {
         if let last = state.lastAccount(of: key) {
             if state.account(last) == nil {
                 entry.accountSlotMissing = true
-            } else if let uid = AccountFold.signInAccount(of: key, in: state), let slot = find(.account, uid, inserting: false) {
+            } else {
+                entry.liveStatus = AccountFold.liveStatus(of: key, in: state)
+            }
+            if !entry.accountSlotMissing, let uid = AccountFold.signInAccount(of: key, in: state), let slot = find(.account, uid, inserting: false) {
                 entry.account = SignInEntry.Account(uid: uid, line: Int(self[slot, AccountSlot.createdLine]),
                                                     lineHash: self[slot, AccountSlot.createdLineHash])
             }

@@ -2,7 +2,7 @@ import LedgerDomain
 
 // MARK: - WritersIndex: the record layout
 
-/// Where each field of `events.jsonl.index` lies (format `LDGRIX05`), declared once: a 4096-byte
+/// Where each field of `events.jsonl.index` lies (format `LDGRIX06`), declared once: a 4096-byte
 /// header, then `capacity` slots of 48 bytes. Every slot starts with its tag (0 = empty) and its
 /// 16-byte key; what its other bytes mean depends on the tag, so each kind of slot has its own
 /// layout below. Integers are in the host's byte order, stored unaligned.
@@ -22,7 +22,7 @@ extension WritersIndex {
     /// The header's fields.
     enum Header {
         static let size = 4096
-        /// `LDGRIX05`, 8 bytes at 0.
+        /// `LDGRIX06`, 8 bytes at 0.
         static let magic = 0
         /// The boot id the coverage was written in, 36 bytes.
         static let bootID = 8
@@ -59,7 +59,7 @@ extension WritersIndex {
         static var seq: Field<Int64> { Field(offset: 40) }
     }
 
-    /// A stream (`registrationStream`, `sessionStream`, `signinStream`), keyed by its id.
+    /// A stream (`registrationStream`, `sessionStream`, `signinStream`, `accountStream`), keyed by its id.
     enum StreamSlot {
         /// Its number of events.
         static var count: Field<UInt32> { Field(offset: 4) }

@@ -10,6 +10,7 @@ extension WritersIndex {
         case .registration: .registrationStream
         case .session: .sessionStream
         case .signin: .signinStream
+        case .account: .accountStream
         }
     }
 

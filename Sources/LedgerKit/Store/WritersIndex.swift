@@ -18,7 +18,7 @@ import LedgerDomain
 final class WritersIndex {
     // MARK: - Layout
 
-    static let magic: [UInt8] = Array("LDGRIX05".utf8)
+    static let magic: [UInt8] = Array("LDGRIX06".utf8)
     static let headerSize = Header.size
     static let slotSize = Slot.size
     static let initialCapacity = 1 << 12
@@ -38,6 +38,8 @@ final class WritersIndex {
         case account = 7
         /// By email: consecutive wrong passwords and the last two times; then the three before them.
         case failures = 8, olderFailures = 9
+        /// An account's own stream (`account-<uid>`).
+        case accountStream = 10
     }
 
     /// The covered prefix of the log, as the header records it.

@@ -158,12 +158,12 @@ struct ExpectedDemo {
             #expect(keys(replay) == ["events", "head", "users", "sessions", "images", "registrations", "digest"])
             #expect(keys(replay["digest"]) == ["users", "sessions", "images", "registrations"])
             #expect(keys(replay["head"]) == ["seq", "hash"])
-            #expect(keys(replay["users"]) == ["active", "pending", "deleted"])
+            #expect(keys(replay["users"]) == ["active", "pending", "deleted", "disabled"])
             #expect(keys(replay["sessions"]) == ["active", "ended", "expired"])
             #expect(keys(replay["images"]) == ["stored", "deleted"])
             #expect(keys(replay["registrations"]) == ["completed", "rejected", "compensated", "compensation-pending", "in-progress"])
             #expect(replay["events"] as? Int == (try dir.events()).count)
-            #expect(replay["users"] as? [String: Int] == ["active": 2, "pending": 0, "deleted": 1])
+            #expect(replay["users"] as? [String: Int] == ["active": 2, "pending": 0, "deleted": 1, "disabled": 0])
             #expect(replay["registrations"] as? [String: Int] ==
                     ["completed": 2, "rejected": 1, "compensated": 1, "compensation-pending": 0, "in-progress": 0])
 

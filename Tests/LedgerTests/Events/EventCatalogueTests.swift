@@ -5,7 +5,7 @@ import Testing
 /// The catalogue in code matches the catalogue in `Events/`: names, schemas, categories.
 struct EventCatalogueTests {
     static let catalogue = ["AccountCreated", "ImageStored", "ProfileWritten", "Failed", "ImageDeleted", "AccountDeleted",
-                            "SessionStarted", "SessionEnded", "SignInFailed"]
+                            "SessionStarted", "SessionEnded", "SignInFailed", "AccountDisabled", "AccountEnabled"]
 
     @Test func wireNamesAreExactlyTheCatalogue() {
         #expect(EventType.allCases.map(\.rawValue) == Self.catalogue)
@@ -53,6 +53,9 @@ struct EventCatalogueTests {
         #expect(EventType.allCases.filter { $0.category == .session } == [.sessionStarted, .sessionEnded])
         #expect(EventType.allCases.filter { $0.category == .signin } == [.signInFailed])
         #expect(EventType.allCases.filter { $0.category == .registration }.count == 6)
+        #expect(EventType.allCases.filter { $0.category == .account } == [.accountDisabled, .accountEnabled])
+        #expect(StreamName.parse("account-" + Fixtures.uuid(1))?.category == .account)
+        #expect(StreamName.parse("accounts-" + Fixtures.uuid(1)) == nil)
         #expect(StreamName.parse("session-" + Fixtures.uuid(1))?.category == .session)
         #expect(StreamName.parse("session-" + Fixtures.uuid(1))?.id == Fixtures.uuid(1))
         for bad in ["session", "session-", "Session-" + Fixtures.uuid(1), "session-" + Fixtures.uuid(0xabc).uppercased(), "session_" + Fixtures.uuid(1)] {

@@ -45,7 +45,7 @@ struct PostgresAccountStateTests {
             #expect(try store.signInRecord(email: email) == (try folded(email, store)), "\(email)")
         }
         #expect(try store.signInRecord(email: live)?.recentFailures.count == 3)
-        #expect(try store.signInRecord(email: late) == SignInRecord(account: SignInRecord.Account(uid: Fixtures.uuid(702), passwordHash: "$y$j9T$c$late")))
+        #expect(try store.signInRecord(email: late) == SignInRecord(liveStatus: .active, account: SignInRecord.Account(uid: Fixtures.uuid(702), passwordHash: "$y$j9T$c$late")))
         let again = AccountCreated(uid: Fixtures.uuid(790), email: live, passwordHash: "$y$j9T$x$x")
         #expect(throws: StoreError.self) {
             _ = try store.append([.accountCreated(again)], to: Fixtures.stream(.registration, 790), expected: .noStream, condition: .uniqueEmails)
@@ -115,7 +115,7 @@ struct PostgresAccountStateTests {
                 try store.createSchema()
                 _ = try store.importLog(path: file.logPath)
                 #expect(try PostgresConnection(url).execute("SELECT seq FROM ledger_account_state").int(0, 0) == 3)
-                #expect(try store.signInRecord(email: live) == SignInRecord(account: SignInRecord.Account(uid: uid, passwordHash: "$y$j9T$i$imported"),
+                #expect(try store.signInRecord(email: live) == SignInRecord(liveStatus: .active, account: SignInRecord.Account(uid: uid, passwordHash: "$y$j9T$i$imported"),
                                                                             recentFailures: [try store.readAll().last!.at]))
             }
         }

@@ -67,6 +67,10 @@ enum Fixtures {
             return .sessionEnded(SessionEnded(sessionId: session, uid: uid, reason: "logout"))
         case .signInFailed:
             return .signInFailed(SignInFailed(email: "nobody\(n)@example.com", reason: .unknownEmail))
+        case .accountDisabled:
+            return .accountDisabled(AccountDisabled(uid: uid, reason: n.isMultiple(of: 2) ? "" : "abuse report \"\(n)\"\nsee ticket"))
+        case .accountEnabled:
+            return .accountEnabled(AccountEnabled(uid: uid))
         }
     }
 

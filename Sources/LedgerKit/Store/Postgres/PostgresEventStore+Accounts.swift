@@ -104,12 +104,41 @@ extension PostgresEventStore {
     func catchUpAccounts() throws {
         let connection = try connection()
         do {
-            try connection.transaction {
-                try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey])
-                try Self.bringAccountsUpToDate(connection)
+            try Self.droppingLegacyStatusCheck(connection) {
+                try connection.transaction {
+                    try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey])
+                    try Self.bringAccountsUpToDate(connection)
+                }
             }
         } catch {
             throw storeError(error, during: "bringing the account-state tables up to date")
+        }
+    }
+
+    // MARK: - The status constraint of older databases
+
+    /// True when `error` is a row refused by `PostgresSchema.legacyStatusCheck`.
+    static func isLegacyStatusCheck(_ error: any Error) -> Bool {
+        guard let error = error as? PostgresError else { return false }
+        return error.sqlState == "23514" && error.constraint == PostgresSchema.legacyStatusCheck
+    }
+
+    /// Runs `body` (a whole transaction, rolled back when it throws); when `PostgresSchema.legacyStatusCheck` refused
+    /// a row of it, drops the constraint and runs `body` once more.
+    static func droppingLegacyStatusCheck<T>(_ connection: PostgresConnection, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch where isLegacyStatusCheck(error) {
+            try dropLegacyStatusCheck(connection)
+            return try body()
+        }
+    }
+
+    /// Drops `PostgresSchema.legacyStatusCheck` in a transaction of its own, under the append lock.
+    static func dropLegacyStatusCheck(_ connection: PostgresConnection) throws {
+        try connection.transaction {
+            try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey])
+            try connection.execute(PostgresSchema.dropLegacyStatusCheck)
         }
     }
 }

@@ -74,7 +74,8 @@ extension PostgresEventStore {
         guard failures.allSatisfy({ $0.millis >= 0 && $0 <= lastAt }) else { return .fold }
         accounts.remember(email: email, lastAccount: lastAccount, account: account, failures: failures)
 
-        var record = SignInRecord(recentFailures: accounts.recentFailures(of: email))
+        var record = SignInRecord(liveStatus: AccountFold.liveStatus(of: accounts.emailKey(email), in: accounts),
+                                  recentFailures: accounts.recentFailures(of: email))
         guard let uid = AccountFold.signInAccount(of: accounts.emailKey(email), in: accounts), let account else {
             try accounts.check()
             return .answer(record)

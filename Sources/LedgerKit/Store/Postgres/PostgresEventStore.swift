@@ -74,11 +74,21 @@ public final class PostgresEventStore: LedgerStore {
         } catch is AccountTablesMissing {
             try catchUpAccounts()
             return try appendOnce(parts, decoded, condition: condition)
+        } catch is LegacyStatusCheck {
+            do {
+                try Self.dropLegacyStatusCheck(try connection())
+            } catch {
+                throw storeError(error, during: "dropping the older status constraint of ledger_accounts")
+            }
+            return try appendOnce(parts, decoded, condition: condition)
         }
     }
 
     /// Thrown by `appendOnce` (after its rollback) when the account-state tables are missing.
     private struct AccountTablesMissing: Error {}
+
+    /// Thrown by `appendOnce` (after its rollback) when an older database's status constraint refused a row.
+    private struct LegacyStatusCheck: Error {}
 
     private func appendOnce(_ parts: [StreamAppend], _ decoded: [LedgerEvent], condition: AppendCondition?) throws -> [RecordedEvent] {
         let connection = try begin()
@@ -136,6 +146,7 @@ public final class PostgresEventStore: LedgerStore {
             if Self.isMissingTable(error), connection.isOpen, (try? Self.lacksAccountTables(connection)) == true {
                 throw AccountTablesMissing()
             }
+            if Self.isLegacyStatusCheck(error) { throw LegacyStatusCheck() }
             if let error = error as? PostgresError, error.isUniqueViolation, error.constraint == "ledger_events_stream_position" {
                 let streams = parts.map { "\($0.stream) (expected \($0.expected))" }.joined(separator: ", ")
                 throw StoreError(.wrongExpectedVersion, "wrong expected version for \(streams): another append took that position")

@@ -48,7 +48,17 @@ public enum PostgresSchema {
         )
         """,
         pendingCheckStatement,
+        dropLegacyStatusCheck,
     ]
+
+    /// The CHECK older versions put on `ledger_accounts.status`, listing the statuses they knew: a
+    /// status added since (`disabled`) would break it. `ledger init` drops it; an append or catch-up
+    /// that meets it drops it once and runs again (`PostgresEventStore.droppingLegacyStatusCheck`),
+    /// so no append pays a DDL statement.
+    static let legacyStatusCheck = "ledger_accounts_status_check"
+
+    /// Drops `legacyStatusCheck`; nothing when the table or the constraint is absent.
+    static let dropLegacyStatusCheck = "ALTER TABLE IF EXISTS ledger_accounts DROP CONSTRAINT IF EXISTS \(legacyStatusCheck)"
 
     /// The pending password checks (`PostgresSignInLocks`), by the SHA-256 hex of the email: a row is
     /// committed before a check runs and deleted once its outcome is appended.

@@ -1,0 +1,79 @@
+import LedgerDomain
+
+// MARK: - AccountService
+
+/// The account commands after sign-up (disable, enable, sign out everywhere): the shell of
+/// `AccountFold.decide`. Each holds the account's email's sign-in lock from reading the account to
+/// appending what was decided, so a sign-in of that email runs wholly before (its session is then
+/// seen, and ended) or wholly after (it then reads the new status): once a disable returns, no
+/// session of the account is active. The decided events are one append, each part with its expected
+/// version: the account's stream as read, and each ended session's stream holding only its start.
+public final class AccountService {
+    let store: any LedgerStore
+    let signInLocks: any SignInLocks
+    let clock: any Clock
+
+    /// A service over `store`, taking the sign-in locks of `signInLocks` (the store's own).
+    public init(store: any LedgerStore, signInLocks: any SignInLocks, clock: any Clock) {
+        self.store = store; self.signInLocks = signInLocks; self.clock = clock
+    }
+
+    /// What a command did.
+    public struct Outcome: Equatable, Sendable {
+        /// The account.
+        public var uid: String
+        /// Its email.
+        public var email: String
+        /// Its status afterwards.
+        public var status: AccountStatus
+        /// The sessions it ended, in the order they started.
+        public var endedSessions: [String]
+        /// The events appended (none when there was nothing to do).
+        public var appended: [RecordedEvent]
+    }
+
+    /// Runs `command` on the account `key` names (a uid, or an email: its live account, else the
+    /// last created with it). Throws `AuthError(.noAccount)` when there is none, an `AccountRefusal`
+    /// when its state does not allow the command, and `StoreError(.wrongExpectedVersion)` when a
+    /// writer that takes no sign-in lock changed one of its streams meanwhile (nothing is appended).
+    public func run(_ command: AccountAction, account key: String) throws -> Outcome {
+        guard let named = try currentViews().users.row(uidOrEmail: key) else {
+            throw AuthError(.noAccount, "no account with uid or email \"\(key)\"")
+        }
+        let lock = try signInLocks.acquire(email: named.email)
+        defer { lock.release() }  // a leftover check stays for the next sign-in to count
+        let stream = StreamCategory.account.stream(named.uid)
+        let version = try store.streamVersion(stream)  // before the views: a later change fails the append
+        let views = try currentViews()
+        guard let row = views.users.row(uid: named.uid), let uid = UUIDBits(uuid: named.uid) else {
+            throw AuthError(.noAccount, "no account with uid or email \"\(key)\"")
+        }
+        let now = clock.now()
+        let active = views.sessions.rows(uid: uid).filter { $0.status(at: now) == .active }.map(\.sessionId)
+        let events = try AccountFold.decide(command, AccountStanding(uid: row.uid, status: row.status, activeSessions: active)).get()
+        var parts: [StreamAppend] = []
+        var accountEvents: [LedgerEvent] = [], ended: [String] = []
+        for event in events {
+            if case .sessionEnded(let end) = event {
+                // An active session's stream holds its start alone.
+                parts.append(StreamAppend([event], to: StreamCategory.session.stream(end.sessionId), expected: .exactly(1)))
+                ended.append(end.sessionId)
+            } else {
+                accountEvents.append(event)
+            }
+        }
+        if !accountEvents.isEmpty {
+            parts.insert(StreamAppend(accountEvents, to: stream, expected: version == 0 ? .noStream : .exactly(version)), at: 0)
+        }
+        let appended = parts.isEmpty ? [] : try store.append(parts, condition: nil)
+        var after = views.users
+        for event in appended { after.apply(ViewEvent(event)) }
+        return Outcome(uid: row.uid, email: row.email, status: after.row(uid: row.uid)?.status ?? row.status,
+                       endedSessions: ended, appended: appended)
+    }
+
+    /// The users and sessions views up to the head.
+    private func currentViews() throws -> LedgerViews {
+        try store.currentViews(now: clock.now(), usingCheckpoint: true)
+    }
+}
