@@ -3,11 +3,11 @@ import LedgerKit
 
 // MARK: - AuditCommand
 
-/// `ledger audit`: failed registrations, sign-in failures and anomalies; exit 1 when any anomaly.
+/// `ledger audit`: failed registrations, sign-in failures, account changes, revoked sessions and anomalies; exit 1 when any anomaly.
 enum AuditCommand {
     /// The definition.
     static let spec = CommandSpec(
-        name: "audit", summary: "failed registrations, sign-in failures per email, and anomalies (exit 1 if any)",
+        name: "audit", summary: "failed registrations, sign-in failures per email, account changes, revoked sessions, and anomalies (exit 1 if any)",
         options: ReadOptions.specs,
         details: "Anomalies: interrupted, account-without-profile, orphan-image-file, missing-image-file, image-mismatch.")
 
@@ -16,16 +16,18 @@ enum AuditCommand {
         let blobs = FileBlobStore(directory: try ReadOptions.directory(invocation, context))
         let locks = try ReadOptions.locks(invocation, context)
         let snapshot = try Auditor.snapshot(blobs: blobs, locks: locks)
-        let loaded = try ReadOptions.load(invocation, context, views: [.registrations, .images, .signIns])
+        let loaded = try ReadOptions.load(invocation, context, views: [.registrations, .images, .signIns, .accountChanges])
         let views = loaded.views
         let anomalies = Auditor.anomalies(views, blobs: blobs, locks: locks, snapshot: snapshot)
         if invocation.flag("json") {
-            // `{"failedRegistrations":[…],"signInFailures":[…],"anomalies":[…]}`, the long lists streamed.
+            // `{"failedRegistrations":[…],"signInFailures":[…],"accountChanges":[…],"sessionsRevoked":[…],"anomalies":[…]}`, the long lists streamed.
             let write = { (bytes: UnsafeRawBufferPointer) in context.out(String(decoding: bytes, as: UTF8.self)) }
             context.out(#"{"failedRegistrations":"#)
             ViewRowsWriter.registrations(views.registrations, failedOnly: true, sink: write)
             context.out(#","signInFailures":"#)
             ViewRowsWriter.signInFailures(views.signIns, at: loaded.asOfTime, sink: write)
+            context.out(#","accountChanges":"# + JSONWriter.string(.array(views.accountChanges.changes.map(\.json))))
+            context.out(#","sessionsRevoked":"# + JSONWriter.string(.array(views.accountChanges.revoked.map(\.json))))
             context.out(#","anomalies":"#)
             context.out(JSONWriter.string(.array(anomalies.map {
                 .object(JSONObject([("kind", .string($0.kind)), ($0.key, .string($0.value)), ("message", .string($0.message))]))
@@ -48,9 +50,26 @@ enum AuditCommand {
             signInTable.tone = { column, text in column == 2 && text == "yes" ? .red : nil }
             context.printTable(signInTable, noun: "email")
             context.print("")
+            printAccountChanges(views.accountChanges, context)
             context.print(anomalies.isEmpty ? style.green("No anomalies.") : style.red("ANOMALIES"))
             for anomaly in anomalies { context.print(style.red("  \(anomaly.kind) \(anomaly.key)=\(anomaly.value): \(anomaly.message)")) }
         }
         return anomalies.isEmpty ? 0 : CLIError.Status.failure.rawValue
+    }
+
+    /// The human tables of account changes and revoked sessions, each in log order.
+    private static func printAccountChanges(_ view: AccountChangeView, _ context: Context) {
+        context.print(context.style.bold("Account changes"))
+        var changes = Table(headers: ["SEQ", "AT", "UID", "EMAIL", "CHANGE", "REASON"],
+                            rows: view.changes.map { [String($0.seq), $0.at.rfc3339, $0.uid.uuidString, $0.email, $0.change.rawValue,
+                                                      $0.reason.map { $0.isEmpty ? "-" : $0 } ?? "-"] })
+        changes.tone = { column, text in column == 4 && text == AccountChangeView.Change.disabled.rawValue ? .red : nil }
+        context.printTable(changes, noun: "change")
+        context.print("")
+        context.print(context.style.bold("Sessions revoked"))
+        context.printTable(Table(headers: ["SEQ", "AT", "UID", "SESSION", "REASON"],
+                                 rows: view.revoked.map { [String($0.seq), $0.at.rfc3339, $0.uid.uuidString, $0.session.uuidString, $0.reason] }),
+                           noun: "session")
+        context.print("")
     }
 }

@@ -93,4 +93,15 @@ public enum SessionEndReason {
     public static let accountDisabled = "account-disabled"
     /// Its owner or an operator signed the account out everywhere.
     public static let revoked = "revoked"
+
+    /// The reasons of a session ended by something other than its owner's sign-out, which the audit lists.
+    public static let revocations = [revoked, accountDisabled]
+
+    /// True when `reason` is one of `revocations`.
+    public static func isRevocation(_ reason: String) -> Bool { revocations.contains(reason) }
+
+    /// True when the UTF-8 bytes `reason` spell one of `revocations`.
+    static func isRevocation(bytes reason: UnsafeBufferPointer<UInt8>) -> Bool {
+        revocations.contains { $0.utf8.elementsEqual(reason) }
+    }
 }

@@ -70,7 +70,7 @@ public enum AccountFold {
         case .accountDeleted(let uid):
             if let account = state.account(uid), account.status != .deleted { state.setStatus(.deleted, of: uid) }
             return nil
-        case .accountDisabled(let uid):
+        case .accountDisabled(let uid, _):
             if state.account(uid)?.status == .active { state.setStatus(.disabled, of: uid) }
             return nil
         case .accountEnabled(let uid):
@@ -107,7 +107,7 @@ public enum AccountFold {
         case .accountCreated(let uid, let email, _): (email, uid, true)
         case .signInFailed(let email, _): (email, nil, false)
         case .profileWritten(let uid, _, _, _), .accountDeleted(let uid), .sessionStarted(_, let uid, _),
-             .accountDisabled(let uid), .accountEnabled(let uid): (nil, uid, false)
+             .accountDisabled(let uid, _), .accountEnabled(let uid): (nil, uid, false)
         default: (nil, nil, false)
         }
     }

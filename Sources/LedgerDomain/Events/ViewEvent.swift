@@ -36,14 +36,25 @@ public struct ViewEvent: Equatable, Sendable {
         case accountDeleted(uid: UUIDBits)
         /// `SessionStarted` (the token hash is checked, not kept: no view shows or uses it).
         case sessionStarted(session: UUIDBits, uid: UUIDBits, expiresAt: Timestamp)
-        /// `SessionEnded`.
-        case sessionEnded(session: UUIDBits)
+        /// `SessionEnded` (its account and reason are kept only for a revocation, which is rare).
+        case sessionEnded(session: UUIDBits, revocation: Revocation? = nil)
         /// `SignInFailed`.
         case signInFailed(email: String, reason: SignInFailure)
-        /// `AccountDisabled` (the operator's reason is not kept: no view shows it).
-        case accountDisabled(uid: UUIDBits)
+        /// `AccountDisabled` (rare: the operator's reason is kept for the audit).
+        case accountDisabled(uid: UUIDBits, reason: String = "")
         /// `AccountEnabled`.
         case accountEnabled(uid: UUIDBits)
+    }
+
+    /// A session ended by something other than its owner's sign-out (`SessionEndReason.revocations`).
+    public struct Revocation: Equatable, Sendable {
+        /// The session's account.
+        public var uid: UUIDBits
+        /// The `SessionEnded` reason.
+        public var reason: String
+
+        /// A revocation from its members.
+        public init(uid: UUIDBits, reason: String) { self.uid = uid; self.reason = reason }
     }
 }
 

@@ -44,6 +44,13 @@ extension HTMLReport {
     tr.failed td.outcome{color:var(--bad);font-weight:600}
     tr.anomaly td{background:#fdecea}
     tr.anomaly td.outcome{color:var(--bad);font-weight:700}
+    table.signins,table.changes,table.revoked{font-size:12.5px}
+    table.signins td.email,table.changes td.email{overflow-wrap:anywhere}
+    table.changes code,table.revoked code{white-space:nowrap;font-size:11.5px}
+    table.changes td.reason{color:var(--muted)}
+    table.revoked{margin-top:12px}
+    tr.locked td{background:#fdecea}
+    tr.disabled td.change{color:var(--bad);font-weight:600}
     ul.anomalies li{color:var(--bad);margin:3px 0}
     .good-text{color:var(--good);font-weight:600}
     .none{color:var(--muted)}

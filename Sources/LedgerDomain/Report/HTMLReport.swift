@@ -43,6 +43,8 @@ public enum HTMLReport {
                         barChart(model.compensations, tone: "warn", label: "compensations by event type"))
         html += timeline(model)
         html += failedTable(model, options)
+        html += signIns(model, options)
+        html += accountChanges(model, options)
         html += anomalies(model, options)
         html += "<footer>ledger report · check it against the log later: <code>ledger verify --expect \(escape(model.head.anchor))</code> "
         html += "exits 0 only while the log still holds this head (seq \(model.head.seq), hash <code>\(escape(model.head.hash))</code>).</footer>\n"
@@ -107,7 +109,7 @@ public enum HTMLReport {
             let compensations = row.compensations.isEmpty ? "-" : row.compensations.joined(separator: ", ")
             rows += "<tr class=\"\(row.anomalous ? "anomaly" : "failed")\" data-registration=\"\(escape(row.registration))\">"
             rows += "<td><code>\(escape(row.registration))</code></td>"
-            rows += "<td>" + (row.startedAt.map { "<span class=\"nw\">\(escape(dateLabel($0)))</span> <span class=\"nw\">\(escape(timeLabel($0)))</span>" } ?? "-") + "</td>"
+            rows += "<td>" + (row.startedAt.map(when) ?? "-") + "</td>"
             rows += "<td class=\"email\">\(escape(email))</td>"
             rows += "<td class=\"outcome nowrap\">\(escape(row.outcome))\(row.anomalous ? " ⚠" : "")</td>"
             rows += "<td class=\"nowrap\">\(escape(row.step ?? "-"))</td>"
@@ -142,7 +144,7 @@ public enum HTMLReport {
 
     /// Free text from the log as shown: emails in it (and every occurrence of its row's `email`)
     /// masked unless `showEmails`.
-    private static func masked(_ text: String, _ options: Options, email: String? = nil) -> String {
+    static func masked(_ text: String, _ options: Options, email: String? = nil) -> String {
         options.showEmails ? text : EmailMask.maskEmails(in: text, including: email)
     }
 }

@@ -121,6 +121,12 @@ public struct ReportModel: Equatable, Sendable {
     public var failedRows: [FailedRow]
     /// Every anomaly (not filtered by `since`).
     public var anomalies: [Anomaly]
+    /// Refused sign-ins per email, in first-failure order (not filtered by `since`).
+    public var signIns: [SignInRow]
+    /// Disables and enables, in log order (not filtered by `since`).
+    public var accountChanges: [AccountChangeView.ChangeRow]
+    /// Revoked sessions, in log order (not filtered by `since`).
+    public var revokedSessions: [AccountChangeView.RevokedRow]
 
     /// At most this many timeline buckets; longer spans get wider buckets.
     public static let maxBuckets = 168
@@ -138,6 +144,9 @@ public struct ReportModel: Equatable, Sendable {
         self.verifyOK = verifyOK
         self.verifyProblem = verifyProblem
         self.anomalies = anomalies
+        signIns = Self.signInRows(views.signIns, at: asOf)
+        accountChanges = views.accountChanges.changes
+        revokedSessions = views.accountChanges.revoked
 
         let rows = views.registrations.rows.filter { row in
             guard let since else { return true }

@@ -23,7 +23,7 @@ public struct CheckpointReader {
         var r = CheckpointReader(source: source)
         var views = LedgerViews()
         views.signIns = SignInView(policy: policy)
-        guard try r.bytes(CheckpointWriter.magic.count) == CheckpointWriter.magic else { throw CheckpointError(message: "not a ledger checkpoint (v5)") }
+        guard try r.bytes(CheckpointWriter.magic.count) == CheckpointWriter.magic else { throw CheckpointError(message: "not a ledger checkpoint (v6)") }
         views.events = try r.count()
         views.restoreHead(seq: try r.count(), hash: try r.digest())
         let seed = try r.uuid()
@@ -80,6 +80,15 @@ public struct CheckpointReader {
         views.users.restoreMovedAway(moved)
         for _ in 0..<(try r.count()) {
             views.ruleBreaks.append(RuleBreak(kind: try r.choice(RuleBreak.Kind.allCases), seq: try r.count(), uid: try r.uuid()))
+        }
+        for _ in 0..<(try r.count()) {
+            views.accountChanges.changes.append(AccountChangeView.ChangeRow(
+                seq: try r.count(), at: try r.time(), uid: try r.uuid(), email: try r.string(),
+                change: try r.choice(AccountChangeView.Change.allCases), reason: try r.optionalString()))
+        }
+        for _ in 0..<(try r.count()) {
+            views.accountChanges.revoked.append(AccountChangeView.RevokedRow(
+                seq: try r.count(), at: try r.time(), uid: try r.uuid(), session: try r.uuid(), reason: try r.string()))
         }
         guard try r.atEnd() else { throw CheckpointError(message: "bytes after the views") }
         return (views, ids)

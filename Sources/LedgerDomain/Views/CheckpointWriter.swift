@@ -13,7 +13,7 @@ public struct CheckpointError: Error, Equatable, Sendable {
 /// million events never holds them twice. `CheckpointReader` reads it back.
 public struct CheckpointWriter {
     /// Identifies the encoding (bumped when it changes: an old checkpoint is then ignored).
-    public static let magic = Array("LEDGERV5".utf8)
+    public static let magic = Array("LEDGERV6".utf8)
 
     private var out: [UInt8] = []
     private let sink: (UnsafeRawBufferPointer) -> Void
@@ -79,6 +79,17 @@ public struct CheckpointWriter {
         w.int(views.ruleBreaks.count)
         for broken in views.ruleBreaks {
             w.byte(RuleBreak.Kind.allCases.firstIndex(of: broken.kind)!); w.int(broken.seq); w.uuid(broken.uid)
+            w.flushIfFull()
+        }
+        w.int(views.accountChanges.changes.count)
+        for row in views.accountChanges.changes {
+            w.int(row.seq); w.time(row.at); w.uuid(row.uid); w.string(row.email)
+            w.byte(AccountChangeView.Change.allCases.firstIndex(of: row.change)!); w.optionalString(row.reason)
+            w.flushIfFull()
+        }
+        w.int(views.accountChanges.revoked.count)
+        for row in views.accountChanges.revoked {
+            w.int(row.seq); w.time(row.at); w.uuid(row.uid); w.uuid(row.session); w.string(row.reason)
             w.flushIfFull()
         }
         w.flush()

@@ -13,6 +13,8 @@ public struct LedgerViews: Equatable, Sendable {
     public var registrations = RegistrationView()
     /// Sign-in failures.
     public var signIns = SignInView()
+    /// Disables, enables and revoked sessions.
+    public var accountChanges = AccountChangeView()
     /// Events applied.
     public var events = 0
     /// The account rules the log breaks, in log order (noted while `ruleBreakViews` are folded).
@@ -41,11 +43,13 @@ public struct LedgerViews: Equatable, Sendable {
     /// views' account state goes through `AccountFold`, once for both.
     public mutating func apply(_ event: ViewEvent, hash: Digest32) {
         if selection == .all {
+            accountChanges.apply(event, users: users)
             foldAccounts(event)
             sessions.apply(event)
             images.apply(event)
             registrations.apply(event)
         } else {
+            if selection.contains(.accountChanges) { accountChanges.apply(event, users: users) }
             if selection.contains(.users) { foldAccounts(event) }
             if selection.contains(.sessions) { sessions.apply(event) }
             if selection.contains(.images) { images.apply(event) }
@@ -66,17 +70,18 @@ public struct LedgerViews: Equatable, Sendable {
         users.applyDetails(event)
     }
 
-    /// Keeps only the views in `selection` (and those they read: sign-ins read users) up to date
+    /// Keeps only the views in `selection` (and those they read: sign-ins and account changes read users) up to date
     /// from now on, and empties the others, so that a view left behind can never be read as current.
     /// A read that prints some views folds only those; a checkpoint needs every view.
     public mutating func narrow(to selection: Selection) {
         var kept = selection.intersection(self.selection)
-        if kept.contains(.signIns) { kept.insert(.users) }
+        if !kept.isDisjoint(with: [.signIns, .accountChanges]) { kept.insert(.users) }
         if !kept.contains(.users) { users = UserView() }
         if !kept.contains(.sessions) { sessions = SessionView() }
         if !kept.contains(.images) { images = ImageView() }
         if !kept.contains(.registrations) { registrations = RegistrationView() }
         if !kept.contains(.signIns) { signIns = SignInView(policy: signIns.policy) }
+        if !kept.contains(.accountChanges) { accountChanges = AccountChangeView() }
         if !kept.isSuperset(of: Self.ruleBreakViews) { ruleBreaks = [] }
         self.selection = kept
     }
@@ -113,8 +118,10 @@ extension LedgerViews {
         public static let registrations = Selection(rawValue: 1 << 3)
         /// Sign-in failures (which read users).
         public static let signIns = Selection(rawValue: 1 << 4)
+        /// Account changes and revoked sessions (which read users).
+        public static let accountChanges = Selection(rawValue: 1 << 5)
         /// Every view.
-        public static let all: Selection = [.users, .sessions, .images, .registrations, .signIns]
+        public static let all: Selection = [.users, .sessions, .images, .registrations, .signIns, .accountChanges]
     }
 }
 

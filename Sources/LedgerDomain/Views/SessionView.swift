@@ -72,7 +72,7 @@ public struct SessionView: Equatable, Sendable {
         switch event.fact {
         case .sessionStarted(let session, let uid, let expiresAt):
             upsert(Record(session: session, uid: uid, startedAt: event.at, expiresAt: expiresAt, endedAt: nil))
-        case .sessionEnded(let session):
+        case .sessionEnded(let session, _):
             if let at = position(of: session).map(Int.init), records[at].endedAt == nil { records[at].endedAt = event.at }
         case .accountDeleted(let uid):
             // Only this user's sessions: a scan of every session here would make replay quadratic.

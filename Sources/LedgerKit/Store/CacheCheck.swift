@@ -104,7 +104,7 @@ enum CacheCheck {
     }
 
     /// What `digest` covers, in its order.
-    static let parts = ["users", "sessions", "images", "registrations", "sign-in failures", "account rule breaks",
+    static let parts = ["users", "sessions", "images", "registrations", "sign-in failures", "account rule breaks", "account changes and revoked sessions",
                         "event count and head", "saved state (what a read restores, e.g. each email's last account)"]
 
     /// SHA-256 of each part of `views`, by its rows (not by how its tables are laid out), then of all
@@ -126,6 +126,7 @@ enum CacheCheck {
             hashed { ViewRowsWriter.registrations(views.registrations, sink: $0) },
             text(views.signIns.rows.lazy.map { row in "\(row.email) \(row.failures) \(row.recentFailures.map { String($0.millis) })\n" }),
             text(views.ruleBreaks.lazy.map { "\($0.kind.rawValue) \($0.seq) \($0.uid.uuidString)\n" }),
+            text(views.accountChanges.changes.map { JSONWriter.string($0.json) + "\n" } + views.accountChanges.revoked.map { JSONWriter.string($0.json) + "\n" }),
             text(["\(views.events) \(views.head.seq):\(views.head.hash)"]),
             hashed { CheckpointWriter.write(views, ids: ids, sink: $0) },
         ]

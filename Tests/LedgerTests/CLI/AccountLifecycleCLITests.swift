@@ -15,17 +15,17 @@ struct LifecycleStore {
 @Suite struct AccountLifecycleCLITests {
     private static let password = "correct horse lifecycle"
 
-    private static func fileStore(_ dir: LedgerDir) -> LifecycleStore {
+    static func fileStore(_ dir: LedgerDir) -> LifecycleStore {
         LifecycleStore(run: { try dir.run($0, stdin: $1) }, log: { String(decoding: try dir.logBytes(), as: UTF8.self) },
                        storeArguments: ["--data", dir.path])
     }
 
-    private static func postgresStore(_ pg: PostgresLedger) -> LifecycleStore {
+    static func postgresStore(_ pg: PostgresLedger) -> LifecycleStore {
         LifecycleStore(run: { try pg.run($0, stdin: $1) }, log: { try pg.export().stdout },
                        storeArguments: ["--data", pg.dir.path, "--store", pg.url.text])
     }
 
-    private static func events(_ store: LifecycleStore) throws -> [[String: Any]] {
+    static func events(_ store: LifecycleStore) throws -> [[String: Any]] {
         try store.log().split(separator: "\n").compactMap { try parseJSON(String($0)) as? [String: Any] }
     }
 

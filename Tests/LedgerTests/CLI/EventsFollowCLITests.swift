@@ -45,17 +45,17 @@ struct EventsFollowCLITests {
         try withTempDirectory { path in
             try writeBytes(try readBytes(Paths.demoLog), to: path + "/events.jsonl")
             let follower = try BackgroundProcess(Paths.ledger, ["events", "--follow", "--type", "SignInFailed", "--data", path])
-            // The header and the demo's two refused sign-ins.
-            #expect(follower.waitUntil { (try? $0.stdout())?.split(separator: "\n").count == 3 })
+            // The header and the demo's three refused sign-ins.
+            #expect(follower.waitUntil { (try? $0.stdout())?.split(separator: "\n").count == 4 })
             #expect(try run(Paths.drill, ["append", path, "2"]).status == 0)
-            #expect(follower.waitUntil { (try? $0.stdout())?.split(separator: "\n").count == 5 })
+            #expect(follower.waitUntil { (try? $0.stdout())?.split(separator: "\n").count == 6 })
             follower.send(SIGTERM)
             let result = try follower.wait()
             #expect(result.status == 0, "\(result)")
             let lines = result.stdoutLines
-            #expect(lines.count == 6, "\(result)")
+            #expect(lines.count == 7, "\(result)")
             #expect(lines.first?.split(separator: " ") == ["SEQ", "AT", "TYPE", "STREAM"])
-            #expect(lines.last == "4 events")
+            #expect(lines.last == "5 events")
             let rows = lines.dropFirst().dropLast()
             #expect(rows.allSatisfy { $0.contains(" SignInFailed ") })
             let typeColumn = Set(rows.map { $0.range(of: "SignInFailed")!.lowerBound.utf16Offset(in: $0) })
@@ -98,12 +98,12 @@ struct EventsFollowCLITests {
             try writeBytes(Array(demo.utf8), to: log)
             let follower = try BackgroundProcess(Paths.ledger, ["events", "--follow", "--json", "--data", path])
             #expect(follower.waitUntil { (try? $0.stdout()) == demo })
-            try Self.append(Array("{\"seq\":19}\n".utf8), to: log)
+            try Self.append(Array("{\"seq\":26}\n".utf8), to: log)
             let result = try follower.wait()
             #expect(result.status == 1, "\(result)")
             #expect(result.stdout == demo)
             #expect(result.stderrLines.count == 1, "\(result)")
-            #expect(result.stderr.hasPrefix("ledger: line 19: "))
+            #expect(result.stderr.hasPrefix("ledger: line 26: "))
             #expect(result.stderr.contains("run `ledger verify`"))
         }
     }
@@ -114,11 +114,11 @@ struct EventsFollowCLITests {
             let demo = try readBytes(Paths.demoLog)
             try writeBytes(demo, to: log)
             let follower = try BackgroundProcess(Paths.ledger, ["events", "--follow", "--data", path])
-            #expect(follower.waitUntil { (try? $0.stdout())?.split(separator: "\n").count == 19 })
+            #expect(follower.waitUntil { (try? $0.stdout())?.split(separator: "\n").count == 26 })
             #expect(truncate(log, 100) == 0)
             let result = try follower.wait()
             #expect(result.status == 1, "\(result)")
-            #expect(result.stdoutLines.last == "18 events", "the count line before the error")
+            #expect(result.stdoutLines.last == "25 events", "the count line before the error")
             #expect(result.stderrLines.count == 1, "\(result)")
             #expect(result.stderr.contains("was cut below"))
         }

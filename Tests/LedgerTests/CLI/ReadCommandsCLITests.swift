@@ -97,10 +97,10 @@ struct ExpectedDemo {
         let result = try ledger("audit", "--log", Paths.demoLog, "--json", env: fastHashEnvironment)
         #expect(result.status == 0, "\(result)")
         let audit = try parseObject(result.stdout)
-        #expect(keys(audit) == ["failedRegistrations", "signInFailures", "anomalies"])
+        #expect(keys(audit) == ["failedRegistrations", "signInFailures", "accountChanges", "sessionsRevoked", "anomalies"])
         #expect((audit["anomalies"] as? [Any])?.isEmpty == true)
         let failures = audit["signInFailures"] as? [[String: Any]] ?? []
-        #expect(failures.compactMap { $0["failures"] as? Int }.reduce(0, +) == 2, "sign-ins refused: 2")
+        #expect(failures.compactMap { $0["failures"] as? Int }.reduce(0, +) == 3, "sign-ins refused: 3")
         let failed = audit["failedRegistrations"] as? [[String: Any]] ?? []
         #expect(failed.compactMap { $0["outcome"] as? String } == ["rejected", "rejected", "compensated"])
         #expect(failed.last?["compensations"] as? [String] == ["ImageDeleted", "AccountDeleted"])
@@ -146,7 +146,7 @@ struct ExpectedDemo {
             #expect(images.first?["bytes"] as? Int == (try readBytes(samplePNG)).count)
 
             let audit = try #require(try dir.json(["audit"]) as? [String: Any])
-            #expect(keys(audit) == ["failedRegistrations", "signInFailures", "anomalies"])
+            #expect(keys(audit) == ["failedRegistrations", "signInFailures", "accountChanges", "sessionsRevoked", "anomalies"])
             let failed = try #require(audit["failedRegistrations"] as? [[String: Any]])
             #expect(failed.count == 2)
             for row in failed {

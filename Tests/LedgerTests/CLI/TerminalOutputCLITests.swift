@@ -70,7 +70,7 @@ struct TerminalOutputCLITests {
         }
 
         let ok = try PseudoTerminal.run(Paths.ledger, ["verify", Paths.demoLog], env: env)
-        #expect(ok.stdout.hasPrefix("\u{1B}[32mok:\u{1B}[0m 18 events"), "\(ok)")
+        #expect(ok.stdout.hasPrefix("\u{1B}[32mok:\u{1B}[0m 25 events"), "\(ok)")
         let damaged = try PseudoTerminal.run(Paths.ledger, ["verify", Paths.editedSample], env: env)
         #expect(damaged.status == 1)
         #expect(damaged.stdout.contains("\u{1B}[31mNOT INTACT:\u{1B}[0m first problem on line 9"), "\(damaged)")

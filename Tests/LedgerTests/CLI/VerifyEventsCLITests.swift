@@ -6,7 +6,7 @@ import Testing
 
 /// `ledger verify` and `ledger events`, end to end through the built binary.
 struct VerifyEventsCLITests {
-    static let demoHash = "0693b741e7091e98d9e5b1e8088b921882cd3f11669109466a0087b18199289e"
+    static let demoHash = "90978856cb226b5f6aaf6147f7eae3a2a313288c4a3483ca237c5987c66b6ebf"
 
     /// The demo log's lines (without newlines), with their seq, type and stream.
     static func demoLines() throws -> [(text: String, seq: Int, type: String, stream: String)] {
@@ -26,19 +26,19 @@ struct VerifyEventsCLITests {
     @Test func verifyOnTheDemoLog() throws {
         let human = try Self.ledgerInTemp("verify", Paths.demoLog)
         #expect(human.status == 0)
-        #expect(human.stdout == "ok: 18 events, head 18:\(Self.demoHash)\n")
+        #expect(human.stdout == "ok: 25 events, head 25:\(Self.demoHash)\n")
         #expect(human.stderr.isEmpty)
 
         let json = try Self.ledgerInTemp("verify", Paths.demoLog, "--json")
         #expect(json.status == 0)
-        #expect(json.stdout == #"{"ok":true,"events":18,"head":{"seq":18,"hash":"\#(Self.demoHash)"},"anchor":"18:\#(Self.demoHash)","problems":[]}"# + "\n")
+        #expect(json.stdout == #"{"ok":true,"events":25,"head":{"seq":25,"hash":"\#(Self.demoHash)"},"anchor":"25:\#(Self.demoHash)","problems":[]}"# + "\n")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(Set(object.keys) == ["ok", "events", "head", "anchor", "problems"])
         #expect(object["ok"] as? Bool == true)
-        #expect(object["events"] as? Int == 18)
+        #expect(object["events"] as? Int == 25)
         let head = try #require(object["head"] as? [String: Any])
         #expect(Set(head.keys) == ["seq", "hash"])
-        #expect(head["seq"] as? Int == 18)
+        #expect(head["seq"] as? Int == 25)
         #expect(head["hash"] as? String == Self.demoHash)
         #expect((object["problems"] as? [Any])?.isEmpty == true)
     }
@@ -69,11 +69,11 @@ struct VerifyEventsCLITests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let problems = try #require(object["problems"] as? [[String: Any]])
         #expect(problems.count == 1)
-        #expect(problems.first?["line"] as? Int == 18)
+        #expect(problems.first?["line"] as? Int == 25)
         #expect(problems.first?["kind"] as? String == "torn-tail")
         let head = try #require(object["head"] as? [String: Any])
-        #expect(head["seq"] as? Int == 17)
-        #expect(head["hash"] as? String == "86780fc0850c43da3356c30f8b048b392c72f74ffc3ab1043ca0e17673a67c9f")
+        #expect(head["seq"] as? Int == 24)
+        #expect(head["hash"] as? String == "b2f1ee4329a9c4551770189b023adb80e8fb7245877260209439f1ef2db9b5ea")
     }
 
     /// Without FILE, verify reads `DIR/events.jsonl` from `--data`, else `$LEDGER_DATA`, else `./ledger-data`.
@@ -170,7 +170,7 @@ struct VerifyEventsCLITests {
         #expect(try events("--stream", stream) == lines.filter { $0.stream == stream }.map(\.text))
         #expect(try events("--stream", stream).count == 3)
         #expect(try events("--from", "10") == lines.filter { $0.seq >= 10 }.map(\.text))
-        #expect(try events("--from", "19").isEmpty)
+        #expect(try events("--from", "26").isEmpty)
         #expect(try events("--limit", "4") == Array(lines.prefix(4).map(\.text)))
         #expect(try events("--from", "5", "--limit", "2") == lines.filter { [5, 6].contains($0.seq) }.map(\.text))
         #expect(try events("--type", "SessionStarted", "--limit", "2") == Array(lines.filter { $0.type == "SessionStarted" }.prefix(2).map(\.text)))
@@ -209,8 +209,8 @@ struct VerifyEventsCLITests {
         let lines = try Self.demoLines()
         let result = try Self.ledgerInTemp("events", Paths.tornSample, "--json")
         #expect(result.status == 0)
-        #expect(result.stdoutLines == Array(lines.prefix(17).map(\.text)))
+        #expect(result.stdoutLines == Array(lines.prefix(24).map(\.text)))
         #expect(result.stderrLines.count == 1)
-        #expect(result.stderr.hasPrefix("ledger: warning: line 18: torn-tail"))
+        #expect(result.stderr.hasPrefix("ledger: warning: line 25: torn-tail"))
     }
 }

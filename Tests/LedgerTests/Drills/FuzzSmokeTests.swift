@@ -66,8 +66,8 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
             let lines = try demoLines()
             let last = try parseObject(String(decoding: lines[lines.count - 1], as: UTF8.self))
             let prev = try #require(last["hash"] as? String)
-            // Line 19: a well-formed SignInFailed with a 100 MiB extra member in `data` and a hash that does not match.
-            var big = Array(#"{"seq":19,"id":"00000000-0000-4000-8000-000000000019","at":"2026-11-29T11:00:00.000Z","type":"SignInFailed","v":1,"stream":"signin-00000000-0000-4000-8000-000000000020","data":{"email":"big@example.com","reason":"unknown-email","pad":""#.utf8)
+            // Line 26: a well-formed SignInFailed with a 100 MiB extra member in `data` and a hash that does not match.
+            var big = Array(#"{"seq":26,"id":"00000000-0000-4000-8000-000000000019","at":"2026-11-29T12:00:00.000Z","type":"SignInFailed","v":1,"stream":"signin-00000000-0000-4000-8000-000000000020","data":{"email":"big@example.com","reason":"unknown-email","pad":""#.utf8)
             big += [UInt8](repeating: UInt8(ascii: "a"), count: 100 << 20)
             big += Array(#""},"prev":"\#(prev)","hash":"\#(String(repeating: "0", count: 64))"}"#.utf8) + [0x0A]
             let log = folder + "/events.jsonl"
@@ -78,11 +78,11 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
             let (status, report) = try verify(log)
             let seconds = Date().timeIntervalSince(started)
             #expect(status == 1)
-            #expect(report["events"] as? Int == 19)
-            #expect((report["head"] as? [String: Any])?["seq"] as? Int == 18)
+            #expect(report["events"] as? Int == 26)
+            #expect((report["head"] as? [String: Any])?["seq"] as? Int == 25)
             let found = problems(report)
             #expect(found.count == 1)
-            #expect(found.first?["line"] as? Int == 19)
+            #expect(found.first?["line"] as? Int == 26)
             #expect(found.first?["kind"] as? String == "bad-hash")
             // Generous: a debug build on a shared machine takes tens of seconds; a release build about one.
             #expect(seconds < 300, "verify took \(seconds) s")
@@ -93,7 +93,7 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
         // A 12 MB line of a million members: duplicate-member detection and object building must stay
         // linear overall (a linear search per member would take hours).
         try withTempDirectory("ledger-fuzz-wide") { folder in
-            var line = Array(#"{"seq":19,"id":"00000000-0000-4000-8000-000000000019","at":"2026-11-29T11:00:00.000Z","type":"SignInFailed","v":1,"stream":"signin-00000000-0000-4000-8000-000000000020","data":{"email":"wide@example.com","reason":"unknown-email""#.utf8)
+            var line = Array(#"{"seq":26,"id":"00000000-0000-4000-8000-000000000019","at":"2026-11-29T12:00:00.000Z","type":"SignInFailed","v":1,"stream":"signin-00000000-0000-4000-8000-000000000020","data":{"email":"wide@example.com","reason":"unknown-email""#.utf8)
             for n in 0..<1_000_000 { line += Array(#","k\#(n)":0"#.utf8) }
             line += Array(#"},"prev":"\#(String(repeating: "0", count: 64))","hash":"\#(String(repeating: "0", count: 64))"}"#.utf8) + [0x0A]
             let log = folder + "/events.jsonl"
@@ -102,7 +102,7 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
             let (status, report) = try verify(log)
             let seconds = Date().timeIntervalSince(started)
             #expect(status == 1)
-            #expect(problems(report).first?["line"] as? Int == 19)
+            #expect(problems(report).first?["line"] as? Int == 26)
             #expect(problems(report).first?["kind"] as? String == "bad-hash")
             #expect(seconds < 120, "verify took \(seconds) s")
         }
@@ -123,7 +123,7 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
             #expect(found.first?["line"] as? Int == 10)
             #expect(found.first?["kind"] as? String == "invalid-json")
             #expect((found.first?["message"] as? String)?.contains(hostile.message) == true, "\(found)")
-            #expect(report["events"] as? Int == 19)
+            #expect(report["events"] as? Int == 26)
         }
     }
 
@@ -137,7 +137,7 @@ struct HostileLine: CustomTestStringConvertible, Sendable {
             #expect(status == 1)
             let found = problems(report)
             #expect(found.count == 1)
-            #expect(found.first?["line"] as? Int == 19)
+            #expect(found.first?["line"] as? Int == 26)
             #expect(found.first?["kind"] as? String == "invalid-json")
         }
     }

@@ -72,11 +72,11 @@ struct SamplesTests {
         let demoHead = try Self.expectedHead(section: "demo/events.jsonl")
         let demo = try pythonTool("verify_log.py", [Paths.demoLog])
         #expect(demo.status == 0)
-        #expect(demo.stdoutLines == ["ok 18 18 \(demoHead.hash)"])
+        #expect(demo.stdoutLines == ["ok 25 25 \(demoHead.hash)"])
 
         let torn = try pythonTool("verify_log.py", [Paths.tornSample])
         #expect(torn.status == 1)
-        #expect(torn.stdoutLines == ["bad line 18: no final newline (torn tail)"])
+        #expect(torn.stdoutLines == ["bad line 25: no final newline (torn tail)"])
 
         let edited = try pythonTool("verify_log.py", [Paths.editedSample])
         #expect(edited.status == 1)
@@ -85,26 +85,26 @@ struct SamplesTests {
 
     @Test func ledgerAgreesWithExpectedMD() throws {
         let demoHead = try Self.expectedHead(section: "demo/events.jsonl")
-        #expect(demoHead.seq == 18)
+        #expect(demoHead.seq == 25)
         let report = try LogVerifier.verify(path: Paths.demoLog)
         #expect(report.ok)
-        #expect(report.events == 18)
+        #expect(report.events == 25)
         #expect(report.head == demoHead)
         let cli = try ledger("verify", Paths.demoLog)
         #expect(cli.status == 0)
-        #expect(cli.stdoutLines == ["ok: 18 events, head 18:\(demoHead.hash)"])
+        #expect(cli.stdoutLines == ["ok: 25 events, head 25:\(demoHead.hash)"])
 
         let tornHead = try Self.expectedHead(section: "torn-tail.jsonl")
         let torn = try LogVerifier.verify(path: Paths.tornSample)
         #expect(torn.head == tornHead)
         #expect(torn.problems.map(\.kind) == [.tornTail])
-        #expect(torn.problems.map(\.line) == [18])
+        #expect(torn.problems.map(\.line) == [25])
 
         let edited = try LogVerifier.verify(path: Paths.editedSample)
         #expect(edited.problems.map(\.kind) == [.badHash], "line 10's prev still matches: no broken-chain")
         #expect(edited.problems.map(\.line) == [9])
         #expect(edited.head.seq == 8)
-        #expect(edited.events == 18)
+        #expect(edited.events == 25)
     }
 
     // MARK: - Both verifiers on crafted damage

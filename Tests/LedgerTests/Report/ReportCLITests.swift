@@ -4,10 +4,10 @@ import Testing
 /// `ledger report` through the built binary: the page it writes, its options and exit statuses.
 struct ReportCLITests {
     /// The head of the demo log (Events/samples/EXPECTED.md).
-    static let demoHash = "0693b741e7091e98d9e5b1e8088b921882cd3f11669109466a0087b18199289e"
+    static let demoHash = "90978856cb226b5f6aaf6147f7eae3a2a313288c4a3483ca237c5987c66b6ebf"
 
     /// The sections every report has.
-    static let sections = ["digest", "funnel", "failures", "compensations", "timeline", "failed-registrations", "anomalies"]
+    static let sections = ["digest", "funnel", "failures", "compensations", "timeline", "failed-registrations", "sign-ins", "account-changes", "anomalies"]
 
     @Test func theDemoReportIsSelfContainedAndComplete() throws {
         try withTempDirectory { dir in
@@ -18,7 +18,7 @@ struct ReportCLITests {
             #expect(result.stderr.isEmpty)
             let html = try readText(out)
             for key in Self.sections { #expect(html.contains("data-section=\"\(key)\""), "\(key)") }
-            #expect(html.contains("data-head-seq=\"18\""))
+            #expect(html.contains("data-head-seq=\"25\""))
             #expect(html.contains(Self.demoHash))
             #expect(html.contains("data-verify=\"passed\""))
             #expect(html.contains("No anomalies."))
@@ -101,7 +101,7 @@ struct ReportCLITests {
             let html = try readText(out)
             #expect(html.contains("data-verify=\"failed\""))
             #expect(html.contains("torn-tail"))
-            #expect(html.contains("data-head-seq=\"17\""))
+            #expect(html.contains("data-head-seq=\"24\""))
         }
     }
 

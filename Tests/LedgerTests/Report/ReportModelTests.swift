@@ -26,8 +26,8 @@ private func model(_ views: LedgerViews, since: Timestamp? = nil, anomalies: [Re
         #expect(m.funnel.map(\.lost) == [0, 2, 0, 1, 0])
         #expect(m.funnel.map(\.lostPerMille) == [0, 400, 0, 333, 0])
         #expect(m.imagesStored == 2 && m.imagesSkipped == 1)
-        #expect(m.head == Head(seq: 18, hash: "0693b741e7091e98d9e5b1e8088b921882cd3f11669109466a0087b18199289e"))
-        #expect(m.events == 18)
+        #expect(m.head == Head(seq: 25, hash: "90978856cb226b5f6aaf6147f7eae3a2a313288c4a3483ca237c5987c66b6ebf"))
+        #expect(m.events == 25)
     }
 
     @Test func theDemoFailuresCompensationsAndTimeline() throws {
@@ -91,7 +91,7 @@ private func model(_ views: LedgerViews, since: Timestamp? = nil, anomalies: [Re
 
     @Test func anEmptyLogStillRendersEverySection() {
         let html = HTMLReport.render(model(LedgerViews()))
-        for key in ["digest", "funnel", "failures", "compensations", "timeline", "failed-registrations", "anomalies"] {
+        for key in ["digest", "funnel", "failures", "compensations", "timeline", "failed-registrations", "sign-ins", "account-changes", "anomalies"] {
             #expect(html.contains("data-section=\"\(key)\""), "\(key)")
         }
         #expect(html.contains("No failed registration."))
@@ -162,8 +162,8 @@ private func model(_ views: LedgerViews, since: Timestamp? = nil, anomalies: [Re
     @Test func theDigestAndVerifyStatusArePrinted() throws {
         let views = try demoViews()
         let html = HTMLReport.render(model(views))
-        #expect(html.contains("data-head-seq=\"18\""))
-        #expect(html.contains("0693b741e7091e98d9e5b1e8088b921882cd3f11669109466a0087b18199289e"))
+        #expect(html.contains("data-head-seq=\"25\""))
+        #expect(html.contains("90978856cb226b5f6aaf6147f7eae3a2a313288c4a3483ca237c5987c66b6ebf"))
         #expect(html.contains("data-verify=\"passed\""))
         let failed = ReportModel(views: views, asOf: FixedClock.start, verifyOK: false, verifyProblem: "line 9: bad-hash: <x>",
                                  generatedAt: FixedClock.start)

@@ -42,7 +42,7 @@ enum Paths {
 
     /// The demo sample log.
     static var demoLog: String { repo("Events/samples/demo/events.jsonl") }
-    /// The sample log cut in the middle of line 18.
+    /// The sample log cut in the middle of line 25.
     static var tornSample: String { repo("Events/samples/torn-tail.jsonl") }
     /// The sample log with line 9 edited.
     static var editedSample: String { repo("Events/samples/edited-middle.jsonl") }

@@ -47,10 +47,10 @@ public struct AccountDisabled: EventPayload, DescribedPayload {
     /// The members in log order.
     public var data: JSONObject { JSONObject([("uid", .string(uid)), ("reason", .string(reason))]) }
 
-    /// The disabled account.
-    public var viewFact: ViewEvent.Fact { .accountDisabled(uid: UUIDBits(checked: uid)) }
+    /// The disabled account and the operator's reason.
+    public var viewFact: ViewEvent.Fact { .accountDisabled(uid: UUIDBits(checked: uid), reason: reason) }
 
     static func viewFact(_ slots: borrowing MemberSlots, in line: UnsafeBufferPointer<UInt8>) -> ViewEvent.Fact {
-        .accountDisabled(uid: slots.uuid(Member.uid, in: line) ?? .zero)
+        .accountDisabled(uid: slots.uuid(Member.uid, in: line) ?? .zero, reason: slots.text(Member.reason, in: line) ?? "")
     }
 }

@@ -42,10 +42,17 @@ public struct SessionEnded: EventPayload, DescribedPayload {
         JSONObject([("sessionId", .string(sessionId)), ("uid", .string(uid)), ("reason", .string(reason))])
     }
 
-    /// The ended session.
-    public var viewFact: ViewEvent.Fact { .sessionEnded(session: UUIDBits(checked: sessionId)) }
+    /// The ended session, and for a revocation its account and reason.
+    public var viewFact: ViewEvent.Fact {
+        .sessionEnded(session: UUIDBits(checked: sessionId),
+                      revocation: SessionEndReason.isRevocation(reason) ? ViewEvent.Revocation(uid: UUIDBits(checked: uid), reason: reason) : nil)
+    }
 
     static func viewFact(_ slots: borrowing MemberSlots, in line: UnsafeBufferPointer<UInt8>) -> ViewEvent.Fact {
-        .sessionEnded(session: slots.uuid(Member.sessionId, in: line) ?? .zero)
+        let session = slots.uuid(Member.sessionId, in: line) ?? .zero
+        // A logout (nearly every end) is told apart by its bytes, with no string made.
+        guard slots.withText(Member.reason.rawValue, in: line, { SessionEndReason.isRevocation(bytes: $0) }) == true,
+              let reason = slots.text(Member.reason, in: line) else { return .sessionEnded(session: session) }
+        return .sessionEnded(session: session, revocation: ViewEvent.Revocation(uid: slots.uuid(Member.uid, in: line) ?? .zero, reason: reason))
     }
 }
