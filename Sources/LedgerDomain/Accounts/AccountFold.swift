@@ -4,7 +4,7 @@
 public struct AccountFacts<EmailKey: Equatable>: Equatable {
     /// Its status.
     public var status: AccountStatus
-    /// The key of the email it was last created with.
+    /// The key of the email it was last created with or changed to.
     public var email: EmailKey
 
     /// Facts from their parts.
@@ -22,13 +22,20 @@ public protocol AccountFoldState {
     func emailKey(_ email: String) -> EmailKey
     /// The account `uid`, nil when it was never created.
     func account(_ uid: UUIDBits) -> AccountFacts<EmailKey>?
-    /// The account last created with `email`, deleted or not.
+    /// The account last created with `email` or moved to it, deleted or not.
     func lastAccount(of email: EmailKey) -> UUIDBits?
     /// Records that `event` created the account `uid` with `email`, in `status`: it is now the email's
     /// last account and the account's email. The storage keeps what else it needs of `event`.
     mutating func recordCreation(of uid: UUIDBits, email: EmailKey, status: AccountStatus, by event: ViewEvent)
     /// Sets the status of the existing account `uid`.
     mutating func setStatus(_ status: AccountStatus, of uid: UUIDBits)
+    /// Records that `event` (a `PasswordChanged`) set the password of the existing account `uid`:
+    /// its line, not the account's `AccountCreated`, now holds the hash a sign-in checks. The storage
+    /// keeps what it needs to find that line.
+    mutating func recordPassword(of uid: UUIDBits, by event: ViewEvent)
+    /// Records that `event` (an `EmailChanged`) moved the existing account `uid` to `email`: it is
+    /// now the email's last account and the account's email (its old email is then held by no one).
+    mutating func recordEmailChange(of uid: UUIDBits, to email: EmailKey, by event: ViewEvent)
 
     /// True when `email` may have consecutive wrong passwords (false only when it has none).
     func mayHaveFailures(_ email: EmailKey) -> Bool
@@ -52,8 +59,12 @@ public enum AccountFold {
     /// - An account is created pending, becomes the email's account and starts with no failures; a
     ///   profile activates a pending account; a deletion deletes it; a disable disables an active
     ///   account and an enable makes a disabled one active again.
+    /// - An email change moves an account that holds its email to the new one, which becomes the
+    ///   new email's account with no failures; the old email is then free.
+    /// - A password change makes its line the one holding the account's password hash; a reset
+    ///   also clears the failures of the account's email (the lockout ends).
     /// - A wrong password adds a failure to its email; a session start clears the failures of the
-    ///   email its account was created with.
+    ///   email its account holds.
     @discardableResult
     public static func evolve<State: AccountFoldState>(_ state: inout State, _ event: ViewEvent, policy: SignInPolicy) -> RuleBreak? {
         switch event.fact {
@@ -67,7 +78,7 @@ public enum AccountFold {
         case .profileWritten(let uid, _, _, _):
             if state.account(uid)?.status == .pending { state.setStatus(.active, of: uid) }
             return nil
-        case .accountDeleted(let uid):
+        case .accountDeleted(let uid, _):
             if let account = state.account(uid), account.status != .deleted { state.setStatus(.deleted, of: uid) }
             return nil
         case .accountDisabled(let uid, _):
@@ -76,6 +87,20 @@ public enum AccountFold {
         case .accountEnabled(let uid):
             if state.account(uid)?.status == .disabled { state.setStatus(.active, of: uid) }
             return nil
+        case .passwordChanged(let uid, let reason):
+            guard let account = state.account(uid), account.status.holdsEmail else { return nil }
+            state.recordPassword(of: uid, by: event)
+            if reason == .reset, state.mayHaveFailures(account.email) { state.clearFailures(of: account.email) }
+            return nil
+        case .emailChanged(let uid, let email, _):
+            guard let account = state.account(uid), account.status.holdsEmail else { return nil }
+            let key = state.emailKey(email)
+            guard key != account.email else { return nil }
+            let holder = liveAccount(of: key, in: state)
+            state.recordEmailChange(of: uid, to: key, by: event)
+            if state.mayHaveFailures(key) { state.clearFailures(of: key) }
+            guard let holder, holder != uid else { return nil }
+            return RuleBreak(kind: .duplicateLiveAccount, seq: event.seq, uid: uid)
         case .signInFailed(let email, let reason):
             guard reason == .wrongPassword else { return nil }
             let key = state.emailKey(email)
@@ -106,8 +131,9 @@ public enum AccountFold {
         switch event.fact {
         case .accountCreated(let uid, let email, _): (email, uid, true)
         case .signInFailed(let email, _): (email, nil, false)
-        case .profileWritten(let uid, _, _, _), .accountDeleted(let uid), .sessionStarted(_, let uid, _),
-             .accountDisabled(let uid, _), .accountEnabled(let uid): (nil, uid, false)
+        case .emailChanged(let uid, let email, _): (email, uid, false)
+        case .profileWritten(let uid, _, _, _), .accountDeleted(let uid, _), .sessionStarted(_, let uid, _),
+             .accountDisabled(let uid, _), .accountEnabled(let uid), .passwordChanged(let uid, _): (nil, uid, false)
         default: (nil, nil, false)
         }
     }

@@ -103,7 +103,7 @@ public struct ChainChecker: Sendable {
         guard envelope.v == type.currentVersion else {
             return .problem(.invalidData, "\(type.rawValue) v\(envelope.v) is unknown; this build reads v\(type.currentVersion)")
         }
-        guard StreamName.parse(envelope.stream)?.category == type.category else {
+        guard let category = StreamName.parse(envelope.stream)?.category, type.belongs(in: category) else {
             return .problem(.invalidData, "\(type.rawValue) belongs in a \(type.category.rawValue)- stream, not \(envelope.stream)")
         }
         do {

@@ -65,8 +65,31 @@ public enum SignInFailure: String, MemberChoice {
     case disabled
 }
 
-/// Why a compensation happened.
-public enum CompensationReason: String, MemberChoice {
-    /// Undoing a step of a failed registration.
+/// Why an account was deleted.
+public enum AccountDeletedReason: String, MemberChoice {
+    /// Undoing a failed registration (in its registration stream).
     case compensation
+    /// Its owner deleted it, giving its password (in its account stream).
+    case userRequest = "user-request"
+    /// An operator deleted it (in its account stream).
+    case `operator`
+
+    /// True for a deletion of an account's life (its owner's or an operator's), not a compensation.
+    public var isLifecycle: Bool { self != .compensation }
+}
+
+/// Why a stored image was removed.
+public enum ImageDeletedReason: String, MemberChoice {
+    /// Undoing a failed registration (in its registration stream).
+    case compensation
+    /// Its account was deleted (in its account stream).
+    case accountDeleted = "account-deleted"
+}
+
+/// Why a password was changed.
+public enum PasswordChangeReason: String, MemberChoice {
+    /// Its owner changed it, giving the current one.
+    case change
+    /// Its owner redeemed a reset token.
+    case reset
 }

@@ -24,18 +24,37 @@ public enum EventType: String, CaseIterable, Sendable {
     case accountDisabled = "AccountDisabled"
     /// An operator enabled a disabled account again.
     case accountEnabled = "AccountEnabled"
+    /// A verification token was sent to an account's email.
+    case emailVerificationRequested = "EmailVerificationRequested"
+    /// An account's email was verified.
+    case emailVerified = "EmailVerified"
+    /// A password-reset token was sent to an account's email.
+    case passwordResetRequested = "PasswordResetRequested"
+    /// An account's password was changed or reset.
+    case passwordChanged = "PasswordChanged"
+    /// An account moved to a new email.
+    case emailChanged = "EmailChanged"
 
     /// The schema version of `data` this build writes and reads.
     public var currentVersion: Int { 1 }
 
-    /// The stream category the event belongs to.
+    /// The stream category the event belongs to first: a registration writes its events to its
+    /// registration stream, a session's to its session stream, and so on.
     public var category: StreamCategory {
         switch self {
         case .sessionStarted, .sessionEnded: .session
         case .signInFailed: .signin
-        case .accountDisabled, .accountEnabled: .account
+        case .accountDisabled, .accountEnabled, .emailVerificationRequested, .emailVerified, .passwordResetRequested,
+             .passwordChanged, .emailChanged: .account
         default: .registration
         }
+    }
+
+    /// True when an event of this type may be in a stream of `category`: its own category, and for
+    /// the two deletions also the account's stream (an account's owner or an operator deletes it
+    /// there, where a registration's compensation deletes it in the registration's stream).
+    public func belongs(in category: StreamCategory) -> Bool {
+        category == self.category || (category == .account && (self == .accountDeleted || self == .imageDeleted))
     }
 
     /// The payload type of `data`.
@@ -52,6 +71,11 @@ public enum EventType: String, CaseIterable, Sendable {
         case .signInFailed: SignInFailed.self
         case .accountDisabled: AccountDisabled.self
         case .accountEnabled: AccountEnabled.self
+        case .emailVerificationRequested: EmailVerificationRequested.self
+        case .emailVerified: EmailVerified.self
+        case .passwordResetRequested: PasswordResetRequested.self
+        case .passwordChanged: PasswordChanged.self
+        case .emailChanged: EmailChanged.self
         }
     }
 }

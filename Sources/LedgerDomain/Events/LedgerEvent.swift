@@ -24,6 +24,16 @@ public enum LedgerEvent: Equatable, Sendable {
     case accountDisabled(AccountDisabled)
     /// See `AccountEnabled`.
     case accountEnabled(AccountEnabled)
+    /// See `EmailVerificationRequested`.
+    case emailVerificationRequested(EmailVerificationRequested)
+    /// See `EmailVerified`.
+    case emailVerified(EmailVerified)
+    /// See `PasswordResetRequested`.
+    case passwordResetRequested(PasswordResetRequested)
+    /// See `PasswordChanged`.
+    case passwordChanged(PasswordChanged)
+    /// See `EmailChanged`.
+    case emailChanged(EmailChanged)
 
     /// The payload as its protocol.
     public var payload: any EventPayload {
@@ -39,6 +49,11 @@ public enum LedgerEvent: Equatable, Sendable {
         case .signInFailed(let p): p
         case .accountDisabled(let p): p
         case .accountEnabled(let p): p
+        case .emailVerificationRequested(let p): p
+        case .emailVerified(let p): p
+        case .passwordResetRequested(let p): p
+        case .passwordChanged(let p): p
+        case .emailChanged(let p): p
         }
     }
 
@@ -62,6 +77,11 @@ public enum LedgerEvent: Equatable, Sendable {
         case .signInFailed: .signInFailed(try SignInFailed(data: data))
         case .accountDisabled: .accountDisabled(try AccountDisabled(data: data))
         case .accountEnabled: .accountEnabled(try AccountEnabled(data: data))
+        case .emailVerificationRequested: .emailVerificationRequested(try EmailVerificationRequested(data: data))
+        case .emailVerified: .emailVerified(try EmailVerified(data: data))
+        case .passwordResetRequested: .passwordResetRequested(try PasswordResetRequested(data: data))
+        case .passwordChanged: .passwordChanged(try PasswordChanged(data: data))
+        case .emailChanged: .emailChanged(try EmailChanged(data: data))
         }
     }
 }

@@ -33,7 +33,7 @@ public struct ViewEvent: Equatable, Sendable {
         /// `ImageDeleted`.
         case imageDeleted(image: UUIDBits)
         /// `AccountDeleted`.
-        case accountDeleted(uid: UUIDBits)
+        case accountDeleted(uid: UUIDBits, reason: AccountDeletedReason = .compensation)
         /// `SessionStarted` (the token hash is checked, not kept: no view shows or uses it).
         case sessionStarted(session: UUIDBits, uid: UUIDBits, expiresAt: Timestamp)
         /// `SessionEnded` (its account and reason are kept only for a revocation, which is rare).
@@ -44,6 +44,16 @@ public struct ViewEvent: Equatable, Sendable {
         case accountDisabled(uid: UUIDBits, reason: String = "")
         /// `AccountEnabled`.
         case accountEnabled(uid: UUIDBits)
+        /// `EmailVerificationRequested` (the token is redeemed from the account's stream).
+        case emailVerificationRequested(uid: UUIDBits)
+        /// `EmailVerified`.
+        case emailVerified(uid: UUIDBits, email: String)
+        /// `PasswordResetRequested` (the token is redeemed from the account's stream).
+        case passwordResetRequested(uid: UUIDBits)
+        /// `PasswordChanged` (the views keep no password hash).
+        case passwordChanged(uid: UUIDBits, reason: PasswordChangeReason)
+        /// `EmailChanged`.
+        case emailChanged(uid: UUIDBits, email: String, previousEmail: String)
     }
 
     /// A session ended by something other than its owner's sign-out (`SessionEndReason.revocations`).

@@ -40,7 +40,7 @@ extension LineCodec {
         let type = catalogue[entry].type
         var slots = MemberSlots()
         guard r.expect(#","v":"#), let v = r.positiveInt(), v == type.currentVersion,
-              r.expect(#","stream":""#), let (category, stream) = r.stream(), category == type.category,
+              r.expect(#","stream":""#), let (category, stream) = r.stream(), type.belongs(in: category),
               r.expect(#","data":"#), r.dataObject(into: &slots, rules: catalogue[entry].rules),
               slots.satisfies(catalogue[entry].rules, in: line)
         else { return nil }

@@ -57,7 +57,8 @@ extension RegistrationFold {
             facts.imageLive = false; facts.compensations.append(.imageDeleted)
         case .accountDeleted:
             facts.accountLive = false; facts.compensations.append(.accountDeleted)
-        case .sessionStarted, .sessionEnded, .signInFailed, .accountDisabled, .accountEnabled:
+        case .sessionStarted, .sessionEnded, .signInFailed, .accountDisabled, .accountEnabled, .emailVerificationRequested,
+             .emailVerified, .passwordResetRequested, .passwordChanged, .emailChanged:
             break
         }
     }

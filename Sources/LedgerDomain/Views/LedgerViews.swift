@@ -142,6 +142,12 @@ extension LedgerViews: AccountFoldState {
     }
     /// Sets the status of `uid` in the users view.
     public mutating func setStatus(_ status: AccountStatus, of uid: UUIDBits) { users.setStatus(status, of: uid) }
+    /// The users view keeps no password hash.
+    public mutating func recordPassword(of uid: UUIDBits, by event: ViewEvent) {}
+    /// Moves `uid` to `email` in the users view.
+    public mutating func recordEmailChange(of uid: UUIDBits, to email: ViewEmail, by event: ViewEvent) {
+        users.recordEmailChange(of: uid, to: email, by: event)
+    }
     /// True unless the sign-in view surely has no failures of `email`.
     public func mayHaveFailures(_ email: ViewEmail) -> Bool { selection.contains(.signIns) && signIns.mayHaveFailures(email) }
     /// `email`'s consecutive wrong passwords in the sign-in view.

@@ -37,7 +37,8 @@ public struct UserView: Equatable, Sendable {
         var profileImage: UUIDBits?
         var createdAt: Timestamp?
         var status: UserRow.Status
-        /// The seq of its last `AccountCreated`: which account an email's last is, after a restore.
+        /// The seq of the event that gave it its email (its last `AccountCreated` or `EmailChanged`):
+        /// which account an email's last is, after a restore.
         var created: Int
 
         init(uid: UUIDBits, registration: UUIDBits, email: String, userName: String?, profileImage: UUIDBits?,
@@ -62,9 +63,9 @@ public struct UserView: Equatable, Sendable {
     /// used again, so the fold never removes a key.
     private var byEmail = PositionIndex()
 
-    /// Emails whose last account was created again with another email since: that account, which
-    /// no longer holds them. `byEmail` reads its keys back from the rows, so it cannot say this
-    /// itself (rare: only a hand-written log creates a uid twice).
+    /// Emails whose last account moved to another email since (an email change, or a hand-written
+    /// log creating a uid again): that account, which no longer holds them. `byEmail` reads its keys
+    /// back from the rows, so it cannot say this itself.
     public private(set) var movedAway: [String: UUIDBits] = [:]
 
     /// An empty view.
@@ -230,6 +231,23 @@ extension UserView: AccountFoldState {
     public mutating func setStatus(_ status: AccountStatus, of uid: UUIDBits) {
         guard let at = position(of: uid) else { return }
         records[Int(at)].status = status
+    }
+
+    /// The users view keeps no password hash.
+    public mutating func recordPassword(of uid: UUIDBits, by event: ViewEvent) {}
+
+    /// Moves the record of `uid` to `email` and makes it `email`'s last account; its old email's last
+    /// account has then moved away.
+    public mutating func recordEmailChange(of uid: UUIDBits, to email: ViewEmail, by event: ViewEvent) {
+        guard let at = position(of: uid) else { return }
+        let old = records[Int(at)].email
+        if lastPosition(of: old) == at { movedAway[old] = uid }
+        if !movedAway.isEmpty { movedAway[email.email] = nil }
+        records[Int(at)].email = email.email
+        records[Int(at)].emailHash = email.hash
+        records[Int(at)].created = event.seq
+        let rows = records
+        byEmail.set(email.email, to: at) { rows[Int($0)].email }
     }
 
     /// The users view keeps no failures.

@@ -10,9 +10,9 @@ struct AccountTable: AccountFoldState, Equatable {
     struct Account: Equatable {
         /// Its status.
         var status: AccountStatus
-        /// The email it was last created with.
+        /// The email it holds (was last created with, or changed to).
         var email: String
-        /// The seq of that `AccountCreated`.
+        /// The seq of the line holding its password hash (its `AccountCreated` or last `PasswordChanged`).
         var created: Int
     }
 
@@ -28,6 +28,11 @@ struct AccountTable: AccountFoldState, Equatable {
         emails[email] = uid
     }
     mutating func setStatus(_ status: AccountStatus, of uid: UUIDBits) { accounts[uid]?.status = status }
+    mutating func recordPassword(of uid: UUIDBits, by event: ViewEvent) { accounts[uid]?.created = event.seq }
+    mutating func recordEmailChange(of uid: UUIDBits, to email: String, by event: ViewEvent) {
+        accounts[uid]?.email = email
+        emails[email] = uid
+    }
     func mayHaveFailures(_ email: String) -> Bool { failures[email] != nil }
     func recentFailures(of email: String) -> [Timestamp] { failures[email] ?? [] }
     mutating func appendFailure(of email: String, at time: Timestamp, by event: ViewEvent) {
@@ -46,6 +51,6 @@ struct AccountTable: AccountFoldState, Equatable {
     }
 
     private static func describe(_ account: Account?) -> String {
-        account.map { "\($0.status.rawValue) (created at seq \($0.created))" } ?? "absent"
+        account.map { "\($0.status.rawValue) (password set at seq \($0.created))" } ?? "absent"
     }
 }

@@ -74,7 +74,7 @@ public struct StreamAppend: Sendable {
             guard let category = StreamName.parse(part.stream)?.category else {
                 throw StoreError(.invalidBatch, "stream \(part.stream) is not <registration|session|signin|account>-<lowercase uuid>")
             }
-            if let wrong = part.events.first(where: { $0.type.category != category }) {
+            if let wrong = part.events.first(where: { !$0.type.belongs(in: category) }) {
                 throw StoreError(.invalidBatch, "\(wrong.type.rawValue) does not belong in stream \(part.stream)")
             }
             for event in part.events {

@@ -22,7 +22,7 @@ extension WritersIndex {
         struct Account: Equatable {
             /// Its uid's key.
             var uid: UUIDBits
-            /// Where the line of its `AccountCreated` starts.
+            /// Where the line holding its password hash starts (its `AccountCreated` or last `PasswordChanged`).
             var line: Int
             /// The first 8 bytes of that line's hash, as verified when it was folded.
             var lineHash: UInt64
@@ -130,6 +130,24 @@ struct IndexAccounts: AccountFoldState {
         guard let slot = writable(.account, uid, inserting: false) else { return }
         table[slot, AccountSlot.status] = Self.value(status)
         table[slot, Slot.seq] = seq
+    }
+
+    mutating func recordPassword(of uid: UUIDBits, by event: ViewEvent) {
+        guard let slot = writable(.account, uid, inserting: false) else { return }
+        table[slot, AccountSlot.createdLine] = Int64(offset)
+        table[slot, AccountSlot.createdLineHash] = lineHash
+        table[slot, Slot.seq] = seq
+    }
+
+    mutating func recordEmailChange(of uid: UUIDBits, to email: UUIDBits, by event: ViewEvent) {
+        if let slot = writable(.email, email) {
+            table[slot, EmailSlot.lastAccount] = uid
+            table[slot, Slot.seq] = seq
+        }
+        if let slot = writable(.uid, uid, inserting: false) {
+            table[slot, UIDSlot.email] = email
+            table[slot, Slot.seq] = seq
+        }
     }
 
     func mayHaveFailures(_ email: UUIDBits) -> Bool {

@@ -21,6 +21,10 @@ import Testing
             accounts[uid] = AccountFacts(status: status, email: email); last[email] = uid
         }
         mutating func setStatus(_ status: AccountStatus, of uid: UUIDBits) { accounts[uid]?.status = status }
+        mutating func recordPassword(of uid: UUIDBits, by event: ViewEvent) {}
+        mutating func recordEmailChange(of uid: UUIDBits, to email: String, by event: ViewEvent) {
+            accounts[uid]?.email = email; last[email] = uid
+        }
         func mayHaveFailures(_ email: String) -> Bool { !(failures[email] ?? []).isEmpty }
         func recentFailures(of email: String) -> [Timestamp] { failures[email] ?? [] }
         mutating func appendFailure(of email: String, at time: Timestamp, by event: ViewEvent) { failures[email, default: []].append(time) }
@@ -39,6 +43,10 @@ import Testing
                 uids.insert(uid); emails.insert(email); inner.recordCreation(of: uid, email: email, status: status, by: event)
             }
             mutating func setStatus(_ status: AccountStatus, of uid: UUIDBits) { uids.insert(uid); inner.setStatus(status, of: uid) }
+            mutating func recordPassword(of uid: UUIDBits, by event: ViewEvent) { uids.insert(uid); inner.recordPassword(of: uid, by: event) }
+            mutating func recordEmailChange(of uid: UUIDBits, to email: String, by event: ViewEvent) {
+                uids.insert(uid); emails.insert(email); inner.recordEmailChange(of: uid, to: email, by: event)
+            }
             func mayHaveFailures(_ email: String) -> Bool { inner.mayHaveFailures(email) }
             func recentFailures(of email: String) -> [Timestamp] { inner.recentFailures(of: email) }
             mutating func appendFailure(of email: String, at time: Timestamp, by event: ViewEvent) {
@@ -60,11 +68,14 @@ import Testing
             let uid = uids.isEmpty || random.next() % 3 == 0 ? UUIDBits(high: random.next(), low: random.next()) : uids[Int(random.next() % UInt64(uids.count))]
             let email = emails[Int(random.next() % 3)]
             let fact: ViewEvent.Fact
-            switch random.next() % 5 {
+            switch random.next() % 8 {
             case 0: fact = .accountCreated(uid: uid, email: email, withImage: nil); uids.append(uid)
             case 1: fact = .profileWritten(uid: uid, userName: "n", profileImage: nil, createdAt: at)
             case 2: fact = .accountDeleted(uid: uid)
             case 3: fact = .signInFailed(email: email, reason: .wrongPassword)
+            case 4: fact = .passwordChanged(uid: uid, reason: random.next() % 2 == 0 ? .reset : .change)
+            case 5: fact = .emailChanged(uid: uid, email: email, previousEmail: "")
+            case 6: fact = .accountDisabled(uid: uid)
             default: fact = .sessionStarted(session: UUIDBits(high: random.next(), low: 1), uid: uid, expiresAt: at)
             }
             let event = ViewEvent(seq: seq, at: at, category: .registration, stream: .zero, fact: fact)

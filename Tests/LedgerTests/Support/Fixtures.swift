@@ -71,6 +71,19 @@ enum Fixtures {
             return .accountDisabled(AccountDisabled(uid: uid, reason: n.isMultiple(of: 2) ? "" : "abuse report \"\(n)\"\nsee ticket"))
         case .accountEnabled:
             return .accountEnabled(AccountEnabled(uid: uid))
+        case .emailVerificationRequested:
+            return .emailVerificationRequested(EmailVerificationRequested(uid: uid, email: "user\(n)@example.com", tokenHash: hex64(n + 5),
+                                                                          expiresAt: Timestamp(rfc3339: "2126-11-30T00:00:00.000Z")!))
+        case .emailVerified:
+            return .emailVerified(EmailVerified(uid: uid, email: "user\(n)@example.com"))
+        case .passwordResetRequested:
+            return .passwordResetRequested(PasswordResetRequested(uid: uid, tokenHash: hex64(n + 6),
+                                                                  expiresAt: Timestamp(rfc3339: "2126-11-29T01:00:00.000Z")!))
+        case .passwordChanged:
+            return .passwordChanged(PasswordChanged(uid: uid, passwordHash: "$y$j9T$newsalt\(n)$newhash\(n)",
+                                                    reason: n.isMultiple(of: 2) ? .reset : .change))
+        case .emailChanged:
+            return .emailChanged(EmailChanged(uid: uid, email: "moved\(n)@example.org", previousEmail: "user\(n)@example.com"))
         }
     }
 

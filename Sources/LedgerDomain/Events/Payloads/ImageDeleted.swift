@@ -1,6 +1,6 @@
 // MARK: - ImageDeleted
 
-/// Compensation: a stored image's blob was removed.
+/// A stored image's blob was removed: a compensation, or its account was deleted.
 public struct ImageDeleted: EventPayload, DescribedPayload {
     /// The catalogue entry.
     public static let eventType = EventType.imageDeleted
@@ -8,8 +8,8 @@ public struct ImageDeleted: EventPayload, DescribedPayload {
     public var uid: String
     /// The removed blob.
     public var imageName: String
-    /// Why (`compensation`).
-    public var reason: CompensationReason
+    /// Why (`compensation`, or `account-deleted`).
+    public var reason: ImageDeletedReason
 
     /// The members of `data`.
     enum Member: Int, PayloadMember {
@@ -19,7 +19,7 @@ public struct ImageDeleted: EventPayload, DescribedPayload {
             switch self {
             case .uid: MemberRule("uid", .uuid)
             case .imageName: MemberRule("imageName", .uuid)
-            case .reason: MemberRule("reason", .oneOf(CompensationReason.self))
+            case .reason: MemberRule("reason", .oneOf(ImageDeletedReason.self))
             }
         }
     }
@@ -27,14 +27,14 @@ public struct ImageDeleted: EventPayload, DescribedPayload {
     static let schema = PayloadSchema<Member>()
 
     /// A payload from its members.
-    public init(uid: String, imageName: String, reason: CompensationReason = .compensation) {
+    public init(uid: String, imageName: String, reason: ImageDeletedReason = .compensation) {
         self.uid = uid; self.imageName = imageName; self.reason = reason
     }
 
     /// Decodes `data`.
     public init(data: JSONObject) throws(EventDataError) {
         let r = try DataReader(data, Self.schema)
-        self.init(uid: r.text(.uid), imageName: r.text(.imageName), reason: r.choice(.reason, CompensationReason.self))
+        self.init(uid: r.text(.uid), imageName: r.text(.imageName), reason: r.choice(.reason, ImageDeletedReason.self))
     }
 
     /// The members in log order.

@@ -14,9 +14,10 @@ final class PostgresAccounts: AccountFoldState {
     struct Account: Equatable {
         /// Its status.
         var status: AccountStatus
-        /// The email it was last created with.
+        /// The email it holds (was last created with, or changed to).
         var email: String
-        /// The seq of that `AccountCreated` (the line holding its password hash).
+        /// The seq of the line holding its password hash: its `AccountCreated` or last `PasswordChanged`
+        /// (the column `created_seq`).
         var created: Int
     }
 
@@ -61,6 +62,22 @@ final class PostgresAccounts: AccountFoldState {
         account.status = status
         accounts[uid] = account
         changedAccounts.insert(uid)
+    }
+
+    func recordPassword(of uid: UUIDBits, by event: ViewEvent) {
+        guard var account = row(uid) else { return }
+        account.created = event.seq
+        accounts[uid] = account
+        changedAccounts.insert(uid)
+    }
+
+    func recordEmailChange(of uid: UUIDBits, to email: String, by event: ViewEvent) {
+        guard var account = row(uid) else { return }
+        account.email = email
+        accounts[uid] = account
+        emails[email] = uid
+        changedAccounts.insert(uid)
+        changedEmails.insert(email)
     }
 
     func mayHaveFailures(_ email: String) -> Bool { !recentFailures(of: email).isEmpty }
