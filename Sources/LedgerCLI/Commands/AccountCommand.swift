@@ -3,19 +3,33 @@ import LedgerKit
 
 // MARK: - AccountCommand
 
-/// `ledger account disable|enable|sign-out-everywhere UID|EMAIL [--reason TEXT] [--json]`: what an
-/// operator does to an account after sign-up, decided by `AccountFold.decide`.
+/// `ledger account ACTION …`: what an account's owner or an operator does to it after sign-up,
+/// decided by `AccountFold.decide`. Each action is one row of `actions`: its name, what it takes,
+/// and the function that runs it (one file per group of actions).
 enum AccountCommand {
-    /// The actions, as typed.
-    static let actions = ["disable", "enable", "sign-out-everywhere"]
+    /// One action.
+    struct Action: Sendable {
+        /// The word typed.
+        let name: String
+        /// True when it names its account by the UID|EMAIL positional (else by `--email`, or by a token).
+        let takesAccount: Bool
+        /// The options it accepts besides `--json`.
+        let options: Set<String>
+        /// Runs it.
+        let run: @Sendable (Invocation, Context) throws -> Int32
+    }
+
+    /// The actions, in the order `--help` lists them.
+    static let actions: [Action] = AccountCommand.operatorActions
 
     /// The definition.
     static let spec = CommandSpec(
-        name: "account", summary: "disable or enable an account, or sign it out everywhere",
-        positionals: [PositionalSpec(name: "ACTION", optional: false, help: "disable, enable or sign-out-everywhere", choices: actions),
-                      PositionalSpec(name: "UID|EMAIL", optional: false, help: "the account's id or email")],
+        name: "account", summary: "an account's life after sign-up: disable, enable, sign out everywhere, …",
+        positionals: [PositionalSpec(name: "ACTION", optional: false, help: actions.map(\.name).joined(separator: ", "),
+                                     choices: actions.map(\.name)),
+                      PositionalSpec(name: "UID|EMAIL", optional: true, help: "the account's id or email (disable, enable, sign-out-everywhere, delete)")],
         options: [.option("reason", "TEXT", "disable: the operator's reason, kept in the log (at most 500 characters)"),
-                  .flag("json", "print {status, uid, email, accountStatus, endedSessions}")],
+                  .flag("json", "print one JSON object: the outcome, or {status: refused, reason, message}")],
         details: """
         disable: AccountDisabled, and every active session ends (account-disabled); sign-in is then refused.
         enable: AccountEnabled (a disabled account only).
@@ -23,14 +37,21 @@ enum AccountCommand {
         A refusal (see the state table in Docs/CLI.md) prints one line and exits 1.
         """)
 
-    /// Runs it.
+    /// Runs it: checks that the action takes what was given, then runs the action.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        let action = try Self.action(invocation)
-        let service = AccountService(store: try context.store(invocation), signInLocks: try context.signInLocks(invocation),
-                                     clock: context.clock)
-        let outcome: AccountService.Outcome
+        let name = invocation.positionals[0]
+        guard let action = actions.first(where: { $0.name == name }) else { throw CLIError.usage("unknown account action \"\(name)\"") }
+        if action.takesAccount, invocation.positionals.count < 2 {
+            throw CLIError.usage("`ledger account \(name)` needs UID|EMAIL (usage: ledger account \(name) UID|EMAIL)")
+        }
+        if !action.takesAccount, invocation.positionals.count > 1 {
+            throw CLIError.usage("`ledger account \(name)` takes no UID|EMAIL argument")
+        }
+        for option in spec.options.map(\.name) where option != "json" && invocation.flag(option) && !action.options.contains(option) {
+            throw CLIError.usage("--\(option) does not go with `ledger account \(name)`")
+        }
         do {
-            outcome = try service.run(action, account: invocation.positionals[1])
+            return try action.run(invocation, context)
         } catch let refusal as AccountRefusal {
             if invocation.flag("json") {
                 context.printJSON(.object(JSONObject([("status", .string("refused")), ("reason", .string(refusal.code.rawValue)),
@@ -40,30 +61,25 @@ enum AccountCommand {
             }
             return CLIError.Status.failure.rawValue
         }
-        let word = switch action { case .disable: "disabled"; case .enable: "enabled"; case .signOutEverywhere: "signed-out" }
+    }
+
+    /// The service the actions run through, over the invocation's store.
+    static func service(_ invocation: Invocation, _ context: Context) throws -> AccountService {
+        AccountService(store: try context.store(invocation), signInLocks: try context.signInLocks(invocation), clock: context.clock)
+    }
+
+    /// Prints what an action did to an account: `{status, uid, email, accountStatus, endedSessions}`
+    /// with `--json`, else a line saying `done` and the sessions it ended.
+    static func report(_ outcome: AccountService.Outcome, status: String, done: String, _ invocation: Invocation, _ context: Context) {
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([
-                ("status", .string(word)), ("uid", .string(outcome.uid)), ("email", .string(outcome.email)),
+                ("status", .string(status)), ("uid", .string(outcome.uid)), ("email", .string(outcome.email)),
                 ("accountStatus", .string(outcome.status.rawValue)),
                 ("endedSessions", .array(outcome.endedSessions.map { .string($0) })),
             ])))
         } else {
-            context.print("account \(outcome.uid) (\(outcome.email)) \(word == "signed-out" ? "signed out everywhere" : word)")
+            context.print("account \(outcome.uid) (\(outcome.email)) \(done)")
             context.print("\(outcome.endedSessions.count) session\(outcome.endedSessions.count == 1 ? "" : "s") ended")
-        }
-        return 0
-    }
-
-    /// The action of `invocation`, its `--reason` checked.
-    private static func action(_ invocation: Invocation) throws -> AccountAction {
-        let reason = invocation.value("reason")
-        switch invocation.positionals[0] {
-        case "disable":
-            if let reason, let problem = AccountDisabled.reasonProblem(reason) { throw CLIError.usage("--reason: \(problem)") }
-            return .disable(reason: reason ?? "")
-        case let other:
-            guard reason == nil else { throw CLIError.usage("--reason goes with `ledger account disable` only") }
-            return other == "enable" ? .enable : .signOutEverywhere
         }
     }
 }

@@ -1,6 +1,7 @@
 // MARK: - AccountAction
 
-/// What an operator (or the account's owner) asks of an account after sign-up.
+/// What an operator (or the account's owner) asks of an account after sign-up. Secrets arrive
+/// already hashed (a password's crypt string, a token's SHA-256): the decider never sees one in clear.
 public enum AccountAction: Equatable, Sendable {
     /// Disable it, for the operator's `reason` (may be empty): it keeps its email, may not sign in,
     /// and every active session ends (`account-disabled`).
@@ -9,9 +10,24 @@ public enum AccountAction: Equatable, Sendable {
     case enable
     /// End every active session (`revoked`).
     case signOutEverywhere
+    /// Send a verification token (its hash, and when it expires) to the account's email.
+    case requestVerification(tokenHash: String, expiresAt: Timestamp)
+    /// Mark the account's email verified (its verification token was redeemed).
+    case verifyEmail
+    /// Replace the password (the current one was checked) with `passwordHash`; every session ends.
+    case changePassword(passwordHash: String)
+    /// Send a reset token (its hash, and when it expires) to the account's email.
+    case requestReset(tokenHash: String, expiresAt: Timestamp)
+    /// Replace the password with `passwordHash` (a reset token was redeemed); every session ends and the lockout with them.
+    case resetPassword(passwordHash: String)
+    /// Move the account to the normalized email `newEmail` (the password was checked).
+    case changeEmail(newEmail: String)
+    /// Delete the account: its profile image, its sessions, then the account, for `reason`
+    /// (`user-request` or `operator`).
+    case delete(reason: AccountDeletedReason)
 }
 
-/// What the decider knows of one account: what the account fold and the sessions view say of it.
+/// What the decider knows of one account: what the account fold and the views say of it.
 public struct AccountStanding: Equatable, Sendable {
     /// The account.
     public var uid: String
@@ -19,10 +35,18 @@ public struct AccountStanding: Equatable, Sendable {
     public var status: AccountStatus
     /// Its active sessions, in the order they started.
     public var activeSessions: [String]
+    /// The email it holds.
+    public var email: String
+    /// True when that email is verified.
+    public var emailVerified: Bool
+    /// Its profile image's name, when it has one.
+    public var profileImage: String?
 
     /// A standing from its parts.
-    public init(uid: String, status: AccountStatus, activeSessions: [String]) {
+    public init(uid: String, status: AccountStatus, activeSessions: [String], email: String = "", emailVerified: Bool = false,
+                profileImage: String? = nil) {
         self.uid = uid; self.status = status; self.activeSessions = activeSessions
+        self.email = email; self.emailVerified = emailVerified; self.profileImage = profileImage
     }
 }
 
@@ -38,28 +62,40 @@ public struct AccountRefusal: Error, Equatable, Sendable {
         case notDisabled = "not-disabled"
         /// Any command of a deleted account.
         case accountDeleted = "account-deleted"
+        /// A command only an enabled account may run (change or reset a password, change or verify an email).
+        case accountDisabled = "account-disabled"
+        /// `send-verification` of an email that is already verified.
+        case alreadyVerified = "already-verified"
+        /// `change-email` to the email the account already holds.
+        case sameEmail = "same-email"
     }
 
     /// Which refusal.
     public var code: Code
     /// One line saying why.
     public var message: String
+
+    /// A refusal from its parts.
+    public init(code: Code, message: String) { self.code = code; self.message = message }
 }
 
 // MARK: - The decider
 
 extension AccountFold {
     /// The events `command` appends to `account`, or why it is refused: the table of what each state
-    /// allows (`Docs/CLI.md`). Each event goes to its own stream: `AccountDisabled` and
-    /// `AccountEnabled` to `account-<uid>`, a `SessionEnded` to its session's stream. A command with
-    /// nothing to do (signing out an account without active sessions) decides no events.
+    /// allows (`Docs/CLI.md`). A `SessionEnded` goes to its session's stream, every other event to
+    /// `account-<uid>`. A command with nothing to do (signing out an account without active
+    /// sessions) decides no events.
     ///
-    /// | status | disable | enable | sign-out-everywhere |
-    /// |---|---|---|---|
-    /// | pending | refused | refused | refused |
-    /// | active | AccountDisabled + SessionEnded each | refused | SessionEnded each |
-    /// | disabled | refused | AccountEnabled | SessionEnded each |
-    /// | deleted | refused | refused | refused |
+    /// | status | disable | enable | sign-out-everywhere | delete | the owner's commands |
+    /// |---|---|---|---|---|---|
+    /// | pending | refused | refused | refused | refused | refused |
+    /// | active | AccountDisabled + SessionEnded each | refused | SessionEnded each | ImageDeleted?, SessionEnded each, AccountDeleted | allowed |
+    /// | disabled | refused | AccountEnabled | SessionEnded each | as active | refused (`account-disabled`) |
+    /// | deleted | refused | refused | refused | refused | refused |
+    ///
+    /// The owner's commands: send-verification (refused `already-verified` when it is), verify-email,
+    /// change-password, request-reset, reset-password, change-email (refused `same-email` to its own).
     public static func decide(_ command: AccountAction, _ account: AccountStanding) -> Result<[LedgerEvent], AccountRefusal> {
         let uid = account.uid
         func refuse(_ code: AccountRefusal.Code, _ message: String) -> Result<[LedgerEvent], AccountRefusal> {
@@ -68,21 +104,46 @@ extension AccountFold {
         func ending(_ reason: String) -> [LedgerEvent] {
             account.activeSessions.map { .sessionEnded(SessionEnded(sessionId: $0, uid: uid, reason: reason)) }
         }
-        switch (account.status, command) {
-        case (.deleted, _):
-            return refuse(.accountDeleted, "account \(uid) is deleted")
-        case (.pending, _):
-            return refuse(.registrationIncomplete, "account \(uid) has not completed its registration (its profile is not written)")
-        case (.active, .disable(let reason)):
+        switch account.status {
+        case .deleted: return refuse(.accountDeleted, "account \(uid) is deleted")
+        case .pending: return refuse(.registrationIncomplete, "account \(uid) has not completed its registration (its profile is not written)")
+        case .active, .disabled: break
+        }
+        let disabled = account.status == .disabled
+        switch command {
+        case .disable(let reason):
+            if disabled { return refuse(.alreadyDisabled, "account \(uid) is already disabled") }
             return .success([.accountDisabled(AccountDisabled(uid: uid, reason: reason))] + ending(SessionEndReason.accountDisabled))
-        case (.disabled, .disable):
-            return refuse(.alreadyDisabled, "account \(uid) is already disabled")
-        case (.disabled, .enable):
+        case .enable:
+            if !disabled { return refuse(.notDisabled, "account \(uid) is not disabled") }
             return .success([.accountEnabled(AccountEnabled(uid: uid))])
-        case (.active, .enable):
-            return refuse(.notDisabled, "account \(uid) is not disabled")
-        case (.active, .signOutEverywhere), (.disabled, .signOutEverywhere):
+        case .signOutEverywhere:
             return .success(ending(SessionEndReason.revoked))
+        case .delete(let reason):
+            let image = account.profileImage.map { [LedgerEvent.imageDeleted(ImageDeleted(uid: uid, imageName: $0, reason: .accountDeleted))] } ?? []
+            return .success(image + ending(SessionEndReason.accountDeleted) + [.accountDeleted(AccountDeleted(uid: uid, reason: reason))])
+        default:
+            break
+        }
+        if disabled { return refuse(.accountDisabled, "account \(uid) is disabled") }
+        switch command {
+        case .requestVerification(let tokenHash, let expiresAt):
+            if account.emailVerified { return refuse(.alreadyVerified, "the email of account \(uid) is already verified") }
+            return .success([.emailVerificationRequested(EmailVerificationRequested(uid: uid, email: account.email, tokenHash: tokenHash,
+                                                                                    expiresAt: expiresAt))])
+        case .verifyEmail:
+            return .success([.emailVerified(EmailVerified(uid: uid, email: account.email))])
+        case .changePassword(let hash):
+            return .success([.passwordChanged(PasswordChanged(uid: uid, passwordHash: hash, reason: .change))] + ending(SessionEndReason.passwordChanged))
+        case .requestReset(let tokenHash, let expiresAt):
+            return .success([.passwordResetRequested(PasswordResetRequested(uid: uid, tokenHash: tokenHash, expiresAt: expiresAt))])
+        case .resetPassword(let hash):
+            return .success([.passwordChanged(PasswordChanged(uid: uid, passwordHash: hash, reason: .reset))] + ending(SessionEndReason.passwordChanged))
+        case .changeEmail(let newEmail):
+            if newEmail == account.email { return refuse(.sameEmail, "account \(uid) already has the email \(newEmail)") }
+            return .success([.emailChanged(EmailChanged(uid: uid, email: newEmail, previousEmail: account.email))])
+        case .disable, .enable, .signOutEverywhere, .delete:
+            return .success([])  // decided above
         }
     }
 }
@@ -93,9 +154,13 @@ public enum SessionEndReason {
     public static let accountDisabled = "account-disabled"
     /// Its owner or an operator signed the account out everywhere.
     public static let revoked = "revoked"
+    /// The password was changed or reset.
+    public static let passwordChanged = "password-changed"
+    /// The account was deleted.
+    public static let accountDeleted = "account-deleted"
 
     /// The reasons of a session ended by something other than its owner's sign-out, which the audit lists.
-    public static let revocations = [revoked, accountDisabled]
+    public static let revocations = [revoked, accountDisabled, passwordChanged, accountDeleted]
 
     /// True when `reason` is one of `revocations`.
     public static func isRevocation(_ reason: String) -> Bool { revocations.contains(reason) }

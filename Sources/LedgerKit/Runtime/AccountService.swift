@@ -50,7 +50,9 @@ public final class AccountService {
         }
         let now = clock.now()
         let active = views.sessions.rows(uid: uid).filter { $0.status(at: now) == .active }.map(\.sessionId)
-        let events = try AccountFold.decide(command, AccountStanding(uid: row.uid, status: row.status, activeSessions: active)).get()
+        let standing = AccountStanding(uid: row.uid, status: row.status, activeSessions: active, email: row.email,
+                                       profileImage: row.profileImageName)
+        let events = try AccountFold.decide(command, standing).get()
         var parts: [StreamAppend] = []
         var accountEvents: [LedgerEvent] = [], ended: [String] = []
         for event in events {
