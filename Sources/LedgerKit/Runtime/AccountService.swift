@@ -42,17 +42,24 @@ public final class AccountService {
         }
         let lock = try signInLocks.acquire(email: named.email)
         defer { lock.release() }  // a leftover check stays for the next sign-in to count
-        let stream = StreamCategory.account.stream(named.uid)
+        return try runHoldingLock({ _ in command }, uid: named.uid)
+    }
+
+    /// Runs the command `decide` makes of the account's standing on the account `uid`, whose email's
+    /// sign-in lock the caller holds (`SessionService.withCheckedPassword` does, after checking its
+    /// password). `decide` may throw an `AccountRefusal` of its own.
+    public func runHoldingLock(_ decide: (AccountStanding) throws -> AccountAction, uid key: String) throws -> Outcome {
+        let stream = StreamCategory.account.stream(key)
         let version = try store.streamVersion(stream)  // before the views: a later change fails the append
         let views = try currentViews()
-        guard let row = views.users.row(uid: named.uid), let uid = UUIDBits(uuid: named.uid) else {
+        guard let row = views.users.row(uid: key), let uid = UUIDBits(uuid: key) else {
             throw AuthError(.noAccount, "no account with uid or email \"\(key)\"")
         }
         let now = clock.now()
         let active = views.sessions.rows(uid: uid).filter { $0.status(at: now) == .active }.map(\.sessionId)
         let standing = AccountStanding(uid: row.uid, status: row.status, activeSessions: active, email: row.email,
                                        profileImage: row.profileImageName)
-        let events = try AccountFold.decide(command, standing).get()
+        let events = try AccountFold.decide(try decide(standing), standing).get()
         var parts: [StreamAppend] = []
         var accountEvents: [LedgerEvent] = [], ended: [String] = []
         for event in events {

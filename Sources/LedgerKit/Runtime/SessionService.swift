@@ -71,7 +71,25 @@ public final class SessionService {
                 Started(sessionId: sessionId, uid: uid, token: token.value, expiresAt: expiresAt))
     }
 
-    /// Signs in: a session, or `AuthError(.signInRefused)` after appending `SignInFailed` with the true reason.
+    /// Signs in: a session, or `AuthError(.signInRefused)` after appending `SignInFailed` with the
+    /// true reason (see `withCheckedPassword`).
+    public func login(email rawEmail: String, password: String) throws -> Started {
+        var session: (part: StreamAppend, started: Started)?
+        return try withCheckedPassword(email: rawEmail, password: password, announcing: { uid in
+            session = self.newSession(uid: uid)
+            return session!.started.sessionId
+        }, then: { _, lock in
+            let started = try self.start(session!)
+            try? lock.clearPendingCheck()  // a marker left over is not counted again: its session exists
+            return started
+        })
+    }
+
+    /// Checks `password` for `email` as a sign-in does, then runs `body` while still holding the
+    /// email's sign-in lock; or throws `AuthError(.signInRefused)` after appending `SignInFailed`
+    /// with the true reason. `login` starts a session in `body`; an account command (change the
+    /// password or the email, delete the account) appends its own events there.
+    ///
     /// The email's sign-in lock is held from reading its record to appending the outcome, so the
     /// next attempt decides from this one's: the policy's count of password checks holds however many
     /// attempts run at once. `AccountFold.signInDecision` decides from the record whether the password
@@ -80,9 +98,15 @@ public final class SessionService {
     /// count towards the lockout).
     /// Every password check is counted whatever becomes of the process: it is announced durably on
     /// the lock (`notePendingCheck`) before it runs, and a check left behind without an outcome is
-    /// counted as a wrong password by the next sign-in of the email, before it reads the record.
-    /// When the announcement cannot be written the password is not checked (the error is thrown).
-    public func login(email rawEmail: String, password: String) throws -> Started {
+    /// counted as a wrong password by the next sign-in of the email, before it reads the record,
+    /// unless the session `announcing` names exists by then. `announcing` gets the account's uid and
+    /// names that session (`login`'s new one; any other caller a fresh id, so a check it leaves
+    /// behind always counts). `body` clears the marker once its outcome is durable; when it throws,
+    /// the marker stays and the check is counted as a wrong password. When the announcement cannot
+    /// be written the password is not checked (the error is thrown).
+    public func withCheckedPassword<T>(email rawEmail: String, password: String,
+                                       announcing session: ((_ uid: String) -> String)? = nil,
+                                       then body: (SignInRecord.Account, any HeldSignInLock) throws -> T) throws -> T {
         let email = rawEmail.lowercasedASCII
         let lock = try signInLocks.acquire(email: email)
         defer { lock.release() }
@@ -95,18 +119,13 @@ public final class SessionService {
                                                 policy: policy, at: clock.now())
         let attempt: String
         if reason == nil, let account = record.account {
-            let session = newSession(uid: account.uid)
-            let check = PendingCheck(attempt: Identifiers.uuid(fromRandom: random.bytes(16)), sessionId: session.started.sessionId)
+            let check = PendingCheck(attempt: Identifiers.uuid(fromRandom: random.bytes(16)), sessionId: session?(account.uid) ?? Identifiers.uuid(fromRandom: random.bytes(16)))
             do {
                 try lock.notePendingCheck(check)
             } catch let error as StoreError {
                 throw StoreError(error.code, "the password was not checked: \(error.message)", reason: error.reason)
             }
-            if hasher.verify(password, against: account.passwordHash) {
-                let started = try start(session)
-                try? lock.clearPendingCheck()  // a marker left over is not counted again: its session exists
-                return started
-            }
+            if hasher.verify(password, against: account.passwordHash) { return try body(account, lock) }
             (reason, attempt) = (.wrongPassword, check.attempt)
         } else {
             _ = try? hasher.hash(password, random: random)  // the same work as a verification
