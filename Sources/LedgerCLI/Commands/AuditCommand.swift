@@ -60,10 +60,12 @@ enum AuditCommand {
     /// The human tables of account changes and revoked sessions, each in log order.
     private static func printAccountChanges(_ view: AccountChangeView, _ context: Context) {
         context.print(context.style.bold("Account changes"))
-        var changes = Table(headers: ["SEQ", "AT", "UID", "EMAIL", "CHANGE", "REASON"],
+        var changes = Table(headers: ["SEQ", "AT", "UID", "EMAIL", "CHANGE", "DETAIL"],
                             rows: view.changes.map { [String($0.seq), $0.at.rfc3339, $0.uid.uuidString, $0.email, $0.change.rawValue,
-                                                      $0.reason.map { $0.isEmpty ? "-" : $0 } ?? "-"] })
-        changes.tone = { column, text in column == 4 && text == AccountChangeView.Change.disabled.rawValue ? .red : nil }
+                                                      $0.detail()] })
+        changes.tone = { column, text in
+            column == 4 && [AccountChangeView.Change.disabled.rawValue, AccountChangeView.Change.deleted.rawValue].contains(text) ? .red : nil
+        }
         context.printTable(changes, noun: "change")
         context.print("")
         context.print(context.style.bold("Sessions revoked"))

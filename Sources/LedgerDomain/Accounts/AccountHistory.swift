@@ -2,7 +2,7 @@
 
 /// Which events of a log are about one account, read in log order: its registration's stream (from
 /// its `AccountCreated`), its own `account-<uid>` stream, the streams of the sessions it started, and
-/// the refused sign-ins of its email while it is the account last created with that email.
+/// the refused sign-ins of its email while it is the account last created with or moved to that email.
 public struct AccountHistory {
     /// The account.
     public let uid: UUIDBits
@@ -32,6 +32,13 @@ public struct AccountHistory {
             return true
         case (.session, _):
             return sessions.contains(event.stream)
+        case (.account, .emailChanged(_, let newEmail, _)):
+            if event.stream == uid {
+                (email, ownsEmail) = (newEmail, true)
+                return true
+            }
+            if newEmail == email { ownsEmail = false }  // the email's failures are the other account's now
+            return false
         case (.account, _):
             return event.stream == uid
         case (.signin, .signInFailed(let tried, _)):

@@ -25,17 +25,18 @@ extension HTMLReport {
         return section("sign-ins", "Sign-in failures and lockouts", "", table)
     }
 
-    /// The disables, enables and revoked sessions, each in log order.
+    /// The account changes and revoked sessions, each in log order.
     static func accountChanges(_ model: ReportModel, _ options: Options) -> String {
         guard !model.accountChanges.isEmpty || !model.revokedSessions.isEmpty else {
-            return section("account-changes", "Account changes", "<p class=\"none\">No account disabled, enabled or signed out.</p>\n", "")
+            return section("account-changes", "Account changes", "<p class=\"none\">No account changed, deleted or signed out after sign-up.</p>\n", "")
         }
         var changes = ""
         for row in model.accountChanges {
             changes += "<tr class=\"\(escape(row.change.rawValue))\" data-change=\"\(escape(row.change.rawValue))\">"
             changes += "<td class=\"num\">\(row.seq)</td><td>\(when(row.at))</td><td><code>\(escape(row.uid.uuidString))</code></td>"
             changes += "<td class=\"email\">\(escape(shownEmail(row.email, options)))</td><td class=\"change\">\(escape(row.change.rawValue))</td>"
-            changes += "<td class=\"reason\">\(escape(row.reason.map { $0.isEmpty ? "-" : masked($0, options, email: row.email) } ?? "-"))</td></tr>\n"
+            let detail = row.newEmail != nil ? row.detail(showing: { shownEmail($0, options) }) : masked(row.detail(), options, email: row.email)
+            changes += "<td class=\"reason\">\(escape(detail))</td></tr>\n"
         }
         var revoked = ""
         for row in model.revokedSessions {
@@ -45,7 +46,7 @@ extension HTMLReport {
         }
         let body = """
         <table class="changes">
-        <thead><tr><th>Seq</th><th>At (UTC)</th><th>Account</th><th>Email</th><th>Change</th><th>Reason</th></tr></thead>
+        <thead><tr><th>Seq</th><th>At (UTC)</th><th>Account</th><th>Email</th><th>Change</th><th>Detail</th></tr></thead>
         <tbody>
         \(changes)</tbody>
         </table>

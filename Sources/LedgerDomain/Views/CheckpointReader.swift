@@ -84,7 +84,7 @@ public struct CheckpointReader {
         for _ in 0..<(try r.count()) {
             views.accountChanges.changes.append(AccountChangeView.ChangeRow(
                 seq: try r.count(), at: try r.time(), uid: try r.uuid(), email: try r.string(),
-                change: try r.choice(AccountChangeView.Change.allCases), reason: try r.optionalString()))
+                change: try r.choice(AccountChangeView.Change.allCases), reason: try r.optionalString(), newEmail: try r.optionalString()))
         }
         for _ in 0..<(try r.count()) {
             views.accountChanges.revoked.append(AccountChangeView.RevokedRow(

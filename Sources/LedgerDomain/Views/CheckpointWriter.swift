@@ -13,7 +13,7 @@ public struct CheckpointError: Error, Equatable, Sendable {
 /// million events never holds them twice. `CheckpointReader` reads it back.
 public struct CheckpointWriter {
     /// Identifies the encoding (bumped when it changes: an old checkpoint is then ignored).
-    public static let magic = Array("LEDGERV6".utf8)
+    public static let magic = Array("LEDGERV7".utf8)
 
     private var out: [UInt8] = []
     private let sink: (UnsafeRawBufferPointer) -> Void
@@ -84,7 +84,7 @@ public struct CheckpointWriter {
         w.int(views.accountChanges.changes.count)
         for row in views.accountChanges.changes {
             w.int(row.seq); w.time(row.at); w.uuid(row.uid); w.string(row.email)
-            w.byte(AccountChangeView.Change.allCases.firstIndex(of: row.change)!); w.optionalString(row.reason)
+            w.byte(AccountChangeView.Change.allCases.firstIndex(of: row.change)!); w.optionalString(row.reason); w.optionalString(row.newEmail)
             w.flushIfFull()
         }
         w.int(views.accountChanges.revoked.count)
