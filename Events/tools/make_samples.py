@@ -135,9 +135,81 @@ def demo_events():
     return events, {img_alice: pic_alice}  # carol's image was deleted: no file
 
 
+def lifecycle_events():
+    """One person's later life (erin), and an operator's deletion (frank): (minutes, type, stream, data)."""
+    erin, erin2, frank = uid("user-erin"), uid("user-erin-again"), uid("user-frank")
+    r_erin, r_erin2, r_frank = (f"registration-{uid('registration-' + n)}" for n in ("erin", "erin-again", "frank"))
+    a_erin, a_frank = f"account-{erin}", f"account-{frank}"
+    s1, s2, s3, s4 = (uid(f"session-erin-{n}") for n in range(1, 5))
+    s_frank, s_erin2 = uid("session-frank"), uid("session-erin-again")
+    img_erin = uid("image-erin")
+    pic_erin = png(2, 2, [[10, 20, 30, 40, 50, 60], [70, 80, 90, 100, 110, 120]])
+
+    def started(sid, user, token):
+        return {"sessionId": sid, "uid": user, "tokenHash": hashlib.sha256(token.encode()).hexdigest(), "expiresAt": EXPIRES}
+
+    def token_hash(token):
+        return hashlib.sha256(token.encode()).hexdigest()
+
+    ended = lambda sid, user, reason: {"sessionId": sid, "uid": user, "reason": reason}
+    events = [
+        # 1-4: erin signs up with a profile image and gets a session
+        (0, "AccountCreated", r_erin, {"uid": erin, "email": "erin@example.com", "passwordHash": password_hash("erin", "first pass phrase")}),
+        (0.5, "ImageStored", r_erin, {"uid": erin, "imageName": img_erin, "path": f"profile_image/{img_erin}", "contentType": "image/png",
+                                      "bytes": len(pic_erin), "sha256": hashlib.sha256(pic_erin).hexdigest()}),
+        (1, "ProfileWritten", r_erin, {"uid": erin, "email": "erin@example.com", "userName": "Erin", "profileImageName": img_erin,
+                                       "createdAt": at(0)}),
+        (1.5, "SessionStarted", f"session-{s1}", started(s1, erin, "life-token-erin-1")),
+        # 5-6: she verifies her email
+        (10, "EmailVerificationRequested", a_erin, {"uid": erin, "email": "erin@example.com", "tokenHash": token_hash("life-verify-1"),
+                                                    "expiresAt": at(10 + 24 * 60)}),
+        (12, "EmailVerified", a_erin, {"uid": erin, "email": "erin@example.com"}),
+        # 7-8: she changes her password; her session ends
+        (20, "PasswordChanged", a_erin, {"uid": erin, "passwordHash": password_hash("erin-2", "second pass phrase"), "reason": "change"}),
+        (20, "SessionEnded", f"session-{s1}", ended(s1, erin, "password-changed")),
+        # 9-10: she mistypes it twice
+        (30, "SignInFailed", f"signin-{uid('life-attempt-1')}", {"email": "erin@example.com", "reason": "wrong-password"}),
+        (31, "SignInFailed", f"signin-{uid('life-attempt-2')}", {"email": "erin@example.com", "reason": "wrong-password"}),
+        # 11-13: she resets it (the failures are forgotten) and signs in
+        (32, "PasswordResetRequested", a_erin, {"uid": erin, "tokenHash": token_hash("life-reset-1"), "expiresAt": at(92)}),
+        (35, "PasswordChanged", a_erin, {"uid": erin, "passwordHash": password_hash("erin-3", "third pass phrase"), "reason": "reset"}),
+        (36, "SessionStarted", f"session-{s2}", started(s2, erin, "life-token-erin-2")),
+        # 14-16: she moves to a new email (unverified), and verifies it
+        (50, "EmailChanged", a_erin, {"uid": erin, "email": "erin@example.org", "previousEmail": "erin@example.com"}),
+        (51, "EmailVerificationRequested", a_erin, {"uid": erin, "email": "erin@example.org", "tokenHash": token_hash("life-verify-2"),
+                                                    "expiresAt": at(51 + 24 * 60)}),
+        (53, "EmailVerified", a_erin, {"uid": erin, "email": "erin@example.org"}),
+        # 17-20: an operator disables her (her session ends), enables her, she signs in again
+        (60, "AccountDisabled", a_erin, {"uid": erin, "reason": "chargeback under review"}),
+        (60, "SessionEnded", f"session-{s2}", ended(s2, erin, "account-disabled")),
+        (70, "AccountEnabled", a_erin, {"uid": erin}),
+        (71, "SessionStarted", f"session-{s3}", started(s3, erin, "life-token-erin-3")),
+        # 21-22: she signs out everywhere, and in again
+        (80, "SessionEnded", f"session-{s3}", ended(s3, erin, "revoked")),
+        (81, "SessionStarted", f"session-{s4}", started(s4, erin, "life-token-erin-4")),
+        # 23-25: she deletes her account: image, session, account
+        (90, "ImageDeleted", a_erin, {"uid": erin, "imageName": img_erin, "reason": "account-deleted"}),
+        (90, "SessionEnded", f"session-{s4}", ended(s4, erin, "account-deleted")),
+        (90, "AccountDeleted", a_erin, {"uid": erin, "reason": "user-request"}),
+        # 26-28: the email she left is free: a new account signs up with it
+        (100, "AccountCreated", r_erin2, {"uid": erin2, "email": "erin@example.com", "passwordHash": password_hash("erin-again", "a new start")}),
+        (100.5, "ProfileWritten", r_erin2, {"uid": erin2, "email": "erin@example.com", "userName": "Erin again", "profileImageName": None,
+                                            "createdAt": at(100)}),
+        (101, "SessionStarted", f"session-{s_erin2}", started(s_erin2, erin2, "life-token-erin-again")),
+        # 29-33: frank signs up and is deleted by an operator
+        (110, "AccountCreated", r_frank, {"uid": frank, "email": "frank@example.com", "passwordHash": password_hash("frank", "frank's pass")}),
+        (110.5, "ProfileWritten", r_frank, {"uid": frank, "email": "frank@example.com", "userName": "Frank", "profileImageName": None,
+                                            "createdAt": at(110)}),
+        (111, "SessionStarted", f"session-{s_frank}", started(s_frank, frank, "life-token-frank")),
+        (120, "SessionEnded", f"session-{s_frank}", ended(s_frank, frank, "account-deleted")),
+        (120, "AccountDeleted", a_frank, {"uid": frank, "reason": "operator"}),
+    ]
+    return events
+
+
 def expected(events):
     """Fold the demo events into the counts ledger's views should show."""
-    users, sessions, images, regs = {}, {}, {}, {}
+    users, sessions, images, regs, deletions = {}, {}, {}, {}, {}
     for _, type_, stream, d in events:
         if stream.startswith("registration-"):
             regs.setdefault(stream, []).append(type_)
@@ -150,6 +222,7 @@ def expected(events):
         if type_ == "SessionEnded": sessions[d["sessionId"]] = "ended"
         if type_ == "ImageStored": images[d["imageName"]] = "stored"
         if type_ == "ImageDeleted": images[d["imageName"]] = "deleted"
+        if type_ == "AccountDeleted" and d["reason"] != "compensation": deletions[d["uid"]] = d["reason"]
     outcome = lambda ts: ("completed" if ts[-1] == "ProfileWritten" else "compensated"
                           if "AccountCreated" in ts and ts[-1] == "AccountDeleted" else "rejected" if ts == ["Failed"] else "pending")
     count = lambda m, v: sum(1 for x in m.values() if x == v)
@@ -159,21 +232,37 @@ def expected(events):
         "images": {k: count(images, k) for k in ("stored", "deleted")},
         "registrations": {k: count({s: outcome(t) for s, t in regs.items()}, k)
                           for k in ("completed", "rejected", "compensated", "pending")},
+        "deletions": {k: count(deletions, k) for k in ("user-request", "operator")},
     }
 
 
-def main():
-    events, pictures = demo_events()
+def chain(events):
+    """The log lines of `events`, and the last hash."""
     lines, prev = [], "0" * 64
     for seq, (minutes, type_, stream, data) in enumerate(events, 1):
         text, prev = line(seq, at(minutes), type_, stream, data, prev)
         lines.append(text)
+    return lines, prev
+
+
+def main():
+    events, pictures = demo_events()
+    lines, prev = chain(events)
     demo = SAMPLES / "demo"
     shutil.rmtree(demo, ignore_errors=True)
     (demo / "profile_image").mkdir(parents=True)
     (demo / "events.jsonl").write_bytes("".join(lines).encode("utf-8"))
     for name, pic in pictures.items():
         (demo / "profile_image" / name).write_bytes(pic)
+
+    life = lifecycle_events()
+    life_lines, life_prev = chain(life)
+    shutil.rmtree(SAMPLES / "lifecycle", ignore_errors=True)
+    (SAMPLES / "lifecycle").mkdir()
+    (SAMPLES / "lifecycle" / "events.jsonl").write_bytes("".join(life_lines).encode("utf-8"))
+    lx = expected(life)
+    life_changes = ", ".join(f"seq {seq} {t}" + (f" {d['reason']}" if t in ("PasswordChanged", "AccountDeleted") else "")
+                             for seq, (_, t, stream, d) in enumerate(life, 1) if stream.startswith("account-"))
 
     last = lines[-1]
     (SAMPLES / "torn-tail.jsonl").write_bytes(("".join(lines[:-1]) + last[: len(last) // 2]).encode("utf-8"))
@@ -206,6 +295,17 @@ Generated by `Events/tools/make_samples.py`; do not edit by hand.
 - account changes: {changes}
 - sessions revoked: {revoked}
 
+## lifecycle/events.jsonl
+
+- events: {len(life_lines)}
+- head: seq {len(life_lines)}, hash `{life_prev}`
+- users: {", ".join(f"{k} {v}" for k, v in lx["users"].items())}
+- sessions: {", ".join(f"{k} {v}" for k, v in lx["sessions"].items())}
+- images: {", ".join(f"{k} {v}" for k, v in lx["images"].items())} (no image file: erin's was deleted with her account)
+- deletions: {", ".join(f"{k} {v}" for k, v in lx["deletions"].items())}
+- account events: {life_changes}
+- sessions revoked: {", ".join(f"seq {seq} {d['reason']}" for seq, (_, t, _, d) in enumerate(life, 1) if t == "SessionEnded")}
+
 ## torn-tail.jsonl
 
 The demo log with line {n} cut in the middle (no final newline): lines 1-{n - 1} verify;
@@ -217,7 +317,7 @@ The demo log with the email on line {EDITED_LINE} changed from `alice@example.co
 without recomputing the hash: ledger reports `bad-hash` at line {EDITED_LINE}. The next line's `prev` still matches
 the stored hash, so there is no `broken-chain`. Every line still satisfies the schemas.
 """, encoding="utf-8")
-    print(f"wrote {n} events; head seq {n} hash {prev}")
+    print(f"wrote {n} events; head seq {n} hash {prev}; lifecycle {len(life_lines)} events, head hash {life_prev}")
 
 
 if __name__ == "__main__":

@@ -107,6 +107,28 @@ struct SamplesTests {
         #expect(edited.events == 25)
     }
 
+    /// The lifecycle sample: both verifiers accept it at the head EXPECTED.md names, and ledger's
+    /// views say what EXPECTED.md says (users, sessions, images, the deletions' reasons).
+    @Test func theLifecycleSampleAgreesWithExpectedMD() throws {
+        let head = try Self.expectedHead(section: "lifecycle/events.jsonl")
+        #expect(head.seq == 33)
+        let python = try pythonTool("verify_log.py", [Paths.lifecycleLog])
+        #expect(python.stdoutLines == ["ok 33 33 \(head.hash)"])
+        let cli = try ledger("verify", Paths.lifecycleLog)
+        #expect(cli.stdoutLines == ["ok: 33 events, head 33:\(head.hash)"])
+        let replay = try ledger("replay", Paths.lifecycleLog, "--json")
+        #expect(replay.stdout.contains(#""users":{"pending":0,"active":1,"deleted":2,"disabled":0}"#))
+        #expect(replay.stdout.contains(#""sessions":{"active":1,"ended":5,"expired":0}"#))
+        #expect(replay.stdout.contains(#""images":{"stored":0,"deleted":1}"#))
+        let expected = try readText(Paths.repo("Events/samples/EXPECTED.md"))
+        #expect(expected.contains("- users: active 1, pending 0, deleted 2, disabled 0"))
+        #expect(expected.contains("- deletions: user-request 1, operator 1"))
+        let audit = try ledger("audit", "--data", Paths.repo("Events/samples/lifecycle"), "--json")
+        #expect(audit.status == 0)
+        #expect(audit.stdout.contains(#""change":"deleted","reason":"user-request"}"#) && audit.stdout.contains(#""change":"deleted","reason":"operator"}"#))
+        #expect(audit.stdout.contains(#""change":"email-changed","newEmail":"erin@example.org"}"#))
+    }
+
     // MARK: - Both verifiers on crafted damage
 
     /// A kind of damage, how to make it on line 3 of a valid 5-line log, and what each verifier says.

@@ -42,6 +42,8 @@ enum Paths {
 
     /// The demo sample log.
     static var demoLog: String { repo("Events/samples/demo/events.jsonl") }
+    /// The lifecycle sample: one person's later life.
+    static var lifecycleLog: String { repo("Events/samples/lifecycle/events.jsonl") }
     /// The sample log cut in the middle of line 25.
     static var tornSample: String { repo("Events/samples/torn-tail.jsonl") }
     /// The sample log with line 9 edited.
