@@ -2,12 +2,14 @@
 """Validate ledger log lines against the v1 JSON Schemas.
 
 Usage: python3 Events/tools/validate_samples.py [FOLDER_OR_FILE ...]   (default: Events/samples)
-Each line must satisfy schema/envelope.schema.json and schema/data/<type>.schema.json (v 1).
+Each line must satisfy schema/envelope.schema.json and schema/data/<type>.schema.json (v 1), and its
+`at` must be a real calendar date (which the schema's pattern cannot express).
 A line that is not JSON fails, except the final line of a file named torn-*, which is skipped.
 Exits 0 only if every line is valid.
 """
 import json
 import sys
+from datetime import datetime
 from pathlib import Path
 
 from jsonschema import Draft202012Validator
@@ -22,9 +24,20 @@ def validator(path):
     return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
+def real_date(text):
+    """True when the date of an `at`-shaped time exists in the calendar (the schema's pattern cannot say)."""
+    try:
+        datetime.strptime(text[:10], "%Y-%m-%d")
+        return True
+    except ValueError:
+        return False
+
+
 def problems(obj, envelope, data):
     for e in envelope.iter_errors(obj):
         yield f"envelope {'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}"
+    if isinstance(obj, dict) and isinstance(obj.get("at"), str) and not real_date(obj["at"]):
+        yield f"envelope at: {obj['at']!r} is not a real calendar date"
     if not isinstance(obj, dict) or not isinstance(obj.get("data"), dict):
         return
     check = data.get((obj.get("type"), obj.get("v")))

@@ -7,12 +7,20 @@ KEYS = ["seq", "id", "at", "type", "v", "stream", "data", "prev", "hash"]
 TAIL = re.compile(r'(.*),"hash":"([0-9a-f]{64})"\}', re.S)
 
 
+def unique(pairs):
+    """A JSON object's members, refusing a name given twice (at any depth)."""
+    names = [name for name, _ in pairs]
+    if len(set(names)) != len(names):
+        raise ValueError("a member name appears twice in one object")
+    return dict(pairs)
+
+
 def verify(raw):
     lines, seq, prev, ids = raw.split(b"\n"), 0, "0" * 64, set()
     for n, line in enumerate(lines[:-1], 1):
         try:
             text = line.decode("utf-8")
-            obj = json.loads(text)
+            obj = json.loads(text, object_pairs_hook=unique)
         except ValueError as e:
             return f"bad line {n}: not a JSON line ({e})"
         m = TAIL.fullmatch(text)
