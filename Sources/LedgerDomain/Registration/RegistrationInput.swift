@@ -42,18 +42,19 @@ public struct ValidRegistration: Sendable {
 public enum RegistrationValidator {
     /// Checks `input`; returns the valid registration or the `Failed` payload describing the first problem.
     public static func validate(_ input: RegistrationInput) -> Result<ValidRegistration, RefusedRegistration> {
-        let email = input.email?.trimmingSpaces.lowercasedASCII
+        let email = input.email.map(EmailRule.normalized)
         func refuse(_ reason: String, _ message: String) -> Result<ValidRegistration, RefusedRegistration> {
             .failure(RefusedRegistration(reason: reason, message: message, email: email.flatMap { $0.isEmpty ? nil : $0 }))
         }
         guard let email, !email.isEmpty else { return refuse("missing-email", "an email is required") }
         guard let userName = input.userName, !userName.isEmpty else { return refuse("missing-username", "a username is required") }
         guard let password = input.password, !password.isEmpty else { return refuse("missing-password", "a password is required") }
-        guard isValidEmail(email) else {
-            return refuse("invalid-email", "the email must look like local@domain.tld (a top-level domain of 2+ letters)")
-        }
+        if let problem = EmailRule.problem(email) { return refuse("invalid-email", problem) }
         guard password.count >= 8 else { return refuse("password-too-short", "the password must have at least 8 characters") }
         guard userName.count <= 64 else { return refuse("invalid-username", "the username must have 1 to 64 characters") }
+        guard !userName.unicodeScalars.allSatisfy(\.properties.isWhitespace) else {
+            return refuse("invalid-username", "the username must not be only spaces")
+        }
         guard !userName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             return refuse("invalid-username", "the username must not contain control characters")
         }
@@ -71,22 +72,8 @@ public enum RegistrationValidator {
         return .success(ValidRegistration(email: email, userName: userName, password: password, image: image))
     }
 
-    /// The documented email rule: `local@domain.tld` — one `@`, a non-empty local part without spaces,
-    /// a domain of dot-separated labels (letters, digits, hyphens; no empty label), the last label 2+ letters.
-    public static func isValidEmail(_ email: String) -> Bool {
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, parts[0].count <= 64, email.utf8.count <= 254 else { return false }
-        guard parts[0].unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" }) else { return false }
-        let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
-        guard labels.count >= 2 else { return false }
-        for label in labels {
-            guard !label.isEmpty, !label.hasPrefix("-"), !label.hasSuffix("-"),
-                  label.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" })
-            else { return false }
-        }
-        let tld = labels[labels.count - 1]
-        return tld.count >= 2 && tld.unicodeScalars.allSatisfy { ("a"..."z").contains($0) }
-    }
+    /// True when the normalized `email` follows `EmailRule`.
+    public static func isValidEmail(_ email: String) -> Bool { EmailRule.problem(email) == nil }
 }
 
 /// A sign-up refused at validation: the `Failed` members.

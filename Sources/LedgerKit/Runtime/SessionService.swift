@@ -107,7 +107,7 @@ public final class SessionService {
     public func withCheckedPassword<T>(email rawEmail: String, password: String,
                                        announcing session: ((_ uid: String) -> String)? = nil,
                                        then body: (SignInRecord.Account, any HeldSignInLock) throws -> T) throws -> T {
-        let email = rawEmail.lowercasedASCII
+        let email = EmailRule.normalized(rawEmail)
         let lock = try signInLocks.acquire(email: email)
         defer { lock.release() }
         if let leftover = lock.leftover {
