@@ -42,16 +42,14 @@ public struct ValidRegistration: Sendable {
 public enum RegistrationValidator {
     /// Checks `input`; returns the valid registration or the `Failed` payload describing the first problem.
     public static func validate(_ input: RegistrationInput) -> Result<ValidRegistration, RefusedRegistration> {
-        let email = input.email?.trimmingSpaces.lowercasedASCII
+        let email = input.email.map(normalizedEmail)
         func refuse(_ reason: String, _ message: String) -> Result<ValidRegistration, RefusedRegistration> {
             .failure(RefusedRegistration(reason: reason, message: message, email: email.flatMap { $0.isEmpty ? nil : $0 }))
         }
         guard let email, !email.isEmpty else { return refuse("missing-email", "an email is required") }
         guard let userName = input.userName, !userName.isEmpty else { return refuse("missing-username", "a username is required") }
         guard let password = input.password, !password.isEmpty else { return refuse("missing-password", "a password is required") }
-        guard isValidEmail(email) else {
-            return refuse("invalid-email", "the email must look like local@domain.tld (a top-level domain of 2+ letters)")
-        }
+        guard isValidEmail(email) else { return refuse("invalid-email", emailRule) }
         guard password.count >= 8 else { return refuse("password-too-short", "the password must have at least 8 characters") }
         guard userName.count <= 64 else { return refuse("invalid-username", "the username must have 1 to 64 characters") }
         guard !userName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
@@ -70,6 +68,12 @@ public enum RegistrationValidator {
         }
         return .success(ValidRegistration(email: email, userName: userName, password: password, image: image))
     }
+
+    /// An email as typed, normalized: surrounding spaces trimmed, ASCII letters lowercased.
+    public static func normalizedEmail(_ typed: String) -> String { typed.trimmingSpaces.lowercasedASCII }
+
+    /// What `isValidEmail` asks, said to the person who typed an email it refuses.
+    public static let emailRule = "the email must look like local@domain.tld (a top-level domain of 2+ letters)"
 
     /// The documented email rule: `local@domain.tld` — one `@`, a non-empty local part without spaces,
     /// a domain of dot-separated labels (letters, digits, hyphens; no empty label), the last label 2+ letters.
