@@ -20,20 +20,26 @@ enum AccountCommand {
     }
 
     /// The actions, in the order `--help` lists them.
-    static let actions: [Action] = AccountCommand.operatorActions
+    static let actions: [Action] = AccountCommand.operatorActions + emailActions + deleteActions
 
     /// The definition.
     static let spec = CommandSpec(
-        name: "account", summary: "an account's life after sign-up: disable, enable, sign out everywhere, …",
+        name: "account", summary: "an account's life after sign-up: disable, enable, sign out everywhere, change the email, delete, …",
         positionals: [PositionalSpec(name: "ACTION", optional: false, help: actions.map(\.name).joined(separator: ", "),
                                      choices: actions.map(\.name)),
                       PositionalSpec(name: "UID|EMAIL", optional: true, help: "the account's id or email (disable, enable, sign-out-everywhere, delete)")],
         options: [.option("reason", "TEXT", "disable: the operator's reason, kept in the log (at most 500 characters)"),
+                  .option("email", "E", "change-email: the account's current email"),
+                  .option("new-email", "N", "change-email: the new email (normalized to lowercase; the rule of `register`)"),
+                  .flag("password-stdin", "change-email, delete: read the account's password from the first line of standard input"),
                   .flag("json", "print one JSON object: the outcome, or {status: refused, reason, message}")],
         details: """
         disable: AccountDisabled, and every active session ends (account-disabled); sign-in is then refused.
         enable: AccountEnabled (a disabled account only).
         sign-out-everywhere: every active session ends (revoked).
+        change-email: EmailChanged, once the password is checked as login checks it; refused when a live account holds N.
+        delete: ImageDeleted (with a profile image), every session ended, AccountDeleted; by an operator, or with
+          --password-stdin by the owner (user-request). The image file is removed once that is durable.
         A refusal (see the state table in Docs/CLI.md) prints one line and exits 1.
         """)
 

@@ -68,6 +68,8 @@ public struct AccountRefusal: Error, Equatable, Sendable {
         case alreadyVerified = "already-verified"
         /// `change-email` to the email the account already holds.
         case sameEmail = "same-email"
+        /// `change-email` to an email a live account holds (the store's append condition decides it).
+        case emailTaken = "email-already-in-use"
     }
 
     /// Which refusal.

@@ -34,15 +34,23 @@ public final class AccountService {
 
     /// Runs `command` on the account `key` names (a uid, or an email: its live account, else the
     /// last created with it). Throws `AuthError(.noAccount)` when there is none, an `AccountRefusal`
-    /// when its state does not allow the command, and `StoreError(.wrongExpectedVersion)` when a
+    /// when its state does not allow the command (or `email-already-in-use` when the email it claims
+    /// is taken: `AppendCondition.uniqueEmails` decides that under the store's append lock), and `StoreError(.wrongExpectedVersion)` when a
     /// writer that takes no sign-in lock changed one of its streams meanwhile (nothing is appended).
     public func run(_ command: AccountAction, account key: String) throws -> Outcome {
-        guard let named = try currentViews().users.row(uidOrEmail: key) else {
-            throw AuthError(.noAccount, "no account with uid or email \"\(key)\"")
-        }
+        let named = try account(named: key)
         let lock = try signInLocks.acquire(email: named.email)
         defer { lock.release() }  // a leftover check stays for the next sign-in to count
         return try runHoldingLock({ _ in command }, uid: named.uid)
+    }
+
+    /// The account `key` names: the one with that uid, else the live account of that email, else the
+    /// last created with it. Throws `AuthError(.noAccount)` when there is none.
+    public func account(named key: String) throws -> UserRow {
+        guard let named = try currentViews().users.row(uidOrEmail: key) else {
+            throw AuthError(.noAccount, "no account with uid or email \"\(key)\"")
+        }
+        return named
     }
 
     /// Runs the command `decide` makes of the account's standing on the account `uid`, whose email's
@@ -74,7 +82,12 @@ public final class AccountService {
         if !accountEvents.isEmpty {
             parts.insert(StreamAppend(accountEvents, to: stream, expected: version == 0 ? .noStream : .exactly(version)), at: 0)
         }
-        let appended = parts.isEmpty ? [] : try store.append(parts, condition: nil)
+        let appended: [RecordedEvent]
+        do {
+            appended = parts.isEmpty ? [] : try store.append(parts, condition: .uniqueEmails)  // an email change claims its email
+        } catch let error as StoreError where error.condition == .emailTaken {
+            throw AccountRefusal(code: .emailTaken, message: error.message)
+        }
         var after = views.users
         for event in appended { after.apply(ViewEvent(event)) }
         return Outcome(uid: row.uid, email: row.email, status: after.row(uid: row.uid)?.status ?? row.status,

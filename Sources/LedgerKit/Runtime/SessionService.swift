@@ -170,6 +170,13 @@ public final class SessionService {
             if case .accountCreated(let created) = event.event { hashes[created.uid] = created.passwordHash }
         }
         let key = views.emailKey(email)
+        if let uid = AccountFold.signInAccount(of: key, in: views), hashes[uid.uuidString] == nil,
+           let row = views.users.row(uid: uid.uuidString) {
+            // An account that moved to `email` was created with another: its registration holds the hash.
+            for event in try store.readIndexedStream(StreamCategory.registration.stream(row.registration)) {
+                if case .accountCreated(let created) = event.event, created.uid == row.uid { hashes[created.uid] = created.passwordHash }
+            }
+        }
         let account = AccountFold.signInAccount(of: key, in: views).flatMap { uid in
             hashes[uid.uuidString].map { SignInRecord.Account(uid: uid.uuidString, passwordHash: $0) }
         }

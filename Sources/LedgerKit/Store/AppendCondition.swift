@@ -5,8 +5,9 @@ import LedgerDomain
 /// What an append must hold besides its parts' expected versions: checked under the store's append
 /// lock, against every event up to the head, once per part; a refusal appends nothing.
 public enum AppendCondition {
-    /// No `AccountCreated` may take an email that a live account holds, or that an earlier event of
-    /// the batch created: refused with `conditionFailed`, reason `email-already-in-use`. Each store
+    /// No event may claim an email (`LedgerEvent.claimedEmail`: an `AccountCreated`, an `EmailChanged`)
+    /// that a live account holds, or that an earlier event of the batch claimed: refused with
+    /// `conditionFailed`, reason `email-already-in-use`. Each store
     /// decides it from the account fold's state it keeps itself (`AccountFold.liveAccount` over the
     /// writers' index, the PostgreSQL account tables, or a folded `AccountTable`).
     case uniqueEmails
@@ -20,16 +21,16 @@ public enum AppendCondition {
 
     /// Checks one part; `isLive` is the store's answer, from its own fold state, to whether a live
     /// account holds an email (as of the log before the batch). Emails are compared across one part
-    /// only: a batch creates accounts in one part at most (`StreamAppend.validate` refuses more).
+    /// only: a batch claims emails in one part at most (`StreamAppend.validate` refuses more).
     func check(_ part: StreamAppend, isLive: (String) throws -> Bool) throws {
         switch self {
         case .folded(let condition):
             try condition.check(part.events, stream: part.stream)
         case .uniqueEmails:
-            var created = Set<String>()
-            for case .accountCreated(let e) in part.events {
-                guard try !isLive(e.email), created.insert(e.email).inserted else {
-                    throw StoreError("the email \(e.email) is already in use", condition: .emailTaken)
+            var claimed = Set<String>()
+            for email in part.events.lazy.compactMap(\.claimedEmail) {
+                guard try !isLive(email), claimed.insert(email).inserted else {
+                    throw StoreError("the email \(email) is already in use", condition: .emailTaken)
                 }
             }
         }

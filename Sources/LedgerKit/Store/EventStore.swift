@@ -47,7 +47,7 @@ public struct StreamAppend: Sendable {
     }
 
     /// Checks what every store refuses before taking its lock: an empty batch, two parts for one
-    /// stream, accounts created in more than one part (an append condition such as `.uniqueEmails`
+    /// stream, emails claimed (`LedgerEvent.claimedEmail`) in more than one part (an append condition such as `.uniqueEmails`
     /// is asked per part, against the log before the batch), a stream name that is not
     /// `<category>-<lowercase uuid>`, an event of another category than its stream's, and data a
     /// reader would reject (e.g. an uppercase email), which must never reach the log. Returns each
@@ -65,9 +65,8 @@ public struct StreamAppend: Sendable {
         guard Set(parts.map(\.stream)).count == parts.count else {
             throw StoreError(.invalidBatch, "an append names a stream twice; put its events in one part")
         }
-        let creating = parts.filter { $0.events.contains { if case .accountCreated = $0 { true } else { false } } }
-        guard creating.count <= 1 else {
-            throw StoreError(.invalidBatch, "an append creates accounts in one stream at most")
+        guard parts.count(where: { $0.events.contains { $0.claimedEmail != nil } }) <= 1 else {
+            throw StoreError(.invalidBatch, "an append claims emails (creates accounts, changes emails) in one stream at most")
         }
         var decoded: [(event: LedgerEvent, data: JSONObject)] = []
         for part in parts {

@@ -18,7 +18,7 @@ extension FileEventStore {
             let end = prefix.verifiedSize
             guard account.line >= 0, account.line < end, let line = try? Self.line(in: log, at: account.line, end: end),
                   let event = Self.checkedEvent(line), case .accountCreated(let created) = event.event,
-                  WritersIndex.key(created.uid) == account.uid, created.email == email else { return nil }
+                  WritersIndex.key(created.uid) == account.uid else { return nil }  // its email may have changed since
             try checkLink(to: event, next: account.line + line.count + 1, in: log, end: end)
             // The line must still be the one folded into the index: a line edited with its next line
             // re-chained passes the link check, not this one.

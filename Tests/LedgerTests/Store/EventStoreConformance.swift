@@ -31,6 +31,7 @@ enum EventStoreConformance {
         case emptyBatchIsRefused
         case invalidDataIsRefused
         case uniqueEmailsRefusesOnlyLiveEmails
+        case uniqueEmailsCoversEmailChanges
         case scanViewsVisitsEveryEventAndBuildsTheWanted
         case streamVersionCountsAStreamsEvents
         case readIndexedStreamEqualsReadStream
@@ -58,6 +59,7 @@ enum EventStoreConformance {
             case .emptyBatchIsRefused: try EventStoreConformance.emptyBatchIsRefused(make)
             case .invalidDataIsRefused: try EventStoreConformance.invalidDataIsRefused(make)
             case .uniqueEmailsRefusesOnlyLiveEmails: try EventStoreConformance.uniqueEmailsRefusesOnlyLiveEmails(make)
+            case .uniqueEmailsCoversEmailChanges: try EventStoreConformance.uniqueEmailsCoversEmailChanges(make)
             case .scanViewsVisitsEveryEventAndBuildsTheWanted: try EventStoreConformance.scanViewsVisitsEveryEventAndBuildsTheWanted(make)
             case .streamVersionCountsAStreamsEvents: try EventStoreConformance.streamVersionCountsAStreamsEvents(make)
             case .readIndexedStreamEqualsReadStream: try EventStoreConformance.readIndexedStreamEqualsReadStream(make)
@@ -505,6 +507,52 @@ enum EventStoreConformance {
         }
         #expect(twoStreams.code == .invalidBatch)
         #expect(try store.head() == before)
+    }
+
+    /// An `EmailChanged` claims its new email as a sign-up does: refused when a live account holds it
+    /// or an earlier event of the batch claimed it; the email it leaves is free again; an append that
+    /// claims emails in two streams is refused whole.
+    static func uniqueEmailsCoversEmailChanges(_ make: EventStoreFactory) throws {
+        let store = try make()
+        for n in 1...3 {
+            guard case .accountCreated(let created) = Fixtures.registration(n) else { return }
+            _ = try store.append([.accountCreated(created)], to: Fixtures.stream(.registration, n), expected: .noStream, condition: .uniqueEmails)
+        }
+        func change(_ n: Int, to email: String, expected: ExpectedVersion, extra: [LedgerEvent] = []) throws -> Bool {
+            let uid = Fixtures.uuid(1000 + n)
+            let events = [LedgerEvent.emailChanged(EmailChanged(uid: uid, email: email, previousEmail: "user\(n)@example.com"))] + extra
+            do {
+                _ = try store.append(events, to: StreamCategory.account.stream(uid), expected: expected, condition: .uniqueEmails)
+                return true
+            } catch let error as StoreError where error.reason == "email-already-in-use" && error.condition == .emailTaken {
+                return false
+            }
+        }
+        var before = try store.head()
+        #expect(try !change(1, to: "user2@example.com", expected: .noStream), "a live account holds it")
+        #expect(try store.head() == before, "a refusal appends nothing")
+        #expect(try change(1, to: "new@example.com", expected: .noStream))
+        #expect(try !change(2, to: "new@example.com", expected: .noStream), "the account that moved there holds it")
+        // The email account 1 left is free: a sign-up and an email change may take it.
+        guard case .accountCreated(var again) = Fixtures.registration(4) else { return }
+        again.email = "user1@example.com"
+        _ = try store.append([.accountCreated(again)], to: Fixtures.stream(.registration, 4), expected: .noStream, condition: .uniqueEmails)
+        #expect(try !change(3, to: "user1@example.com", expected: .noStream), "the new account holds it now")
+        // Within one batch: a second claim of one email is refused.
+        let twice = LedgerEvent.emailChanged(EmailChanged(uid: Fixtures.uuid(1002), email: "twice@example.com", previousEmail: "twice@example.com"))
+        before = try store.head()
+        #expect(try !change(2, to: "twice@example.com", expected: .noStream, extra: [twice]))
+        #expect(try store.head() == before)
+        // Claims in two streams of one append: refused before anything is checked or written.
+        let accountPart = StreamAppend([.emailChanged(EmailChanged(uid: Fixtures.uuid(1002), email: "two@example.com", previousEmail: "user2@example.com"))],
+                                       to: StreamCategory.account.stream(Fixtures.uuid(1002)), expected: .noStream)
+        let twoStreams = try #require(throws: StoreError.self) {
+            try store.append([accountPart, StreamAppend([Fixtures.registration(5)], to: Fixtures.stream(.registration, 5), expected: .noStream)],
+                             condition: .uniqueEmails)
+        }
+        #expect(twoStreams.code == .invalidBatch)
+        #expect(try store.head() == before)
+        #expect(try change(2, to: "two@example.com", expected: .noStream))
     }
 
     static func invalidDataIsRefused(_ make: EventStoreFactory) throws {

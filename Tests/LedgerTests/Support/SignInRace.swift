@@ -7,12 +7,18 @@ import Testing
 /// machine allows: each starts, waits for a start file, then becomes `ledger login … ARGS`
 /// (`arguments`: e.g. `--data DIR`, `--store URL`); the start file appears once all are waiting.
 func raceLogins(_ count: Int, email: String, password: String, arguments: [String]) throws -> [ProcessResult] {
+    try raceLedger(Array(repeating: (["login", "--email", email, "--password-stdin", "--json"] + arguments, password + "\n"), count: count))
+}
+
+/// Runs one `ledger ARGS` process per run (its arguments and standard input) as nearly at once as
+/// the machine allows: each starts, waits for a start file, then becomes `ledger ARGS`; the start
+/// file appears once all are waiting. Results in the order of `runs`.
+func raceLedger(_ runs: [(arguments: [String], stdin: String?)]) throws -> [ProcessResult] {
     try withTempDirectory("ledger-race") { folder in
         let go = folder + "/go"
         let script = #"while [ ! -e "$0" ]; do sleep 0.01; done; exec "$@""#
-        let login = [Paths.ledger, "login", "--email", email, "--password-stdin", "--json"] + arguments
-        let running = try (0..<count).map { _ in
-            try start("/bin/sh", ["-c", script, go] + login, stdin: password + "\n", env: fastHashEnvironment)
+        let running = try runs.map { run in
+            try start("/bin/sh", ["-c", script, go, Paths.ledger] + run.arguments, stdin: run.stdin, env: fastHashEnvironment)
         }
         try writeBytes([], to: go)
         return try running.map { try $0.wait() }

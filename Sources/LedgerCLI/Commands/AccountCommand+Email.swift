@@ -1,0 +1,43 @@
+import LedgerDomain
+import LedgerKit
+
+// MARK: - AccountCommand: change the email
+
+extension AccountCommand {
+    /// change-email: the owner moves the account to a new email, proving the password.
+    static let emailActions: [Action] = [
+        Action(name: "change-email", takesAccount: false, options: ["email", "new-email", "password-stdin"]) { invocation, context in
+            try changeEmail(invocation, context)
+        },
+    ]
+
+    /// `ledger account change-email --email E --new-email N --password-stdin`: `EmailChanged`, under
+    /// sign-up's uniqueness rule (the store's append condition decides a race for N: one wins).
+    private static func changeEmail(_ invocation: Invocation, _ context: Context) throws -> Int32 {
+        guard let email = invocation.value("email") else {
+            throw CLIError.usage("`ledger account change-email` needs --email E (the account's current email)")
+        }
+        guard let typed = invocation.value("new-email") else {
+            throw CLIError.usage("`ledger account change-email` needs --new-email N")
+        }
+        let newEmail = EmailRule.normalized(typed)
+        if let problem = EmailRule.problem(newEmail) { throw CLIError.usage("--new-email: \(problem)") }
+        let password = try PasswordInput.read(invocation, context)
+        guard let outcome = try withPassword(email: email, password: password, invocation, context,
+                                             decide: { _ in .changeEmail(newEmail: newEmail) })
+        else { return CLIError.Status.failure.rawValue }
+        let previous = outcome.appended.lazy.compactMap { recorded -> String? in
+            if case .emailChanged(let changed) = recorded.event { changed.previousEmail } else { nil }
+        }.first ?? outcome.email
+        if invocation.flag("json") {
+            context.printJSON(.object(JSONObject([
+                ("status", .string("email-changed")), ("uid", .string(outcome.uid)), ("email", .string(newEmail)),
+                ("previousEmail", .string(previous)), ("accountStatus", .string(outcome.status.rawValue)),
+                ("endedSessions", .array(outcome.endedSessions.map { .string($0) })),
+            ])))
+        } else {
+            context.print("account \(outcome.uid) now has the email \(newEmail) (was \(previous)); it is unverified until verified again")
+        }
+        return 0
+    }
+}
