@@ -20,7 +20,7 @@ enum AccountCommand {
     }
 
     /// The actions, in the order `--help` lists them.
-    static let actions: [Action] = AccountCommand.operatorActions
+    static let actions: [Action] = AccountCommand.operatorActions + passwordActions
 
     /// The definition.
     static let spec = CommandSpec(
@@ -29,11 +29,14 @@ enum AccountCommand {
                                      choices: actions.map(\.name)),
                       PositionalSpec(name: "UID|EMAIL", optional: true, help: "the account's id or email (disable, enable, sign-out-everywhere, delete)")],
         options: [.option("reason", "TEXT", "disable: the operator's reason, kept in the log (at most 500 characters)"),
+                  .option("email", "E", "change-password: the account's email"),
+                  .flag("password-stdin", "change-password: read the current password, then the new one, from standard input (a line each)"),
                   .flag("json", "print one JSON object: the outcome, or {status: refused, reason, message}")],
         details: """
         disable: AccountDisabled, and every active session ends (account-disabled); sign-in is then refused.
         enable: AccountEnabled (a disabled account only).
         sign-out-everywhere: every active session ends (revoked).
+        change-password: PasswordChanged, and every active session ends (password-changed); a wrong current password is a refused sign-in.
         A refusal (see the state table in Docs/CLI.md) prints one line and exits 1.
         """)
 
