@@ -20,7 +20,7 @@ enum AccountCommand {
     }
 
     /// The actions, in the order `--help` lists them.
-    static let actions: [Action] = AccountCommand.operatorActions + emailActions + deleteActions
+    static let actions: [Action] = AccountCommand.operatorActions + passwordActions + emailActions + deleteActions
 
     /// The definition.
     static let spec = CommandSpec(
@@ -29,14 +29,15 @@ enum AccountCommand {
                                      choices: actions.map(\.name)),
                       PositionalSpec(name: "UID|EMAIL", optional: true, help: "the account's id or email (disable, enable, sign-out-everywhere, delete)")],
         options: [.option("reason", "TEXT", "disable: the operator's reason, kept in the log (at most 500 characters)"),
-                  .option("email", "E", "change-email: the account's current email"),
+                  .option("email", "E", "change-password, change-email: the account's current email"),
                   .option("new-email", "N", "change-email: the new email (normalized to lowercase; the rule of `register`)"),
-                  .flag("password-stdin", "change-email, delete: read the account's password from the first line of standard input"),
+                  .flag("password-stdin", "change-password: the current then the new password; change-email, delete: the account's password (a line each, on standard input)"),
                   .flag("json", "print one JSON object: the outcome, or {status: refused, reason, message}")],
         details: """
         disable: AccountDisabled, and every active session ends (account-disabled); sign-in is then refused.
         enable: AccountEnabled (a disabled account only).
         sign-out-everywhere: every active session ends (revoked).
+        change-password: PasswordChanged, and every active session ends (password-changed); a wrong current password is a refused sign-in.
         change-email: EmailChanged, once the password is checked as login checks it; refused when a live account holds N.
         delete: ImageDeleted (with a profile image), every session ended, AccountDeleted; by an operator, or with
           --password-stdin by the owner (user-request). The image file is removed once that is durable.

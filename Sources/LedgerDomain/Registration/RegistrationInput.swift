@@ -50,7 +50,7 @@ public enum RegistrationValidator {
         guard let userName = input.userName, !userName.isEmpty else { return refuse("missing-username", "a username is required") }
         guard let password = input.password, !password.isEmpty else { return refuse("missing-password", "a password is required") }
         if let problem = EmailRule.problem(email) { return refuse("invalid-email", problem) }
-        guard password.count >= 8 else { return refuse("password-too-short", "the password must have at least 8 characters") }
+        if let problem = passwordProblem(password) { return refuse(problem.reason, problem.message) }
         guard userName.count <= 64 else { return refuse("invalid-username", "the username must have 1 to 64 characters") }
         guard !userName.unicodeScalars.allSatisfy(\.properties.isWhitespace) else {
             return refuse("invalid-username", "the username must not be only spaces")
@@ -70,6 +70,12 @@ public enum RegistrationValidator {
             image = (bytes, type)
         }
         return .success(ValidRegistration(email: email, userName: userName, password: password, image: image))
+    }
+
+    /// The password rule of sign-up and of every new password (a change, a reset): at least 8
+    /// characters. The refusal's reason and message when `password` breaks it, else nil.
+    public static func passwordProblem(_ password: String) -> (reason: String, message: String)? {
+        password.count >= 8 ? nil : ("password-too-short", "the password must have at least 8 characters")
     }
 
     /// True when the normalized `email` follows `EmailRule`.

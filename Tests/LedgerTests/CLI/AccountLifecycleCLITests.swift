@@ -29,7 +29,7 @@ struct LifecycleStore {
         try store.log().split(separator: "\n").compactMap { try parseJSON(String($0)) as? [String: Any] }
     }
 
-    private static func activeSessions(_ store: LifecycleStore, uid: String) throws -> [String] {
+    static func activeSessions(_ store: LifecycleStore, uid: String) throws -> [String] {
         let rows = try parseJSON(try store.run(["sessions", "--active", "--json"], nil).stdout) as? [[String: Any]] ?? []
         return rows.filter { $0["uid"] as? String == uid }.compactMap { $0["sessionId"] as? String }
     }
