@@ -25,17 +25,9 @@ extension AccountCommand {
         let new = try PasswordInput.read(invocation, context, prompt: "New password: ", missing: "standard input has one line; \(lines)")
         if let problem = RegistrationValidator.passwordProblem(new) { throw CLIError.usage("the new password: \(problem.message)") }
         let passwordHash = try Services.hasher(context).hash(new, random: context.random)  // the slow part, outside the lock
-        let sessions = try Services.sessions(invocation, context), accounts = try service(invocation, context)
-        let outcome: AccountService.Outcome
-        do {
-            outcome = try sessions.withCheckedPassword(email: email, password: current) { account, lock in
-                let outcome = try accounts.runHoldingLock({ _ in .changePassword(passwordHash: passwordHash) }, uid: account.uid)
-                try? lock.clearPendingCheck()  // a marker left over is not counted again: the change is in the log
-                return outcome
-            }
-        } catch let error as AuthError where error.code == .signInRefused {
-            return LoginCommand.refused(error, invocation, context)
-        }
+        guard let outcome = try withPassword(email: email, password: current, invocation, context, decide: { _ in
+            .changePassword(passwordHash: passwordHash)
+        }) else { return CLIError.Status.failure.rawValue }
         report(outcome, status: "password-changed", done: "has a new password", invocation, context)
         return 0
     }
