@@ -43,16 +43,8 @@ import Testing
     @Test func theCheckpointAndTheReportCarryThem() throws {
         var views = LedgerViews()
         for e in life { views.apply(e, hash: .zero) }
-        var bytes: [UInt8] = []
-        CheckpointWriter.write(views, ids: IDFingerprints(seed: .zero, sorted: Array(1...UInt64(12)))!) { bytes.append(contentsOf: $0) }
-        var offset = 0
-        let read = try CheckpointReader.read { out in
-            let n = min(out.count, bytes.count - offset)
-            out.copyBytes(from: bytes[offset..<(offset + n)])
-            offset += n
-            return n
-        }
-        #expect(read.views.accountChanges == views.accountChanges)
+        let read = try Fixtures.checkpointRoundTrip(views).views
+        #expect(read.accountChanges == views.accountChanges)
         let model = ReportModel(views: views, asOf: Timestamp(millis: 13 * 60_000), verifyOK: true, generatedAt: Timestamp(millis: 13 * 60_000))
         let html = HTMLReport.render(model)
         #expect(html.contains("data-change=\"email-changed\"") && html.contains("data-change=\"deleted\""))

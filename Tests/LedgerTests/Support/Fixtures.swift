@@ -95,3 +95,22 @@ enum Fixtures {
     /// A registration event (`AccountCreated`) numbered `n`.
     static func registration(_ n: Int) -> LedgerEvent { event(.accountCreated, n) }
 }
+
+// MARK: - Checkpoint round trips
+
+extension Fixtures {
+    /// `views` written as a checkpoint (ids fingerprinted from 1 up to its event count) and read back:
+    /// the bytes and what was read.
+    static func checkpointRoundTrip(_ views: LedgerViews) throws -> (bytes: [UInt8], views: LedgerViews) {
+        var bytes: [UInt8] = []
+        CheckpointWriter.write(views, ids: IDFingerprints(seed: .zero, sorted: Array(1...UInt64(max(views.events, 1))))!) { bytes.append(contentsOf: $0) }
+        var offset = 0
+        let read = try CheckpointReader.read { out in
+            let n = min(out.count, bytes.count - offset)
+            out.copyBytes(from: bytes[offset..<(offset + n)])
+            offset += n
+            return n
+        }
+        return (bytes, read.views)
+    }
+}
