@@ -13,7 +13,7 @@ public struct CheckpointError: Error, Equatable, Sendable {
 /// million events never holds them twice. `CheckpointReader` reads it back.
 public struct CheckpointWriter {
     /// Identifies the encoding (bumped when it changes: an old checkpoint is then ignored).
-    public static let magic = Array("LEDGERV6".utf8)
+    public static let magic = Array("LEDGERV7".utf8)
 
     private var out: [UInt8] = []
     private let sink: (UnsafeRawBufferPointer) -> Void
@@ -38,7 +38,7 @@ public struct CheckpointWriter {
         for r in views.users.records {
             w.uuid(r.uid); w.uuid(r.registration); w.string(r.email); w.optionalString(r.userName)
             w.optionalUUID(r.profileImage); w.optionalTime(r.createdAt); w.byte(UserRow.Status.allCases.firstIndex(of: r.status)!)
-            w.int(r.created)
+            w.int(r.created); w.byte(r.emailVerified ? 1 : 0)
             w.flushIfFull()
         }
         w.int(views.sessions.records.count)

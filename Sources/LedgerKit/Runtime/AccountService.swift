@@ -37,12 +37,18 @@ public final class AccountService {
     /// when its state does not allow the command, and `StoreError(.wrongExpectedVersion)` when a
     /// writer that takes no sign-in lock changed one of its streams meanwhile (nothing is appended).
     public func run(_ command: AccountAction, account key: String) throws -> Outcome {
+        try run(account: key) { _ in command }
+    }
+
+    /// Runs the command `decide` makes of the account's standing on the account `key` names, holding
+    /// its email's sign-in lock (see `run(_:account:)` and `runHoldingLock(_:uid:)`).
+    public func run(account key: String, _ decide: (AccountStanding) throws -> AccountAction) throws -> Outcome {
         guard let named = try currentViews().users.row(uidOrEmail: key) else {
             throw AuthError(.noAccount, "no account with uid or email \"\(key)\"")
         }
         let lock = try signInLocks.acquire(email: named.email)
         defer { lock.release() }  // a leftover check stays for the next sign-in to count
-        return try runHoldingLock({ _ in command }, uid: named.uid)
+        return try runHoldingLock(decide, uid: named.uid)
     }
 
     /// Runs the command `decide` makes of the account's standing on the account `uid`, whose email's
@@ -58,7 +64,7 @@ public final class AccountService {
         let now = clock.now()
         let active = views.sessions.rows(uid: uid).filter { $0.status(at: now) == .active }.map(\.sessionId)
         let standing = AccountStanding(uid: row.uid, status: row.status, activeSessions: active, email: row.email,
-                                       profileImage: row.profileImageName)
+                                       emailVerified: row.emailVerified, profileImage: row.profileImageName)
         let events = try AccountFold.decide(try decide(standing), standing).get()
         var parts: [StreamAppend] = []
         var accountEvents: [LedgerEvent] = [], ended: [String] = []

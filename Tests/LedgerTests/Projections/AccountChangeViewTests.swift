@@ -47,7 +47,7 @@ import Testing
         let views = try Self.demoViews()
         var bytes: [UInt8] = []
         CheckpointWriter.write(views, ids: IDFingerprints(seed: .zero, sorted: Array(1...UInt64(views.events)))!) { bytes.append(contentsOf: $0) }
-        #expect(Array(bytes.prefix(8)) == Array("LEDGERV6".utf8))
+        #expect(Array(bytes.prefix(8)) == Array("LEDGERV7".utf8))
         var offset = 0
         let read = try CheckpointReader.read { out in
             let n = min(out.count, bytes.count - offset)
