@@ -52,7 +52,7 @@ public enum RegistrationValidator {
         guard isValidEmail(email) else {
             return refuse("invalid-email", "the email must look like local@domain.tld (a top-level domain of 2+ letters)")
         }
-        guard password.count >= 8 else { return refuse("password-too-short", "the password must have at least 8 characters") }
+        if let problem = passwordProblem(password) { return refuse(problem.reason, problem.message) }
         guard userName.count <= 64 else { return refuse("invalid-username", "the username must have 1 to 64 characters") }
         guard !userName.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             return refuse("invalid-username", "the username must not contain control characters")
@@ -69,6 +69,12 @@ public enum RegistrationValidator {
             image = (bytes, type)
         }
         return .success(ValidRegistration(email: email, userName: userName, password: password, image: image))
+    }
+
+    /// The password rule of sign-up and of every new password (a change, a reset): at least 8
+    /// characters. The refusal's reason and message when `password` breaks it, else nil.
+    public static func passwordProblem(_ password: String) -> (reason: String, message: String)? {
+        password.count >= 8 ? nil : ("password-too-short", "the password must have at least 8 characters")
     }
 
     /// The documented email rule: `local@domain.tld` — one `@`, a non-empty local part without spaces,

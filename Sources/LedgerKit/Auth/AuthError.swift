@@ -14,8 +14,6 @@ public struct AuthError: Error, Equatable, Sendable, CustomStringConvertible {
         case noSession = "no-such-session"
         /// No account has that uid or email.
         case noAccount = "no-such-account"
-        /// A verification or reset token that cannot be redeemed (unknown, used, replaced, expired or malformed alike).
-        case tokenRefused = "token-refused"
     }
 
     /// The code.

@@ -44,10 +44,10 @@ extension AccountService {
     /// Redeems `token` as a token of `kind` by running `action` on its account. The account's stream
     /// is read under its email's sign-in lock and after the version the append expects, so two
     /// redemptions of one token cannot both succeed: the second's append fails, and reading again
-    /// finds the token used. Throws `AuthError(.tokenRefused)` for any token `AccountTokens` does not
-    /// find redeemable, and an `AccountRefusal` when the account's state does not allow `action`.
+    /// finds the token used. Throws `AccountRefusal(.tokenRefused)` for any token `AccountTokens` does not
+    /// find redeemable, and another `AccountRefusal` when the account's state does not allow `action`.
     public func redeem(_ kind: AccountTokens.Kind, token: String, _ action: AccountAction) throws -> Outcome {
-        let refused = AuthError(.tokenRefused, Self.tokenRefusal)
+        let refused = AccountRefusal(code: .tokenRefused, message: Self.tokenRefusal)
         guard let uid = AccountToken.uid(of: token) else { throw refused }
         let tokenHash = SHA256.hex(token)
         let stream = StreamCategory.account.stream(uid)
