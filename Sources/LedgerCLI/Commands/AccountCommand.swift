@@ -20,7 +20,7 @@ enum AccountCommand {
     }
 
     /// The actions, in the order `--help` lists them.
-    static let actions: [Action] = AccountCommand.operatorActions + tokenActions
+    static let actions: [Action] = AccountCommand.operatorActions + passwordActions + tokenActions
 
     /// The definition.
     static let spec = CommandSpec(
@@ -29,13 +29,15 @@ enum AccountCommand {
                                      choices: actions.map(\.name)),
                       PositionalSpec(name: "UID|EMAIL", optional: true, help: "the account's id or email (disable, enable, sign-out-everywhere, delete)")],
         options: [.option("reason", "TEXT", "disable: the operator's reason, kept in the log (at most 500 characters)"),
-                  .option("email", "E", "send-verification, request-reset: the account's email (the answer is the same whoever holds it)"),
+                  .option("email", "E", "change-password, send-verification, request-reset: the account's email (the requests answer alike whoever holds it)"),
+                  .flag("password-stdin", "change-password: read the current password, then the new one, from standard input (a line each)"),
                   .flag("token-stdin", "verify-email, reset-password: read the token from the first line of standard input (reset-password: the new password from the second)"),
                   .flag("json", "print one JSON object: the outcome, or {status: refused, reason, message}")],
         details: """
         disable: AccountDisabled, and every active session ends (account-disabled); sign-in is then refused.
         enable: AccountEnabled (a disabled account only).
         sign-out-everywhere: every active session ends (revoked).
+        change-password: PasswordChanged, and every active session ends (password-changed); a wrong current password is a refused sign-in.
         send-verification, request-reset: a token mailed through LEDGER_MAILER (e.g. '/usr/sbin/sendmail -t'); exit 3 without one.
         verify-email, reset-password: redeem a token once (reset: every session ends, the lockout is lifted).
         A refusal (see the state table in Docs/CLI.md) prints one line and exits 1.

@@ -21,12 +21,7 @@ enum LoginCommand {
         do {
             started = try Services.sessions(invocation, context).login(email: email, password: password)
         } catch let error as AuthError where error.code == .signInRefused {
-            if invocation.flag("json") {
-                context.printJSON(.object(JSONObject([("status", .string("refused")), ("message", .string(error.message))])))
-            } else {
-                context.complain(error.message)
-            }
-            return CLIError.Status.failure.rawValue
+            return refused(error, invocation, context)
         }
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([
@@ -39,5 +34,16 @@ enum LoginCommand {
             context.print("token \(started.token)   (shown once: keep it secret)")
         }
         return 0
+    }
+
+    /// Prints a refused sign-in (`{status: refused, message}` with `--json`, else the message on
+    /// standard error) and returns exit status 1: what every command that checks a password prints.
+    static func refused(_ error: AuthError, _ invocation: Invocation, _ context: Context) -> Int32 {
+        if invocation.flag("json") {
+            context.printJSON(.object(JSONObject([("status", .string("refused")), ("message", .string(error.message))])))
+        } else {
+            context.complain(error.message)
+        }
+        return CLIError.Status.failure.rawValue
     }
 }

@@ -5,16 +5,18 @@ import Glibc
 /// Reads a password: the first line of standard input with `--password-stdin`, else a no-echo
 /// prompt when standard input is a terminal, else a usage error. Never argv, never the environment.
 enum PasswordInput {
-    /// The password for `invocation`.
-    static func read(_ invocation: Invocation, _ context: Context) throws -> String {
+    /// The password for `invocation`: the next line of standard input with `--password-stdin`
+    /// (`missing` says what to write when there is none), else `prompt` on a terminal.
+    static func read(_ invocation: Invocation, _ context: Context, prompt: String = "Password: ",
+                     missing: String = "standard input is empty; write the password as its first line") throws -> String {
         if invocation.flag("password-stdin") {
-            guard let line = context.readLine() else { throw CLIError.usage("--password-stdin: standard input is empty; write the password as its first line") }
+            guard let line = context.readLine() else { throw CLIError.usage("--password-stdin: \(missing)") }
             return line.hasSuffix("\r") ? String(line.dropLast()) : line
         }
         guard context.stdinIsTerminal else {
             throw CLIError.usage("no password: pass --password-stdin and write it to standard input, or run in a terminal to be prompted")
         }
-        return promptWithoutEcho("Password: ", context)
+        return promptWithoutEcho(prompt, context)
     }
 
     /// Prompts on standard error with terminal echo turned off.

@@ -155,19 +155,30 @@ public final class SessionService {
 
     /// What the sign-in of `email` needs: from the store's index when it has one (and the policy
     /// counts no more failures than a record keeps), else folded from the whole log — only the users
-    /// and sign-in views, and only this email's accounts built whole, for their password hashes.
+    /// and sign-in views, and only the password lines of this email's accounts built whole (each
+    /// one's `AccountCreated` and `PasswordChanged` lines: the last one holds its password hash).
     public func signInRecord(email: String) throws -> SignInRecord {
         if policy.maxFailures <= SignInRecord.keptFailures, let record = try store.signInRecord(email: email) { return record }
         var views = LedgerViews()
         views.signIns = SignInView(policy: policy)
         views.narrow(to: [.users, .signIns])
-        var hashes: [String: String] = [:]
-        let accounts = try store.scanViews(wanted: { event in
-            if case .accountCreated(_, let created, _) = event.fact { return created == email }
-            return false
+        var accounts = Set<UUIDBits>()  // created with the email so far: a PasswordChanged names only its uid
+        let lines = try store.scanViews(wanted: { event in
+            switch event.fact {
+            case .accountCreated(let uid, let created, _) where created == email:
+                accounts.insert(uid)
+                return true
+            case .passwordChanged(let uid, _): return accounts.contains(uid)
+            default: return false
+            }
         }, visit: { event, hash in views.apply(event, hash: hash) })
-        for event in accounts {
-            if case .accountCreated(let created) = event.event { hashes[created.uid] = created.passwordHash }
+        var hashes: [String: String] = [:]  // in log order: the last line of each account wins
+        for line in lines {
+            switch line.event {
+            case .accountCreated(let created): hashes[created.uid] = created.passwordHash
+            case .passwordChanged(let changed): hashes[changed.uid] = changed.passwordHash
+            default: break
+            }
         }
         let key = views.emailKey(email)
         let account = AccountFold.signInAccount(of: key, in: views).flatMap { uid in

@@ -4,8 +4,9 @@ import LedgerDomain
 
 extension FileEventStore {
     /// What a sign-in needs about `email`, from the writers' index caught up with the log under the
-    /// exclusive lock: its account's status and `AccountCreated` line (read at its offset, checked
-    /// alone and linked to from the next line, for the password hash), and its recent wrong
+    /// exclusive lock: its account's status and the line holding its password hash (its
+    /// `AccountCreated` or last `PasswordChanged`, read at its offset, checked alone, linked to from
+    /// the next line and still the line the index folded), and its recent wrong
     /// passwords. Nil — fold the log instead — when there is no index file, or the table and the line
     /// disagree. An absent log: an empty record. A broken link throws `.damaged` (see `checkLink`).
     public func signInRecord(email: String) throws -> SignInRecord? {
@@ -17,8 +18,8 @@ extension FileEventStore {
             guard let account = entry.account else { return record }
             let end = prefix.verifiedSize
             guard account.line >= 0, account.line < end, let line = try? Self.line(in: log, at: account.line, end: end),
-                  let event = Self.checkedEvent(line), case .accountCreated(let created) = event.event,
-                  WritersIndex.key(created.uid) == account.uid, created.email == email else { return nil }
+                  let event = Self.checkedEvent(line), let password = SignInRecord.Account(passwordLine: event.event, uid: account.uid.uuidString, email: email)
+            else { return nil }
             try checkLink(to: event, next: account.line + line.count + 1, in: log, end: end)
             // The line must still be the one folded into the index: a line edited with its next line
             // re-chained passes the link check, not this one.
@@ -26,7 +27,7 @@ extension FileEventStore {
                 throw damaged(LogProblem(line: event.seq, kind: .brokenChain,
                                          message: "the line holding the password hash is not the line the index verified"))
             }
-            record.account = SignInRecord.Account(uid: created.uid, passwordHash: created.passwordHash)
+            record.account = password
             return record
         }
         guard let found else { return SignInRecord() }  // no log: no account, no failures

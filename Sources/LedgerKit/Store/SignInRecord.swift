@@ -10,11 +10,26 @@ public struct SignInRecord: Equatable, Sendable {
     public struct Account: Equatable, Sendable {
         /// Its uid.
         public var uid: String
-        /// The yescrypt hash its `AccountCreated` recorded.
+        /// The yescrypt hash its password line recorded (its `AccountCreated` or last `PasswordChanged`).
         public var passwordHash: String
 
         /// An account from its parts.
         public init(uid: String, passwordHash: String) { self.uid = uid; self.passwordHash = passwordHash }
+
+        /// The account `uid` signing in with `email`, with the hash `event` holds when it is that
+        /// account's password line: its `AccountCreated` (of that uid and email) or a `PasswordChanged`
+        /// of that uid (which names no email: the caller's index says the account is the email's).
+        /// Nil for any other line: the index then disagrees with the log.
+        public init?(passwordLine event: LedgerEvent, uid: String, email: String) {
+            switch event {
+            case .accountCreated(let created) where created.uid == uid && created.email == email:
+                self.init(uid: uid, passwordHash: created.passwordHash)
+            case .passwordChanged(let changed) where changed.uid == uid:
+                self.init(uid: uid, passwordHash: changed.passwordHash)
+            default:
+                return nil
+            }
+        }
     }
 
     /// Wrong-password times a record keeps: a `SignInPolicy` counting more must fold the log.

@@ -33,8 +33,8 @@ struct SignInIndexTests {
     private static let emails = (0..<4).map { "person\($0)@example.com" }
     private static let uids = (0..<6).map { Fixtures.uuid(500 + $0) }
 
-    /// Appends one random event of the kinds a sign-in reads (accounts created, written, deleted;
-    /// refused sign-ins; session starts), after moving the clock on by a random step.
+    /// Appends one random event of the kinds a sign-in reads (accounts created, written, deleted,
+    /// given a new password; refused sign-ins; session starts), after moving the clock on by a random step.
     private func appendRandomEvent(_ n: Int, to store: any LedgerStore, clock: FixedClock, random: SeededRandom) throws {
         clock.instant = clock.instant.adding(milliseconds: random.pick([Int64(1), 1_000, 60_000, 240_000, 900_000, 3_600_000]))
         let u = random.next(Self.uids.count), uid = Self.uids[u]
@@ -44,7 +44,8 @@ struct SignInIndexTests {
         // covers the stores' side of that case (they defer to the fold).
         let email = Self.emails[u % Self.emails.count]
         let (event, stream): (LedgerEvent, String)
-        switch random.next(10) {
+        var expected = ExpectedVersion.noStream
+        switch random.next(11) {
         case 0, 1:
             event = .accountCreated(AccountCreated(uid: uid, email: email, passwordHash: "$y$j9T$salt\(n)$hash\(n)"))
             stream = Fixtures.stream(.registration, 10_000 + n)
@@ -58,12 +59,15 @@ struct SignInIndexTests {
             let reason = random.pick([SignInFailure.wrongPassword, .wrongPassword, .wrongPassword, .unknownEmail, .locked])
             event = .signInFailed(SignInFailed(email: random.pick(Self.emails), reason: reason))
             stream = Fixtures.stream(.signin, 10_000 + n)
+        case 10:
+            event = .passwordChanged(PasswordChanged(uid: uid, passwordHash: "$y$j9T$new\(n)$hash\(n)", reason: random.pick([PasswordChangeReason.change, .reset])))
+            (stream, expected) = (StreamCategory.account.stream(uid), .any)
         default:
             event = .sessionStarted(SessionStarted(sessionId: Fixtures.uuid(20_000 + n), uid: uid, tokenHash: Fixtures.hex64(n),
                                                    expiresAt: clock.instant.adding(milliseconds: 3_600_000)))
             stream = Fixtures.stream(.session, 10_000 + n)
         }
-        _ = try store.append([event], to: stream, expected: .noStream)
+        _ = try store.append([event], to: stream, expected: expected)
     }
 
     /// Policies a record can serve: each count it keeps, with two windows.
@@ -75,7 +79,7 @@ struct SignInIndexTests {
     }
 
     /// Calls `body` with a maker of stores over one fresh, empty storage of `backend` (each call: another process).
-    private func withStores(_ backend: Backend, clock: FixedClock, _ body: (_ make: (UInt64) throws -> any LedgerStore) throws -> Void) throws {
+    func withStores(_ backend: Backend, clock: FixedClock, _ body: (_ make: (UInt64) throws -> any LedgerStore) throws -> Void) throws {
         switch backend {
         case .postgres:
             let server = try PostgresServer.get()

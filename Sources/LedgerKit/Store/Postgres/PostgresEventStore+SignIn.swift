@@ -3,8 +3,9 @@ import LedgerDomain
 // MARK: - PostgresEventStore sign-in lookups
 
 /// What a sign-in needs, read in one statement (one snapshot) of primary-key lookups: the
-/// account-state row and the head, the email's row, its last account's row, that account's
-/// `AccountCreated` line and the line after it, and the email's failures. `AccountFold` decides
+/// account-state row and the head, the email's row, its last account's row, the line holding that
+/// account's password hash (its `AccountCreated` or last `PasswordChanged`: `created_seq`) and the
+/// line after it, and the email's failures. `AccountFold` decides
 /// from those rows which account may sign in. The password hash is taken only from a line whose
 /// own hash holds and which the next line's `prev` links to (or which is the head); a line that
 /// does not link is damage, refused.
@@ -81,11 +82,11 @@ extension PostgresEventStore {
             return .answer(record)
         }
         guard !result.isNull(0, 8) else { return .fold }
-        let created = try result.bytes(0, 8) { try verifyAlone($0) }
-        guard case .accountCreated(let event) = created.event, created.seq == account.created,
-              event.uid == uid.uuidString, event.email == email else { return .fold }
-        try checkLink(of: created, next: result.isNull(0, 9) ? nil : try result.bytes(0, 9) { try verifyAlone($0) }, head: head)
-        record.account = SignInRecord.Account(uid: event.uid, passwordHash: event.passwordHash)
+        let line = try result.bytes(0, 8) { try verifyAlone($0) }
+        guard line.seq == account.created,
+              let password = SignInRecord.Account(passwordLine: line.event, uid: uid.uuidString, email: email) else { return .fold }
+        try checkLink(of: line, next: result.isNull(0, 9) ? nil : try result.bytes(0, 9) { try verifyAlone($0) }, head: head)
+        record.account = password
         return .answer(record)
     }
 
@@ -95,9 +96,9 @@ extension PostgresEventStore {
         if let next, next.seq == line.seq + 1, next.envelope.prev == line.envelope.hash { return }
         if next == nil, line.seq == head.seq, line.envelope.hash == head.hash { return }
         let problem = LogProblem(line: line.seq + 1, kind: .brokenChain,
-                                 message: "line \(line.seq + 1) does not link to line \(line.seq), the AccountCreated holding an account's password hash")
+                                 message: "line \(line.seq + 1) does not link to line \(line.seq), the line holding an account's password hash")
         throw StoreError(.damaged, "the PostgreSQL log is damaged: line \(line.seq + 1) does not link to line \(line.seq), "
-                         + "the AccountCreated holding the password hash; refusing to sign in with it — export the log and run `ledger verify`",
+                         + "the line holding the password hash; refusing to sign in with it — export the log and run `ledger verify`",
                          problem: problem)
     }
 }

@@ -74,9 +74,10 @@ public enum PostgresSchema {
     /// `ledger_account_state` names: a cache of the log, written in each append's transaction.
     /// - `ledger_accounts`, by uid: the account's status (an `AccountStatus` raw value: the fold
     ///   decides which, so no constraint restates them; one this build does not know makes the
-    ///   tables disagree with the log), the email it was last created with, and the seq of that
-    ///   `AccountCreated` (the line holding its password hash);
-    /// - `ledger_account_emails`, by email: the uid of the account last created with it;
+    ///   tables disagree with the log), the email it holds (was last created with or changed to),
+    ///   and in `created_seq` the seq of the line holding its password hash: its `AccountCreated`,
+    ///   or its last `PasswordChanged` (the column keeps its first name: no migration);
+    /// - `ledger_account_emails`, by email: the uid of the account last created with it or moved to it;
     /// - `ledger_signin_failures`, by email: the times (ms) of its last consecutive wrong passwords, oldest first;
     /// - `ledger_account_state`, one row: the seq and hash of the last line folded into the others.
     public static let accountStatements: [String] = [

@@ -1,0 +1,42 @@
+import LedgerDomain
+import LedgerKit
+
+// MARK: - AccountCommand: the owner's password
+
+extension AccountCommand {
+    /// change-password: the owner names the account by `--email` and proves it with the current password.
+    static let passwordActions: [Action] = [
+        Action(name: "change-password", takesAccount: false, options: ["email", "password-stdin"]) { invocation, context in
+            try changePassword(invocation, context)
+        },
+    ]
+
+    /// Reads the current and the new password (standard input, a line each, or two no-echo prompts),
+    /// checks the new one against the sign-up rule, hashes it, then — under the email's sign-in lock,
+    /// once the current password is checked as `login` checks it — appends `PasswordChanged` and
+    /// ends every active session in one append. A wrong current password, an unknown email, a locked
+    /// or disabled account: `login`'s refusal (exit 1), counted as `login` counts it.
+    private static func changePassword(_ invocation: Invocation, _ context: Context) throws -> Int32 {
+        guard let email = invocation.value("email") else {
+            throw CLIError.usage("`ledger account change-password` needs --email E (see `ledger account --help`)")
+        }
+        let lines = "write the current password, then the new one, a line each"
+        let current = try PasswordInput.read(invocation, context, prompt: "Current password: ", missing: "standard input is empty; \(lines)")
+        let new = try PasswordInput.read(invocation, context, prompt: "New password: ", missing: "standard input has one line; \(lines)")
+        if let problem = RegistrationValidator.passwordProblem(new) { throw CLIError.usage("the new password: \(problem.message)") }
+        let passwordHash = try Services.hasher(context).hash(new, random: context.random)  // the slow part, outside the lock
+        let sessions = try Services.sessions(invocation, context), accounts = try service(invocation, context)
+        let outcome: AccountService.Outcome
+        do {
+            outcome = try sessions.withCheckedPassword(email: email, password: current) { account, lock in
+                let outcome = try accounts.runHoldingLock({ _ in .changePassword(passwordHash: passwordHash) }, uid: account.uid)
+                try? lock.clearPendingCheck()  // a marker left over is not counted again: the change is in the log
+                return outcome
+            }
+        } catch let error as AuthError where error.code == .signInRefused {
+            return LoginCommand.refused(error, invocation, context)
+        }
+        report(outcome, status: "password-changed", done: "has a new password", invocation, context)
+        return 0
+    }
+}
