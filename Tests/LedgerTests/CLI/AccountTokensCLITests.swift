@@ -231,6 +231,31 @@ struct MailedStore {
         try MailedStore.onBothStores { try Self.reset(&$0) }
     }
 
+    /// A disabled account's good tokens are refused by its state (`account-disabled`), and work again
+    /// once it is enabled.
+    static func disabledAccount(_ store: inout MailedStore) throws {
+        let frank = try register(&store, "frank")
+        #expect(try store.call(["account", "send-verification", "--email", frank.email]).status == 0)
+        let verification = try store.mailbox.lastToken()
+        #expect(try store.call(["account", "request-reset", "--email", frank.email]).status == 0)
+        let reset = try store.mailbox.lastToken()
+        #expect(try store.call(["account", "disable", frank.uid]).status == 0)
+        let lines = try store.run.log().split(separator: "\n").count
+        for (action, input) in [("verify-email", verification + "\n"), ("reset-password", reset + "\nthe new password\n")] {
+            let refused = try store.call(["account", action, "--token-stdin", "--json"], input)
+            #expect(try refused.status == 1 && parseObject(refused.stdout)["reason"] as? String == "account-disabled", "\(refused)")
+        }
+        #expect(try store.run.log().split(separator: "\n").count == lines, "nothing appended")
+        #expect(try store.call(["account", "enable", frank.uid]).status == 0)
+        #expect(try store.call(["account", "verify-email", "--token-stdin"], verification + "\n").status == 0)
+        #expect(try store.call(["account", "reset-password", "--token-stdin"], reset + "\nthe new password\n").status == 0)
+        try store.expectNowhereButTheMailbox([verification, reset])
+    }
+
+    @Test func disabledAccountOnBothStores() throws {
+        try MailedStore.onBothStores { try Self.disabledAccount(&$0) }
+    }
+
     /// Redemptions of one token racing: exactly one succeeds, the others get the refusal.
     static func parallelRedemptions(_ store: inout MailedStore) throws {
         let erin = try register(&store, "erin")
