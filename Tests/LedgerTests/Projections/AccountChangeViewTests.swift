@@ -48,15 +48,9 @@ import Testing
         var bytes: [UInt8] = []
         CheckpointWriter.write(views, ids: IDFingerprints(seed: .zero, sorted: Array(1...UInt64(views.events)))!) { bytes.append(contentsOf: $0) }
         #expect(Array(bytes.prefix(8)) == Array("LEDGERV7".utf8))
-        var offset = 0
-        let read = try CheckpointReader.read { out in
-            let n = min(out.count, bytes.count - offset)
-            out.copyBytes(from: bytes[offset..<(offset + n)])
-            offset += n
-            return n
-        }
-        #expect(read.views.accountChanges == views.accountChanges)
-        #expect(read.views.accountChanges.changes.count == 2)
+        let read = try checkpointRoundTrip(views)
+        #expect(read.accountChanges == views.accountChanges)
+        #expect(read.accountChanges.changes.count == 2)
     }
 
     @Test func theReportShowsSignInsAndChanges() throws {

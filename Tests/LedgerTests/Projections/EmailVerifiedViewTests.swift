@@ -39,16 +39,8 @@ import Testing
 
     @Test func theCheckpointKeepsIt() throws {
         let views = folded(created + [(.account, .emailVerified(uid: uid, email: "v@example.com"))])
-        var bytes: [UInt8] = []
-        CheckpointWriter.write(views, ids: IDFingerprints(seed: .zero, sorted: Array(1...UInt64(views.events)))!) { bytes.append(contentsOf: $0) }
-        var offset = 0
-        let read = try CheckpointReader.read { out in
-            let n = min(out.count, bytes.count - offset)
-            out.copyBytes(from: bytes[offset..<(offset + n)])
-            offset += n
-            return n
-        }
-        #expect(read.views.users.rows.first?.emailVerified == true)
-        #expect(read.views.users == views.users)
+        let read = try checkpointRoundTrip(views)
+        #expect(read.users.rows.first?.emailVerified == true)
+        #expect(read.users == views.users)
     }
 }
