@@ -46,7 +46,7 @@ class Registration:
 
 
 def replay(path, verify=False):
-    users = {}             # uid -> {uid, email, userName, profileImageName, createdAt, status, registration}
+    users = {}             # uid -> {uid, email, userName, profileImageName, createdAt, status, registration, emailVerified}
     live_by_email = {}     # email -> uid
     sessions = {}          # sessionId -> {sessionId, uid, startedAt, expiresAt, endedAt, tokenHash}
     sessions_by_uid = {}   # uid -> [sessionId]: ends an account's sessions without scanning them all
@@ -66,7 +66,8 @@ def replay(path, verify=False):
             if kind == "AccountCreated":
                 uid, email = data["uid"], data["email"]
                 users[uid] = {"uid": uid, "email": email, "userName": None, "profileImageName": None,
-                              "createdAt": None, "status": "pending", "registration": stream[13:]}
+                              "createdAt": None, "status": "pending", "registration": stream[13:],
+                              "emailVerified": False}
                 live_by_email[email] = uid
             elif kind == "ProfileWritten":
                 row = users.get(data["uid"])
@@ -75,6 +76,14 @@ def replay(path, verify=False):
                     row["createdAt"] = data["createdAt"]
                     if row["status"] != "deleted":
                         row["status"] = "active"
+            elif kind == "EmailVerified":
+                row = users.get(data["uid"])
+                if row is not None and row["email"] == data["email"]:
+                    row["emailVerified"] = True
+            elif kind == "EmailChanged":
+                row = users.get(data["uid"])
+                if row is not None:
+                    row["email"], row["emailVerified"] = data["email"], False
             elif kind == "AccountDeleted":
                 uid = data["uid"]
                 row = users.get(uid)
@@ -153,7 +162,8 @@ def replay(path, verify=False):
 
     for s in sessions.values():
         s["status"] = session_status(s)
-    user_rows = [{k: u[k] for k in ("uid", "email", "userName", "profileImageName", "createdAt", "status")}
+    user_rows = [{k: u[k] for k in ("uid", "email", "userName", "profileImageName", "createdAt", "status",
+                                           "emailVerified")}
                  for u in users.values()]
     session_rows = [{k: s[k] for k in ("sessionId", "uid", "startedAt", "expiresAt", "endedAt", "status")}
                     for s in sessions.values()]

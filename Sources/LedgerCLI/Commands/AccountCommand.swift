@@ -20,7 +20,7 @@ enum AccountCommand {
     }
 
     /// The actions, in the order `--help` lists them.
-    static let actions: [Action] = AccountCommand.operatorActions + passwordActions + emailActions + deleteActions
+    static let actions: [Action] = AccountCommand.operatorActions + passwordActions + emailActions + deleteActions + tokenActions
 
     /// The definition.
     static let spec = CommandSpec(
@@ -29,9 +29,10 @@ enum AccountCommand {
                                      choices: actions.map(\.name)),
                       PositionalSpec(name: "UID|EMAIL", optional: true, help: "the account's id or email (disable, enable, sign-out-everywhere, delete)")],
         options: [.option("reason", "TEXT", "disable: the operator's reason, kept in the log (at most 500 characters)"),
-                  .option("email", "E", "change-password, change-email: the account's current email"),
+                  .option("email", "E", "change-password, change-email, send-verification, request-reset: the account's current email (the requests answer alike whoever holds it)"),
                   .option("new-email", "N", "change-email: the new email (normalized to lowercase; the rule of `register`)"),
                   .flag("password-stdin", "change-password: the current then the new password; change-email, delete: the account's password (a line each, on standard input)"),
+                  .flag("token-stdin", "verify-email, reset-password: read the token from the first line of standard input (reset-password: the new password from the second)"),
                   .flag("json", "print one JSON object: the outcome, or {status: refused, reason, message}")],
         details: """
         disable: AccountDisabled, and every active session ends (account-disabled); sign-in is then refused.
@@ -41,6 +42,8 @@ enum AccountCommand {
         change-email: EmailChanged, once the password is checked as login checks it; refused when a live account holds N.
         delete: ImageDeleted (with a profile image), every session ended, AccountDeleted; by an operator, or with
           --password-stdin by the owner (user-request). The image file is removed once that is durable.
+        send-verification, request-reset: a token mailed through LEDGER_MAILER (e.g. '/usr/sbin/sendmail -t'); exit 3 without one.
+        verify-email, reset-password: redeem a token once (reset: every session ends, the lockout is lifted).
         A refusal (see the state table in Docs/CLI.md) prints one line and exits 1.
         """)
 

@@ -22,8 +22,9 @@ enum UsersCommand {
             context.printRows { ViewRowsWriter.users(users, sink: $0) }
         } else {
             let rows = users.rows
-            context.printTable(Table(headers: ["UID", "EMAIL", "USERNAME", "STATUS", "CREATED"],
-                                     rows: rows.map { [$0.uid, $0.email, $0.userName ?? "-", $0.status.rawValue, $0.createdAt?.rfc3339 ?? "-"] }),
+            context.printTable(Table(headers: ["UID", "EMAIL", "USERNAME", "STATUS", "VERIFIED", "CREATED"],
+                                     rows: rows.map { [$0.uid, $0.email, $0.userName ?? "-", $0.status.rawValue, $0.emailVerified ? "yes" : "no",
+                                                       $0.createdAt?.rfc3339 ?? "-"] }),
                                noun: "user")
         }
         return 0
@@ -45,7 +46,8 @@ enum UsersCommand {
         } else {
             for (name, value) in [("uid", row.uid), ("email", row.email), ("userName", row.userName ?? "-"),
                                   ("profileImageName", row.profileImageName ?? "(default image)"),
-                                  ("createdAt", row.createdAt?.rfc3339 ?? "-"), ("status", row.status.rawValue)] {
+                                  ("createdAt", row.createdAt?.rfc3339 ?? "-"), ("status", row.status.rawValue),
+                                  ("emailVerified", row.emailVerified ? "yes" : "no")] {
                 context.print(pad(name + ":", 18) + value)
             }
         }

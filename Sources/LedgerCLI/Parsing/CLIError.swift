@@ -71,6 +71,8 @@ public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
             }
         case let error as AccountRefusal:
             return .failure(error.message)
+        case let error as MailError:
+            return .environment(error.message)
         case let error as AuthError:
             switch error.code {
             case .invalidCost: return .usage(error.message)

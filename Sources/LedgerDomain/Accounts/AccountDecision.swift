@@ -66,6 +66,9 @@ public struct AccountRefusal: Error, Equatable, Sendable {
         case accountDisabled = "account-disabled"
         /// `send-verification` of an email that is already verified.
         case alreadyVerified = "already-verified"
+        /// `verify-email` or `reset-password` with a token that cannot be redeemed: unknown, used,
+        /// replaced by a newer one, expired or malformed alike.
+        case tokenRefused = "token-refused"
         /// `change-email` to the email the account already holds.
         case sameEmail = "same-email"
         /// `change-email` to an email a live account holds (the store's append condition decides it).

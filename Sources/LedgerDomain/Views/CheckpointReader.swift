@@ -23,7 +23,7 @@ public struct CheckpointReader {
         var r = CheckpointReader(source: source)
         var views = LedgerViews()
         views.signIns = SignInView(policy: policy)
-        guard try r.bytes(CheckpointWriter.magic.count) == CheckpointWriter.magic else { throw CheckpointError(message: "not a ledger checkpoint (v6)") }
+        guard try r.bytes(CheckpointWriter.magic.count) == CheckpointWriter.magic else { throw CheckpointError(message: "not a ledger checkpoint (v7)") }
         views.events = try r.count()
         views.restoreHead(seq: try r.count(), hash: try r.digest())
         let seed = try r.uuid()
@@ -37,7 +37,7 @@ public struct CheckpointReader {
             views.users.restore(UserView.Record(uid: try r.uuid(), registration: try r.uuid(), email: try r.string(),
                                                 userName: try r.optionalString(), profileImage: try r.optionalUUID(),
                                                 createdAt: try r.optionalTime(), status: try r.choice(UserRow.Status.allCases),
-                                                created: try r.count()))
+                                                created: try r.count(), emailVerified: try r.flag()))
         }
         for _ in 0..<(try r.count()) {
             views.sessions.upsert(SessionView.Record(session: try r.uuid(), uid: try r.uuid(), startedAt: try r.time(),

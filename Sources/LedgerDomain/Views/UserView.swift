@@ -19,6 +19,8 @@ public struct UserRow: Equatable, Sendable {
     public var status: Status
     /// The registration that created it.
     public var registration: String
+    /// True when the email it holds was verified (`EmailVerified` of that email, no `EmailChanged` since).
+    public var emailVerified = false
 }
 
 // MARK: - UserView
@@ -40,17 +42,18 @@ public struct UserView: Equatable, Sendable {
         /// The seq of the event that gave it its email (its last `AccountCreated` or `EmailChanged`):
         /// which account an email's last is, after a restore.
         var created: Int
+        var emailVerified = false
 
         init(uid: UUIDBits, registration: UUIDBits, email: String, userName: String?, profileImage: UUIDBits?,
-             createdAt: Timestamp?, status: UserRow.Status, created: Int) {
+             createdAt: Timestamp?, status: UserRow.Status, created: Int, emailVerified: Bool = false) {
             self.uid = uid; self.emailHash = email.seededHash; self.registration = registration; self.email = email
             self.userName = userName; self.profileImage = profileImage; self.createdAt = createdAt; self.status = status
-            self.created = created
+            self.created = created; self.emailVerified = emailVerified
         }
 
         var row: UserRow {
             UserRow(uid: uid.uuidString, email: email, userName: userName, profileImageName: profileImage?.uuidString,
-                    createdAt: createdAt, status: status, registration: registration.uuidString)
+                    createdAt: createdAt, status: status, registration: registration.uuidString, emailVerified: emailVerified)
         }
     }
 
@@ -79,13 +82,24 @@ public struct UserView: Equatable, Sendable {
         applyDetails(event)
     }
 
-    /// Applies what the view keeps beyond the account fold's state: a profile's name, image and time.
+    /// Applies what the view keeps beyond the account fold's state: a profile's name, image and time,
+    /// and whether the email held is verified (an email change, which the fold has applied, ends that).
     mutating func applyDetails(_ event: ViewEvent) {
-        guard case .profileWritten(let uid, let userName, let profileImage, let createdAt) = event.fact,
-              let at = position(of: uid).map(Int.init) else { return }
-        records[at].userName = userName
-        records[at].profileImage = profileImage
-        records[at].createdAt = createdAt
+        switch event.fact {
+        case .profileWritten(let uid, let userName, let profileImage, let createdAt):
+            guard let at = position(of: uid).map(Int.init) else { return }
+            records[at].userName = userName
+            records[at].profileImage = profileImage
+            records[at].createdAt = createdAt
+        case .emailVerified(let uid, let email):
+            guard let at = position(of: uid).map(Int.init), records[at].email == email else { return }
+            records[at].emailVerified = true
+        case .emailChanged(let uid, _, _):
+            guard let at = position(of: uid).map(Int.init) else { return }
+            records[at].emailVerified = false
+        default:
+            return
+        }
     }
 
     /// Applies one recorded event.

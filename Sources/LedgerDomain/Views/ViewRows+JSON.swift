@@ -7,7 +7,8 @@ extension UserRow {
     public var json: JSONValue {
         .object(JSONObject([("uid", .string(uid)), ("email", .string(email)), ("userName", userName.map(JSONValue.string) ?? .null),
                             ("profileImageName", profileImageName.map(JSONValue.string) ?? .null),
-                            ("createdAt", createdAt.map { .string($0.rfc3339) } ?? .null), ("status", .string(status.rawValue))]))
+                            ("createdAt", createdAt.map { .string($0.rfc3339) } ?? .null), ("status", .string(status.rawValue)),
+                            ("emailVerified", .bool(emailVerified))]))
     }
 }
 

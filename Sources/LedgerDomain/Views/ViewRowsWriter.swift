@@ -23,7 +23,8 @@ public struct ViewRowsWriter {
             w.raw(#","userName":"#); w.optional(r.userName) { $0.string($1) }
             w.raw(#","profileImageName":"#); w.optional(r.profileImage) { $0.uuid($1) }
             w.raw(#","createdAt":"#); w.optional(r.createdAt) { $0.time($1) }
-            w.raw(#","status":"#); w.string(r.status.rawValue); w.raw("}")
+            w.raw(#","status":"#); w.string(r.status.rawValue)
+            w.raw(r.emailVerified ? #","emailVerified":true}"# : #","emailVerified":false}"#)
         }
     }
 

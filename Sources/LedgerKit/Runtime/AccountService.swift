@@ -38,10 +38,16 @@ public final class AccountService {
     /// is taken: `AppendCondition.uniqueEmails` decides that under the store's append lock), and `StoreError(.wrongExpectedVersion)` when a
     /// writer that takes no sign-in lock changed one of its streams meanwhile (nothing is appended).
     public func run(_ command: AccountAction, account key: String) throws -> Outcome {
+        try run(account: key) { _ in command }
+    }
+
+    /// Runs the command `decide` makes of the account's standing on the account `key` names, holding
+    /// its email's sign-in lock (see `run(_:account:)` and `runHoldingLock(_:uid:)`).
+    public func run(account key: String, _ decide: (AccountStanding) throws -> AccountAction) throws -> Outcome {
         let named = try account(named: key)
         let lock = try signInLocks.acquire(email: named.email)
         defer { lock.release() }  // a leftover check stays for the next sign-in to count
-        return try runHoldingLock({ _ in command }, uid: named.uid)
+        return try runHoldingLock(decide, uid: named.uid)
     }
 
     /// The account `key` names: the one with that uid, else the live account of that email, else the
@@ -66,7 +72,7 @@ public final class AccountService {
         let now = clock.now()
         let active = views.sessions.rows(uid: uid).filter { $0.status(at: now) == .active }.map(\.sessionId)
         let standing = AccountStanding(uid: row.uid, status: row.status, activeSessions: active, email: row.email,
-                                       profileImage: row.profileImageName)
+                                       emailVerified: row.emailVerified, profileImage: row.profileImageName)
         let events = try AccountFold.decide(try decide(standing), standing).get()
         var parts: [StreamAppend] = []
         var accountEvents: [LedgerEvent] = [], ended: [String] = []

@@ -127,7 +127,7 @@ struct ExpectedDemo {
     @Test func jsonOutputsHaveTheDocumentedMembers() throws {
         try withLedgerDir { dir in
             let (alice, _) = try populate(dir)
-            let userKeys: Set = ["uid", "email", "userName", "profileImageName", "createdAt", "status"]
+            let userKeys: Set = ["uid", "email", "userName", "profileImageName", "createdAt", "status", "emailVerified"]
             let users = try #require(try dir.json(["users"]) as? [[String: Any]])
             #expect(users.count == 3)
             for row in users { #expect(keys(row) == userKeys) }

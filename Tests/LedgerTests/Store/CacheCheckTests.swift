@@ -30,4 +30,18 @@ import Testing
         #expect(a.count == CacheCheck.parts.count)
         #expect(zip(a, b).map { $0 != $1 } == CacheCheck.parts.indices.map { $0 == CacheCheck.parts.count - 1 })
     }
+
+    /// A checkpoint that says an email is verified when the log does not is a difference in the users.
+    @Test func aVerifiedFlagTheLogDoesNotHoldIsADifference() throws {
+        let honest = restored(wCreated: 1, xCreated: 3)
+        var doctored = LedgerViews()
+        for var record in honest.users.records {
+            record.emailVerified = record.status == .active
+            doctored.users.restore(record)
+        }
+        let ids = try #require(IDFingerprints(seed: UUIDBits(high: 1, low: 2), sorted: []))
+        let a = CacheCheck.digest(honest, ids: ids), b = CacheCheck.digest(doctored, ids: ids)
+        #expect(a[0] != b[0], "the users part differs")
+        #expect(zip(a, b).dropFirst().dropLast().allSatisfy { $0 == $1 })
+    }
 }

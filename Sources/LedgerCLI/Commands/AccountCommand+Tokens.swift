@@ -1,0 +1,119 @@
+import LedgerDomain
+import LedgerKit
+
+// MARK: - AccountCommand: verification and reset tokens
+
+extension AccountCommand {
+    /// send-verification and request-reset (by `--email`, answered alike whoever holds it), and
+    /// verify-email and reset-password (by the token on standard input).
+    static let tokenActions: [Action] = [
+        Action(name: "send-verification", takesAccount: false, options: ["email"]) { invocation, context in
+            try request(.verification, invocation, context)
+        },
+        Action(name: "verify-email", takesAccount: false, options: ["token-stdin"]) { invocation, context in
+            let token = try tokenLine(invocation, context)
+            let outcome = try service(invocation, context).redeem(.verification, token: token, .verifyEmail)
+            report(outcome, status: "verified", done: "has its email verified", invocation, context)
+            return 0
+        },
+        Action(name: "request-reset", takesAccount: false, options: ["email"]) { invocation, context in
+            try request(.reset, invocation, context)
+        },
+        Action(name: "reset-password", takesAccount: false, options: ["token-stdin"]) { invocation, context in
+            let token = try tokenLine(invocation, context)
+            guard let password = context.readLine().map(withoutCR) else {
+                throw CLIError.usage("--token-stdin: standard input has one line; write the token, then the new password, a line each")
+            }
+            if let problem = RegistrationValidator.passwordProblem(password) { throw CLIError.usage("the new password: \(problem.message)") }
+            let passwordHash = try Services.hasher(context).hash(password, random: context.random)  // the slow part, outside the lock
+            let outcome = try service(invocation, context).redeem(.reset, token: token, .resetPassword(passwordHash: passwordHash))
+            report(outcome, status: "password-reset", done: "has a new password", invocation, context)
+            return 0
+        },
+    ]
+
+    /// The one answer of a token request, whoever holds the email (no enumeration).
+    static let requestAnswer = "if an account uses that email, a message is on its way"
+
+    /// Issues a token of `kind` to the account of `--email` and mails it. The mailer must be set
+    /// before the email is looked up; the request is durable before the message is sent. Unknown,
+    /// pending, disabled, deleted (and, for a verification, verified) emails get the same answer,
+    /// nothing appended and no message.
+    private static func request(_ kind: AccountTokens.Kind, _ invocation: Invocation, _ context: Context) throws -> Int32 {
+        let name = invocation.positionals[0]
+        guard let email = invocation.value("email"), !email.isEmpty else {
+            throw CLIError.usage("`ledger account \(name)` needs --email E (see `ledger account --help`)")
+        }
+        let mailer = try Mailer.fromEnvironment(context.environment)
+        if let issued = try service(invocation, context).issue(kind, email: email, random: context.random) {
+            do {
+                let text = try message(kind, issued, from: mailer.from)
+                    .rfc5322(date: context.clock.now(), messageId: Identifiers.hex(context.random.bytes(16)))
+                try mailer.send(text)
+            } catch let error as MailError {
+                throw MailError(error.code, "\(error.message); the request was recorded and its token is unusable until a new one is requested")
+            }
+        }
+        if invocation.flag("json") {
+            context.printJSON(.object(JSONObject([("status", .string("requested"))])))
+        } else {
+            context.print(requestAnswer)
+        }
+        return 0
+    }
+
+    /// The message carrying `issued`'s token: the token alone on its line, and the command to give it to.
+    private static func message(_ kind: AccountTokens.Kind, _ issued: AccountService.IssuedToken, from: String) -> MailMessage {
+        let expires = issued.outcome.appended.first.map { event -> Timestamp? in
+            switch event.event {
+            case .emailVerificationRequested(let e): return e.expiresAt
+            case .passwordResetRequested(let e): return e.expiresAt
+            default: return nil
+            }
+        } ?? nil
+        let until = expires.map { ", until \($0.rfc3339)" } ?? ""
+        let token = issued.token.value
+        switch kind {
+        case .verification:
+            return MailMessage(to: issued.outcome.email, from: from, subject: "Verify your email address", body: """
+            Someone, hopefully you, asked to verify this email address for a ledger account.
+            To verify it, run the command below and give it this token as the line of its standard input
+            (the token works once\(until)):
+
+            \(token)
+
+                ledger account verify-email --token-stdin
+
+            If you did not ask for this, ignore this message.
+            """)
+        case .reset:
+            return MailMessage(to: issued.outcome.email, from: from, subject: "Reset your password", body: """
+            Someone, hopefully you, asked to reset the password of the ledger account of this email address.
+            To choose a new password, run the command below and give it this token as the first line of its
+            standard input and the new password as the second (the token works once\(until)):
+
+            \(token)
+
+                ledger account reset-password --token-stdin
+
+            Every session of the account ends, and a lockout is lifted. If you did not ask for this,
+            ignore this message: the password stays as it is.
+            """)
+        }
+    }
+
+    /// The token: the first line of standard input with `--token-stdin` (spaces around it ignored).
+    private static func tokenLine(_ invocation: Invocation, _ context: Context) throws -> String {
+        let name = invocation.positionals[0]
+        guard invocation.flag("token-stdin") else {
+            throw CLIError.usage("`ledger account \(name)` reads the token from standard input: pass --token-stdin")
+        }
+        guard let line = context.readLine() else {
+            throw CLIError.usage("--token-stdin: standard input is empty; write the token as its first line")
+        }
+        return String(withoutCR(line).drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    }
+
+    /// `line` without the `\r` of a CRLF line end.
+    private static func withoutCR(_ line: String) -> String { line.hasSuffix("\r") ? String(line.dropLast()) : line }
+}

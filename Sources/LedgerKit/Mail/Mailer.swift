@@ -1,0 +1,90 @@
+import Glibc
+import LedgerDomain
+
+// MARK: - Mailer
+
+/// Sends messages to users in the sendmail tradition: `LEDGER_MAILER` is a command line, run with
+/// `/bin/sh -c`, that gets the whole RFC 5322 message on its standard input (never in its arguments
+/// or environment). Its standard output is discarded and its standard error is ours; a non-zero
+/// exit or a signal is an error, never a silent success.
+public struct Mailer: Sendable {
+    /// The command line.
+    public let command: String
+    /// The sender's address (`LEDGER_MAIL_FROM`).
+    public let from: String
+
+    /// The sender when `LEDGER_MAIL_FROM` is unset.
+    public static let defaultFrom = "ledger@localhost"
+    /// How to set a mailer.
+    public static let setup = "set LEDGER_MAILER to a command that reads a message on its standard input, e.g. LEDGER_MAILER='/usr/sbin/sendmail -t'"
+
+    /// A mailer running `command`, sending from `from`.
+    public init(command: String, from: String = Mailer.defaultFrom) { self.command = command; self.from = from }
+
+    /// The mailer `LEDGER_MAILER` and `LEDGER_MAIL_FROM` name. Throws `MailError(.notConfigured)`
+    /// when there is none, `MailError(.invalidMessage)` when the sender is no address.
+    public static func fromEnvironment(_ environment: [String: String]) throws -> Mailer {
+        guard let command = environment["LEDGER_MAILER"], command.contains(where: { !$0.isWhitespace }) else {
+            throw MailError(.notConfigured, "no mailer: \(setup)")
+        }
+        let from = environment["LEDGER_MAIL_FROM"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultFrom
+        guard from.contains("@"), !from.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " }) else {
+            throw MailError(.invalidMessage, "LEDGER_MAIL_FROM must be one address (local@domain), not \"\(from)\"")
+        }
+        return Mailer(command: command, from: from)
+    }
+
+    /// Runs the mailer with `message` on its standard input and waits for it. Throws
+    /// `MailError(.failed)` when it cannot start, does not read the whole message, exits non-zero
+    /// or is killed.
+    public func send(_ message: String) throws {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw MailError(.failed, "the mailer could not be started: \(Self.reason(errno))") }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }  // the child gets the read end as its standard input only
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, ends[0], 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let words: [String] = ["/bin/sh", "-c", command]
+        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, environ)
+        close(ends[0])
+        guard spawned == 0 else {
+            close(ends[1])
+            throw MailError(.failed, "the mailer could not be started: \(Self.reason(spawned))")
+        }
+        let written = Self.write(message, to: ends[1])
+        close(ends[1])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw MailError(.failed, "the mailer could not be waited for: \(Self.reason(errno))") }
+        }
+        if status & 0x7F != 0 { throw MailError(.failed, "the message could not be sent (the mailer was killed by signal \(status & 0x7F))") }
+        let exit = (status >> 8) & 0xFF
+        if exit != 0 { throw MailError(.failed, "the message could not be sent (mailer exited \(exit))") }
+        if let failed = written { throw MailError(.failed, "the message could not be sent (the mailer did not read it: \(Self.reason(failed)))") }
+    }
+
+    /// Writes all of `text` to `fd`; the `errno` of a failed write (`EPIPE` when the reader is
+    /// gone, which then raises no signal), nil when all was written.
+    private static func write(_ text: String, to fd: Int32) -> Int32? {
+        let previous = signal(SIGPIPE, SIG_IGN)
+        defer { signal(SIGPIPE, previous) }
+        let bytes = Array(text.utf8)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            done += n
+        }
+        return nil
+    }
+
+    private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+}
