@@ -43,12 +43,27 @@ public final class AccountService {
 
     /// Runs the command `decide` makes of the account's standing on the account `key` names, holding
     /// its email's sign-in lock (see `run(_:account:)` and `runHoldingLock(_:uid:)`).
+    /// When the account moved to another email before the lock was taken, the lock is taken again
+    /// for that email: the lock held while deciding is always the one its sign-ins take.
     public func run(account key: String, _ decide: (AccountStanding) throws -> AccountAction) throws -> Outcome {
         let named = try account(named: key)
-        let lock = try signInLocks.acquire(email: named.email)
-        defer { lock.release() }  // a leftover check stays for the next sign-in to count
-        return try runHoldingLock(decide, uid: named.uid)
+        var email = named.email
+        while true {
+            let lock = try signInLocks.acquire(email: email)
+            defer { lock.release() }  // a leftover check stays for the next sign-in to count
+            do {
+                return try runHoldingLock({ standing in
+                    if standing.email != email { throw EmailMoved(email: standing.email) }
+                    return try decide(standing)
+                }, uid: named.uid)
+            } catch let moved as EmailMoved {
+                email = moved.email
+            }
+        }
     }
+
+    /// The account's email changed between naming the account and taking that email's lock.
+    private struct EmailMoved: Error { let email: String }
 
     /// The account `key` names: the one with that uid, else the live account of that email, else the
     /// last created with it. Throws `AuthError(.noAccount)` when there is none.

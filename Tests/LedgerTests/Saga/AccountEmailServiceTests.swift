@@ -64,4 +64,32 @@ import Testing
         let other = try Self.services(store).0.run(.delete(reason: .operator), account: try Self.registered(store, blobs, email: "plain@example.com"))
         #expect(AccountService.removeImage(deletedBy: other, from: blobs) == .none)
     }
+
+    /// Sign-in locks whose first taking lets `meanwhile` run first, as when another command wins the
+    /// race for the lock an instant before; records the emails locked.
+    private final class LateSignInLocks: SignInLocks {
+        private let inner = SequentialSignInLocks()
+        var meanwhile: (() throws -> Void)?
+        private(set) var taken: [String] = []
+
+        func acquire(email: String) throws -> any HeldSignInLock {
+            if let run = meanwhile { meanwhile = nil; try run() }
+            taken.append(email)
+            return try inner.acquire(email: email)
+        }
+    }
+
+    /// An account that moves to another email between being named and its email's lock being taken
+    /// is decided under the new email's lock, the one its sign-ins now take (else a sign-in of the new
+    /// email could start a session a disable running at once never sees).
+    @Test func aCommandDecidesUnderTheLockOfTheEmailTheAccountMovedTo() throws {
+        let store = InMemoryEventStore(), blobs = MemoryBlobStore()
+        let uid = try Self.registered(store, blobs, email: "moving@example.com")
+        let locks = LateSignInLocks()
+        locks.meanwhile = { _ = try Self.services(store).0.runHoldingLock({ _ in .changeEmail(newEmail: "moved@example.com") }, uid: uid) }
+        let outcome = try AccountService(store: store, signInLocks: locks, clock: FixedClock(step: 1))
+            .run(.disable(reason: ""), account: "moving@example.com")
+        #expect(outcome.uid == uid && outcome.status == .disabled)
+        #expect(locks.taken == ["moving@example.com", "moved@example.com"], "decided holding the lock of the email it holds")
+    }
 }
