@@ -21,6 +21,7 @@ extension AccountService {
     /// nothing, when no account may get one: the email is unknown, or its account is pending,
     /// disabled, deleted, or (for a verification) already verified; the caller answers alike.
     public func issue(_ kind: AccountTokens.Kind, email: String, lifetime: Int64? = nil, random: any RandomSource) throws -> IssuedToken? {
+        let email = EmailRule.normalized(email)  // as sign-up and sign-in normalize it
         guard email.contains("@") else { return nil }  // an email, never a uid
         var token: AccountToken?
         do {

@@ -41,4 +41,14 @@ struct AccountServiceTokenTests {
         #expect(try service.issue(.reset, email: uid, random: SeededRandom(seed: 8)) == nil, "a uid is no email")
         #expect(store.events.count == count)
     }
+
+    /// A request's email is normalized as sign-up and sign-in normalize it (spaces and tabs around it
+    /// trimmed, ASCII lowercased): the account gets its token.
+    @Test func aRequestsEmailIsNormalizedAsSignInNormalizesIt() throws {
+        let (_, service) = try Self.registered(FixedClock())
+        for kind in AccountTokens.Kind.allCases {
+            let issued = try service.issue(kind, email: " \tExpiry@Example.COM ", random: SeededRandom(seed: 9))
+            #expect(issued?.outcome.email == "expiry@example.com", "\(kind)")
+        }
+    }
 }
