@@ -46,10 +46,20 @@ import Testing
         #expect(taken.status == 1, "\(taken)")
         let refusal = try parseObject(taken.stdout)
         #expect(refusal["status"] as? String == "refused" && refusal["reason"] as? String == "email-already-in-use", "\(taken)")
+        // A disabled account keeps its email; a deleted one frees it.
+        let disabled = uniqueEmail("disabled"), deleted = uniqueEmail("deleted")
+        _ = try register(store, disabled); _ = try register(store, deleted)
+        #expect(try store.run(["account", "disable", disabled], nil).status == 0)
+        #expect(try store.run(["account", "delete", deleted], nil).status == 0)
+        let held = try changeEmail(store, email, to: disabled)
+        #expect(held.status == 1 && (try? parseObject(held.stdout)["reason"] as? String) == "email-already-in-use", "\(held)")
         let invalid = try changeEmail(store, email, to: "not-an-email")
         #expect(invalid.status == 2 && invalid.stderr.contains("local@domain.tld"), "\(invalid)")
         #expect(try count("EmailChanged", store) == 0, "nothing appended")
 
+        let freed = uniqueEmail("freed")
+        #expect(try changeEmail(store, other, to: deleted).status == 0, "a deleted account's email is free")
+        #expect(try changeEmail(store, deleted, to: freed).status == 0)
         let changed = try changeEmail(store, email, to: "  " + newEmail.uppercased())
         #expect(changed.status == 0, "\(changed)")
         let outcome = try parseObject(changed.stdout)
@@ -57,7 +67,7 @@ import Testing
         #expect(outcome["status"] as? String == "email-changed" && outcome["uid"] as? String == uid)
         #expect(outcome["email"] as? String == newEmail && outcome["previousEmail"] as? String == email)
         #expect(outcome["accountStatus"] as? String == "active")
-        let event = try AccountLifecycleCLITests.events(store).first { $0["type"] as? String == "EmailChanged" }
+        let event = try AccountLifecycleCLITests.events(store).last { $0["type"] as? String == "EmailChanged" }
         #expect(event?["stream"] as? String == "account-" + uid)
 
         #expect(try login(store, newEmail).status == 0, "sign-in with the new email")
