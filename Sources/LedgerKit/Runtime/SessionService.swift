@@ -155,20 +155,19 @@ public final class SessionService {
 
     /// What the sign-in of `email` needs: from the store's index when it has one (and the policy
     /// counts no more failures than a record keeps), else folded from the whole log — only the users
-    /// and sign-in views, and only the password lines of this email's accounts built whole (each
-    /// one's `AccountCreated` and `PasswordChanged` lines: the last one holds its password hash).
+    /// and sign-in views, and only the password lines built whole (the `AccountCreated` lines of this
+    /// email and every `PasswordChanged`: an account's last one holds its password hash).
     public func signInRecord(email: String) throws -> SignInRecord {
         if policy.maxFailures <= SignInRecord.keptFailures, let record = try store.signInRecord(email: email) { return record }
         var views = LedgerViews()
         views.signIns = SignInView(policy: policy)
         views.narrow(to: [.users, .signIns])
-        var accounts = Set<UUIDBits>()  // created with the email so far: a PasswordChanged names only its uid
         let lines = try store.scanViews(wanted: { event in
             switch event.fact {
-            case .accountCreated(let uid, let created, _) where created == email:
-                accounts.insert(uid)
-                return true
-            case .passwordChanged(let uid, _): return accounts.contains(uid)
+            case .accountCreated(_, let created, _): return created == email
+            // Every one: the email's account may have been created with another email and moved to
+            // this one later, and which account that is is known only at the end.
+            case .passwordChanged: return true
             default: return false
             }
         }, visit: { event, hash in views.apply(event, hash: hash) })

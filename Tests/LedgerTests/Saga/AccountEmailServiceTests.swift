@@ -37,6 +37,22 @@ import Testing
         #expect(throws: AuthError.self) { _ = try sessions.login(email: "before@example.com", password: Self.password) }
     }
 
+    /// Without an index, a sign-in of an account that moved to its email takes its newest password,
+    /// changed before or after the move, never the one it was created with.
+    @Test(arguments: [false, true])
+    func aSignInWithoutAnIndexTakesTheNewestPasswordOfAnAccountThatMoved(changedBeforeTheMove: Bool) throws {
+        let store = InMemoryEventStore(), blobs = MemoryBlobStore()
+        let uid = try Self.registered(store, blobs, email: "before@example.com")
+        let (accounts, sessions) = Self.services(store)
+        let newHash = try PasswordHasher(cost: 1).hash("the new password", random: SeededRandom(seed: 4))
+        let steps: [AccountAction] = [.changeEmail(newEmail: "after@example.com"), .changePassword(passwordHash: newHash)]
+        for step in changedBeforeTheMove ? steps.reversed() : steps { _ = try accounts.runHoldingLock({ _ in step }, uid: uid) }
+        #expect(try sessions.login(email: "after@example.com", password: "the new password").uid == uid)
+        #expect(throws: AuthError.self, "the password it was created with no longer signs in") {
+            _ = try sessions.login(email: "after@example.com", password: Self.password)
+        }
+    }
+
     @Test func aTakenEmailIsTheDecidersKindOfRefusal() throws {
         let store = InMemoryEventStore(), blobs = MemoryBlobStore()
         let uid = try Self.registered(store, blobs, email: "one@example.com")
