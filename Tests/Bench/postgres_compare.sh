@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # PostgreSQL store vs file store, side by side (Docs/Performance.md).
-# Usage: postgres_compare.sh URL [EVENTS=100000] [RUNS=5]
-#   URL: a postgres:// URL of a database this script may EMPTY (its ledger tables are dropped).
-# Needs a release build (swift build -c release) and psql. Prints the median of RUNS runs of each measure.
+# Usage: postgres_compare.sh [URL|-] [EVENTS=100000] [RUNS=5]
+#   URL: a postgres:// URL of a database this script may EMPTY (its ledger tables are dropped), and
+#   in whose server it may create the database `ledger_bench_empty`; `-` or nothing: a throwaway
+#   cluster this script starts itself (.ci/pg-cluster) and stops on exit.
+# Builds ledger and ledger-bench in release mode; needs psql (PostgreSQL's client). Prints the
+# median of RUNS runs of each measure.
 set -euo pipefail
-URL=$1; EVENTS=${2:-100000}; RUNS=${3:-5}
+URL=${1:--}; EVENTS=${2:-100000}; RUNS=${3:-5}
 cd "$(dirname "$0")/../.."
+swift build -c release --product ledger >/dev/null && swift build -c release --product ledger-bench >/dev/null
+if [ "$URL" = "-" ]; then
+  eval "$(.ci/pg-cluster)"
+  trap 'eval "$PG_STOP"' EXIT
+  URL=$PG_URL
+fi
 L=$PWD/.build/release/ledger; B=$PWD/.build/release/ledger-bench
 PSQL=$(command -v psql || ls -d /usr/lib/postgresql/*/bin/psql | sort -V | tail -1)
 W=${LEDGER_BENCH_WORK:-/tmp/ledger-pg-bench}; rm -rf "$W"; mkdir -p "$W"
@@ -42,3 +51,20 @@ echo "verify, postgresql:            $(median < "$W/verify-pg")"
 echo "export, postgresql:            $(median < "$W/export-pg")"
 a=$("$L" replay "$W/log.jsonl" --json); b=$("$L" replay --store "$URL" --json)
 [ "$a" = "$b" ] && echo "both replays printed the same views (digests included)"
+
+# register and login on the imported log vs on an empty store (a second database of the same
+# server), interleaved; LEDGER_HASH_COST=1 so the password hash does not hide the store's part.
+EMPTY_URL="${URL%/*}/ledger_bench_empty"
+"$PSQL" -q "$URL" -c "DROP DATABASE IF EXISTS ledger_bench_empty" -c "CREATE DATABASE ledger_bench_empty" >/dev/null
+"$L" init --store "$EMPTY_URL" >/dev/null
+export LEDGER_HASH_COST=1
+for n in $(seq 1 "$RUNS"); do
+  for side in log empty; do
+    store=$URL; [ "$side" = empty ] && store=$EMPTY_URL
+    email="bench-$n-$side-$$@example.com"
+    seconds sh -c "echo 'correct horse battery staple' | '$L' register --data '$W/data-$side' --store '$store' --email $email --username B --password-stdin" >> "$W/register-$side"
+    seconds sh -c "echo 'correct horse battery staple' | '$L' login --data '$W/data-$side' --store '$store' --email $email --password-stdin" >> "$W/login-$side"
+  done
+done
+echo "register, $EVENTS events / empty: $(median < "$W/register-log") / $(median < "$W/register-empty")"
+echo "login, $EVENTS events / empty:    $(median < "$W/login-log") / $(median < "$W/login-empty")"
