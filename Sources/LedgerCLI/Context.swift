@@ -82,11 +82,11 @@ public struct Context {
 
     /// Where the log is: `--store URL`, else `$LEDGER_STORE`, else the file under the data directory.
     public func storeLocation(_ invocation: Invocation) throws -> StoreLocation {
-        let text = invocation.value("store") ?? environment["LEDGER_STORE"].flatMap { $0.isEmpty ? nil : $0 }
-        guard let text else { return .file(directory: dataDirectory(invocation)) }
+        guard let text = invocation.value("store") else {
+            return try LedgerEnvironment.store(environment["LEDGER_STORE"]).map(StoreLocation.postgres) ?? .file(directory: dataDirectory(invocation))
+        }
         guard let url = PostgresURL(text) else {
-            let source = invocation.value("store") != nil ? "--store" : "LEDGER_STORE"
-            throw CLIError.usage("\(source) takes a postgres://USER@HOST:PORT/DATABASE URL; leave it out to use the file log under --data DIR")
+            throw CLIError.usage("--store takes a postgres://USER@HOST:PORT/DATABASE URL; leave it out to use the file log under --data DIR")
         }
         return .postgres(url)
     }
@@ -120,6 +120,15 @@ public struct Context {
         let store = FileEventStore(directory: dataDirectory(invocation), clock: clock, random: random)
         store.notice = { [err] message in err("ledger: \(message)\n") }
         return store
+    }
+
+    /// The names of standard input as a log FILE: `-`, and the system's names for it.
+    static let standardInputNames: Set<String> = ["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]
+
+    /// The file to read for the log FILE `given`: itself, or for standard input (`-`, `/dev/stdin`)
+    /// a copy of it in the scratch space, read to its end as a stream.
+    public func logFile(_ given: String) throws -> String {
+        Self.standardInputNames.contains(given) ? try scratch.copyOfStandardInput() : given
     }
 
     /// The log file read commands read by default: the data directory's, or (with PostgreSQL) a

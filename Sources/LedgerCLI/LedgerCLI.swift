@@ -1,3 +1,4 @@
+import LedgerDomain
 import LedgerKit
 
 // MARK: - LedgerCLI
@@ -69,19 +70,27 @@ public enum LedgerCLI {
         default:
             break
         }
-        guard let command = commands.first(where: { $0.spec.name == word }) else {
-            return fail(unknownCommand(word), context)
-        }
+        let command = commands.first(where: { $0.spec.name == word })
+        let json = asksForJSON(arguments, command?.spec)
+        guard let command else { return fail(unknownCommand(word), context, json: json) }
         do {
             let invocation = try ArgumentParser.parse(Array(arguments.dropFirst()), for: command.spec)
             if invocation.flag("help") {
                 context.print(command.spec.help)
                 return 0
             }
+            try LedgerEnvironment.check(context.environment)
             return try command.run(invocation, context)
         } catch {
-            return fail(CLIError.from(error), context)
+            return fail(CLIError.from(error), context, json: json)
         }
+    }
+
+    /// True when `arguments` hold `--json` before any `--` and the command (when it is one) takes it:
+    /// then a failure is also one JSON object on standard output, even when the line did not parse.
+    static func asksForJSON(_ arguments: [String], _ spec: CommandSpec?) -> Bool {
+        guard spec?.options.contains(where: { $0.name == "json" }) ?? true else { return false }
+        return arguments.prefix { $0 != "--" }.contains { $0 == "--json" || $0.hasPrefix("--json=") }
     }
 
     // MARK: - Help
@@ -105,7 +114,13 @@ public enum LedgerCLI {
         return .usage("unknown command \"\(word)\"\(hint); run `ledger --help` for the list")
     }
 
-    private static func fail(_ error: CLIError, _ context: Context) -> Int32 {
+    /// Reports `error`: its `ledger: …` line on standard error and, with `json`, the one object
+    /// `{"status":"error","code":…,"message":…}` on standard output.
+    private static func fail(_ error: CLIError, _ context: Context, json: Bool = false) -> Int32 {
+        if json {
+            context.printJSON(.object(JSONObject([("status", .string("error")), ("code", .string(error.code)),
+                                                  ("message", .string(error.message))])))
+        }
         context.complain(error.message)
         return error.status.rawValue
     }

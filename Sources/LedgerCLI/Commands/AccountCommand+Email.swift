@@ -6,7 +6,7 @@ import LedgerKit
 extension AccountCommand {
     /// change-email: the owner moves the account to a new email, proving the password.
     static let emailActions: [Action] = [
-        Action(name: "change-email", takesAccount: false, options: ["email", "new-email", "password-stdin"]) { invocation, context in
+        Action(name: "change-email", takesAccount: false, options: ["email", "new-email", "password-stdin"], required: ["email", "new-email"]) { invocation, context in
             try changeEmail(invocation, context)
         },
     ]
@@ -14,12 +14,7 @@ extension AccountCommand {
     /// `ledger account change-email --email E --new-email N --password-stdin`: `EmailChanged`, under
     /// sign-up's uniqueness rule (the store's append condition decides a race for N: one wins).
     private static func changeEmail(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        guard let email = invocation.value("email") else {
-            throw CLIError.usage("`ledger account change-email` needs --email E (the account's current email)")
-        }
-        guard let typed = invocation.value("new-email") else {
-            throw CLIError.usage("`ledger account change-email` needs --new-email N")
-        }
+        let email = invocation.required("email"), typed = invocation.required("new-email")
         let newEmail = EmailRule.normalized(typed)
         if let problem = EmailRule.problem(newEmail) { throw CLIError.usage("--new-email: \(problem)") }
         let password = try PasswordInput.read(invocation, context)

@@ -6,7 +6,7 @@ import LedgerKit
 extension AccountCommand {
     /// change-password: the owner names the account by `--email` and proves it with the current password.
     static let passwordActions: [Action] = [
-        Action(name: "change-password", takesAccount: false, options: ["email", "password-stdin"]) { invocation, context in
+        Action(name: "change-password", takesAccount: false, options: ["email", "password-stdin"], required: ["email"]) { invocation, context in
             try changePassword(invocation, context)
         },
     ]
@@ -17,9 +17,7 @@ extension AccountCommand {
     /// ends every active session in one append. A wrong current password, an unknown email, a locked
     /// or disabled account: `login`'s refusal (exit 1), counted as `login` counts it.
     private static func changePassword(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        guard let email = invocation.value("email") else {
-            throw CLIError.usage("`ledger account change-password` needs --email E (see `ledger account --help`)")
-        }
+        let email = invocation.required("email")
         let lines = "write the current password, then the new one, a line each"
         let current = try PasswordInput.read(invocation, context, prompt: "Current password: ", missing: "standard input is empty; \(lines)")
         let new = try PasswordInput.read(invocation, context, prompt: "New password: ", missing: "standard input has one line; \(lines)")

@@ -7,19 +7,19 @@ extension AccountCommand {
     /// send-verification and request-reset (by `--email`, answered alike whoever holds it), and
     /// verify-email and reset-password (by the token on standard input).
     static let tokenActions: [Action] = [
-        Action(name: "send-verification", takesAccount: false, options: ["email"]) { invocation, context in
+        Action(name: "send-verification", takesAccount: false, options: ["email"], required: ["email"]) { invocation, context in
             try request(.verification, invocation, context)
         },
-        Action(name: "verify-email", takesAccount: false, options: ["token-stdin"]) { invocation, context in
+        Action(name: "verify-email", takesAccount: false, options: ["token-stdin"], required: ["token-stdin"]) { invocation, context in
             let token = try tokenLine(invocation, context)
             let outcome = try service(invocation, context).redeem(.verification, token: token, .verifyEmail)
             report(outcome, status: "verified", done: "has its email verified", invocation, context)
             return 0
         },
-        Action(name: "request-reset", takesAccount: false, options: ["email"]) { invocation, context in
+        Action(name: "request-reset", takesAccount: false, options: ["email"], required: ["email"]) { invocation, context in
             try request(.reset, invocation, context)
         },
-        Action(name: "reset-password", takesAccount: false, options: ["token-stdin"]) { invocation, context in
+        Action(name: "reset-password", takesAccount: false, options: ["token-stdin"], required: ["token-stdin"]) { invocation, context in
             let token = try tokenLine(invocation, context)
             guard let password = context.readLine().map(withoutCR) else {
                 throw CLIError.usage("--token-stdin: standard input has one line; write the token, then the new password, a line each")
@@ -40,10 +40,7 @@ extension AccountCommand {
     /// pending, disabled, deleted (and, for a verification, verified) emails get the same answer,
     /// nothing appended and no message.
     private static func request(_ kind: AccountTokens.Kind, _ invocation: Invocation, _ context: Context) throws -> Int32 {
-        let name = invocation.positionals[0]
-        guard let email = invocation.value("email"), !email.isEmpty else {
-            throw CLIError.usage("`ledger account \(name)` needs --email E (see `ledger account --help`)")
-        }
+        let email = invocation.required("email")
         let mailer = try Mailer.fromEnvironment(context.environment)
         if let issued = try service(invocation, context).issue(kind, email: email, random: context.random) {
             do {
@@ -104,10 +101,6 @@ extension AccountCommand {
 
     /// The token: the first line of standard input with `--token-stdin` (spaces around it ignored).
     private static func tokenLine(_ invocation: Invocation, _ context: Context) throws -> String {
-        let name = invocation.positionals[0]
-        guard invocation.flag("token-stdin") else {
-            throw CLIError.usage("`ledger account \(name)` reads the token from standard input: pass --token-stdin")
-        }
         guard let line = context.readLine() else {
             throw CLIError.usage("--token-stdin: standard input is empty; write the token as its first line")
         }

@@ -15,6 +15,8 @@ enum AccountCommand {
         let takesAccount: Bool
         /// The options it accepts besides `--json`.
         let options: Set<String>
+        /// The options it needs (with a non-empty value), in the order its help line names them.
+        var required: [String] = []
         /// Runs it.
         let run: @Sendable (Invocation, Context) throws -> Int32
     }
@@ -38,12 +40,12 @@ enum AccountCommand {
         disable: AccountDisabled, and every active session ends (account-disabled); sign-in is then refused.
         enable: AccountEnabled (a disabled account only).
         sign-out-everywhere: every active session ends (revoked).
-        change-password: PasswordChanged, and every active session ends (password-changed); a wrong current password is a refused sign-in.
-        change-email: EmailChanged, once the password is checked as login checks it; refused when a live account holds N.
+        change-password --email E: PasswordChanged, and every active session ends (password-changed); a wrong current password is a refused sign-in.
+        change-email --email E --new-email N: EmailChanged, once the password is checked as login checks it; refused when a live account holds N.
         delete: ImageDeleted (with a profile image), every session ended, AccountDeleted; by an operator, or with
           --password-stdin by the owner (user-request). The image file is removed once that is durable.
-        send-verification, request-reset: a token mailed through LEDGER_MAILER (e.g. '/usr/sbin/sendmail -t'); exit 3 without one.
-        verify-email, reset-password: redeem a token once (reset: every session ends, the lockout is lifted).
+        send-verification, request-reset --email E: a token mailed through LEDGER_MAILER (e.g. '/usr/sbin/sendmail -t'); exit 3 without one.
+        verify-email, reset-password --token-stdin: redeem a token once (reset: every session ends, the lockout is lifted).
         A refusal (see the state table in Docs/CLI.md) prints one line and exits 1.
         """)
 
@@ -59,6 +61,9 @@ enum AccountCommand {
         }
         for option in spec.options.map(\.name) where option != "json" && invocation.flag(option) && !action.options.contains(option) {
             throw CLIError.usage("--\(option) does not go with `ledger account \(name)`")
+        }
+        if let missing = spec.options.first(where: { action.required.contains($0.name) && $0.isMissing(from: invocation.options) }) {
+            throw ArgumentParser.missingOption(missing, of: "account \(name)")
         }
         do {
             return try action.run(invocation, context)

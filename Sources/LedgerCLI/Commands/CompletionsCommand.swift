@@ -13,7 +13,8 @@ enum CompletionsCommand {
         bash: `source <(ledger completions bash)` in ~/.bashrc
         zsh:  `ledger completions zsh > "${fpath[1]}/_ledger"`, then start a new shell
         fish: `ledger completions fish > ~/.config/fish/completions/ledger.fish`
-        """)
+        """,
+        globals: [CommandSpec.helpOption])
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {

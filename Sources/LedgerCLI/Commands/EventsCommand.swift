@@ -53,7 +53,10 @@ enum EventsCommand {
             let tail = PostgresLogTail(store: PostgresEventStore(url: url, clock: context.clock, random: context.random))
             return try follow(try postgresSource(tail), selection, &listing, context)
         }
-        let path = try invocation.positionals.first ?? context.defaultLogPath(invocation)
+        if following, let file = invocation.positionals.first, Context.standardInputNames.contains(file) {
+            throw CLIError.usage("--follow watches a log file; standard input cannot be followed (leave out --follow to read it)")
+        }
+        let path = try invocation.positionals.first.map(context.logFile) ?? context.defaultLogPath(invocation)
         let tail = LogTail(path: path)
         if following { return try follow(fileSource(tail), selection, &listing, context) }
         let outcome = try tail.read { event, line in

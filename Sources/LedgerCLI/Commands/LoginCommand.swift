@@ -8,14 +8,14 @@ enum LoginCommand {
     /// The definition.
     static let spec = CommandSpec(
         name: "login", summary: "sign in: start a session and print its token once",
-        options: [.option("email", "E", "the account's email"),
+        options: [.option("email", "E", "the account's email", required: true),
                   .flag("password-stdin", "read the password from the first line of standard input"),
                   .flag("json", "print {status, sessionId, uid, token, expiresAt}")],
         details: "A refused sign-in prints the same message and exits 1 whatever the reason.")
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        guard let email = invocation.value("email") else { throw CLIError.usage("`ledger login` needs --email E (see `ledger login --help`)") }
+        let email = invocation.required("email")
         let password = try PasswordInput.read(invocation, context)
         let started: SessionService.Started
         do {

@@ -7,11 +7,11 @@ import LedgerKit
 enum LogoutCommand {
     /// The definition.
     static let spec = CommandSpec(name: "logout", summary: "end a session",
-                                  options: [.option("session", "ID", "the session id"), .flag("json", "print {status, sessionId}")])
+                                  options: [.option("session", "ID", "the session id: list them with `ledger sessions --active`", required: true), .flag("json", "print {status, sessionId}")])
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        guard let session = invocation.value("session") else { throw CLIError.usage("`ledger logout` needs --session ID (list them with `ledger sessions --active`)") }
+        let session = invocation.required("session")
         _ = try Services.sessions(invocation, context).logout(sessionId: session)
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([("status", .string("signed-out")), ("sessionId", .string(session))])))

@@ -10,8 +10,8 @@ enum RegisterCommand {
     static let spec = CommandSpec(
         name: "register", summary: "sign a user up: account, image, profile, then a first session",
         options: [
-            .option("email", "E", "the email (normalized to lowercase)"),
-            .option("username", "U", "the display name (1-64 characters, no control characters)"),
+            .option("email", "E", "the email, normalized to lowercase (without it the sign-up is refused: missing-email)"),
+            .option("username", "U", "the display name, 1-64 characters, no control characters (without it: missing-username)"),
             .option("image", "FILE", "a JPEG or PNG profile image (checked by its bytes; at most 2 MiB)"),
             .flag("password-stdin", "read the password from the first line of standard input"),
             .option("idempotency-key", "K", "repeat-safe key: a repeat with the same input returns the first outcome; any repeat appends nothing"),

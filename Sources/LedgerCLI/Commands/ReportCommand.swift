@@ -12,7 +12,7 @@ enum ReportCommand {
         name: "report", summary: "write the audit report: one self-contained HTML page with the funnel and charts",
         options: ReadOptions.specs.filter { $0.name != "json" } + [
             .option("since", "TIME", "only registrations started at or after this RFC 3339 time"),
-            .option("html", "FILE", "the HTML file to write (required; replaced atomically)"),
+            .option("html", "FILE", "the HTML file to write (replaced atomically)", required: true),
             .flag("show-emails", "show emails in full (default: masked, a***@example.com)"),
         ],
         details: "Funnel: attempts → account created → image stored or skipped → profile written → signed in.\n"
@@ -20,9 +20,8 @@ enum ReportCommand {
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        guard let output = invocation.value("html"), !output.isEmpty else {
-            throw CLIError.usage("`ledger report` needs --html FILE (usage: \(spec.usage))")
-        }
+        let output = invocation.required("html")
+        try OutputFile.check(output)
         var since: Timestamp?
         if let text = invocation.value("since") {
             guard let parsed = Timestamp(rfc3339: text) else { throw CLIError.usage("--since needs an RFC 3339 time, not \"\(text)\"") }

@@ -6,7 +6,7 @@ import LedgerKit
 /// `ledger users` and `ledger user UID|EMAIL`.
 enum UsersCommand {
     /// `ledger users`.
-    static let listSpec = CommandSpec(name: "users", summary: "list users (uid, email, name, image, createdAt, status)",
+    static let listSpec = CommandSpec(name: "users", summary: "list users (uid, email, username, status, verified, created)",
                                       options: ReadOptions.specs)
     /// `ledger user`.
     static let showSpec = CommandSpec(name: "user", summary: "show one user by uid or email",

@@ -31,7 +31,7 @@ enum VerifyCommand {
             }
             return head
         }
-        let path = try invocation.positionals.first ?? context.defaultLogPath(invocation)
+        let path = try invocation.positionals.first.map(context.logFile) ?? context.defaultLogPath(invocation)
         var report: VerifyReport
         do {
             report = try LogVerifier.verify(path: path, expecting: anchors, checkingCaches: true)

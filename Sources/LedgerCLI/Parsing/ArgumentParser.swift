@@ -15,6 +15,8 @@ public struct Invocation: Sendable {
     public func flag(_ name: String) -> Bool { options[name] != nil }
     /// The option's value, if given.
     public func value(_ name: String) -> String? { options[name] }
+    /// The value of an option the command requires (the parser refuses a command line without it).
+    public func required(_ name: String) -> String { options[name] ?? "" }
     /// Every value given for the repeatable option `name`, in order.
     public func values(_ name: String) -> [String] { repeated[name] ?? [] }
 
@@ -56,6 +58,7 @@ public enum ArgumentParser {
                 inlineValue = String(name[name.index(after: equals)...])
                 name = String(name[..<equals])
             }
+            if let secret = SecretArgument(option: name) { throw secret.refusal(for: spec) }
             guard let option = known.first(where: { $0.name == name }) else {
                 let hint = Suggestions.closest(to: name, among: known.map(\.name)).map { " (did you mean --\($0)?)" }
                     ?? "; see `ledger \(spec.name) --help`"
@@ -67,7 +70,9 @@ public enum ArgumentParser {
             } else if let inlineValue {
                 options[name] = try checked(inlineValue, option.choices, "--\(name)")
             } else {
-                guard index < arguments.count else { throw CLIError.usage("--\(name) needs a value: --\(name) \(option.value!)") }
+                guard index < arguments.count, !namesOption(arguments[index], of: known) else {
+                    throw CLIError.usage("--\(name) needs a value: \(option.synopsis)")
+                }
                 options[name] = try checked(arguments[index], option.choices, "--\(name)")
                 index += 1
             }
@@ -82,10 +87,25 @@ public enum ArgumentParser {
                 throw CLIError.usage("unexpected argument \"\(positionals[spec.positionals.count])\" for `ledger \(spec.name)` (usage: \(spec.usage))")
             }
             for (value, positional) in zip(positionals, spec.positionals) { _ = try checked(value, positional.choices, positional.name) }
+            if let missing = spec.options.first(where: { $0.required && $0.isMissing(from: options) }) {
+                throw missingOption(missing, of: spec.name)
+            }
         }
         var invocation = Invocation(spec: spec, options: options, positionals: positionals)
         invocation.repeated = repeated
         return invocation
+    }
+
+    /// The error for a required option left out: "`ledger report` needs --html FILE: the HTML file …".
+    static func missingOption(_ option: OptionSpec, of command: String) -> CLIError {
+        .usage("`ledger \(command)` needs \(option.synopsis): \(option.help)")
+    }
+
+    /// True when `token` is `--NAME` or `--NAME=…` for one of `options`: the next option, not a value.
+    static func namesOption(_ token: String, of options: [OptionSpec]) -> Bool {
+        guard token.hasPrefix("--") else { return false }
+        let name = token.dropFirst(2).prefix { $0 != "=" }
+        return options.contains { $0.name == name }
     }
 
     /// `value`, when `choices` is empty or holds it; else a usage error naming `what`, the nearest choice and the list.

@@ -37,8 +37,7 @@ public struct Checkpoint {
 
     /// Events between checkpoints: `LEDGER_CHECKPOINT_EVERY`, default 10,000; 0 turns them off.
     public static var interval: Int {
-        guard let raw = getenv("LEDGER_CHECKPOINT_EVERY"), let value = Int(String(cString: raw)), value >= 0 else { return 10_000 }
-        return value
+        (try? LedgerEnvironment.checkpointInterval(LedgerEnvironment.process("LEDGER_CHECKPOINT_EVERY"))) ?? 10_000
     }
 
     /// A checkpoint for `log`, opened as `file`, when one exists, is intact and matches the log; else nil.

@@ -22,16 +22,12 @@ public struct Mailer: Sendable {
     public init(command: String, from: String = Mailer.defaultFrom) { self.command = command; self.from = from }
 
     /// The mailer `LEDGER_MAILER` and `LEDGER_MAIL_FROM` name. Throws `MailError(.notConfigured)`
-    /// when there is none, `MailError(.invalidMessage)` when the sender is no address.
+    /// when there is none, `EnvironmentError` when the sender is no address.
     public static func fromEnvironment(_ environment: [String: String]) throws -> Mailer {
         guard let command = environment["LEDGER_MAILER"], command.contains(where: { !$0.isWhitespace }) else {
             throw MailError(.notConfigured, "no mailer: \(setup)")
         }
-        let from = environment["LEDGER_MAIL_FROM"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultFrom
-        guard from.contains("@"), !from.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " }) else {
-            throw MailError(.invalidMessage, "LEDGER_MAIL_FROM must be one address (local@domain), not \"\(from)\"")
-        }
-        return Mailer(command: command, from: from)
+        return Mailer(command: command, from: try LedgerEnvironment.mailFrom(environment["LEDGER_MAIL_FROM"]))
     }
 
     /// Runs the mailer with `message` on its standard input and waits for it. Throws

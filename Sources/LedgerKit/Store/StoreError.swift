@@ -37,6 +37,8 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     public let condition: ConditionFailure?
     /// For `damaged`: the problem found.
     public let problem: LogProblem?
+    /// For `io`: the failed system call, when it was one.
+    public private(set) var cause: SystemError?
 
     /// An error from its parts.
     public init(_ code: Code, _ message: String, reason: String? = nil, problem: LogProblem? = nil) {
@@ -54,8 +56,10 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Wraps a failed system call.
     public static func io(_ error: any Error) -> StoreError {
         if let error = error as? StoreError { return error }
-        if let error = error as? SystemError, error.isNotRegular { return StoreError(.io, "\(error)", reason: notRegularFile) }
-        return StoreError(.io, "\(error)")
+        guard let system = error as? SystemError else { return StoreError(.io, "\(error)") }
+        var wrapped = StoreError(.io, "\(system)", reason: system.isNotRegular ? notRegularFile : nil)
+        wrapped.cause = system
+        return wrapped
     }
 
     /// Runs `body`; whatever it throws comes out as a store error (`io` unless it is one already).

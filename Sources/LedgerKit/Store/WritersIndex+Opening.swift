@@ -8,8 +8,7 @@ import LedgerDomain
 extension WritersIndex {
     /// `LEDGER_STORE_INDEX=0` turns the index off (writers then read the whole log once per process).
     static var enabled: Bool {
-        guard let raw = getenv("LEDGER_STORE_INDEX") else { return true }
-        return String(cString: raw) != "0"
+        (try? LedgerEnvironment.storeIndexEnabled(LedgerEnvironment.process("LEDGER_STORE_INDEX"))) ?? true
     }
 
     /// This boot's id (`/proc/sys/kernel/random/boot_id`), nil when unreadable (then no index is used).

@@ -37,7 +37,7 @@ public final class FileDescriptor {
             }
             guard info.st_mode & S_IFMT == S_IFREG else {
                 Glibc.close(fd)
-                throw SystemError.notRegular(path, "it is \(Self.kind(of: info.st_mode))")
+                throw info.st_mode & S_IFMT == S_IFDIR ? SystemError.folder(path) : SystemError.notRegular(path, "it is \(Self.kind(of: info.st_mode))")
             }
             // 0 names: unlinked since the open (a lock released meanwhile); no other name to write through.
             guard !writing || info.st_nlink <= 1 else {

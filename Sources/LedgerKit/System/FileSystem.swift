@@ -4,10 +4,12 @@ import Glibc
 
 /// Small durable file-system operations: folders, atomic file replacement, directory fsync.
 public enum FileSystem {
-    /// True when something exists at `path` (without following a final symlink).
+    /// True unless `path` is known to be absent (without following a final symlink): a folder on
+    /// the way that may not be searched (`EACCES`) hides whether it exists, and the open that
+    /// follows then says why, instead of the path passing for missing.
     public static func exists(_ path: String) -> Bool {
         var info = stat()
-        return lstat(path, &info) == 0
+        return lstat(path, &info) == 0 || (errno != ENOENT && errno != ENOTDIR)
     }
 
     /// True when `path` is a directory.

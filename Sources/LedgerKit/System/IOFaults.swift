@@ -32,14 +32,7 @@ public enum IOFaults {
 
     private static let state: Mutex<State> = {
         var initial = State()
-        if let raw = getenv("LEDGER_IO_FAULTS") {
-            for entry in String(cString: raw).split(separator: ",") {
-                let parts = entry.split(separator: "=")
-                if parts.count == 2, let op = Operation(rawValue: String(parts[0])), let n = Int(parts[1]), n >= 1 {
-                    initial.targets[op] = n
-                }
-            }
-        }
+        initial.targets = (try? LedgerEnvironment.ioFaults(LedgerEnvironment.process("LEDGER_IO_FAULTS"))) ?? [:]
         return Mutex(initial)
     }()
 

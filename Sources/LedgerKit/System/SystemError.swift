@@ -23,6 +23,11 @@ public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
         SystemError("open", path: path, code: ELOOP, reason: "\(why), not a regular file")
     }
 
+    /// `path` is a folder where a file was to be opened.
+    public static func folder(_ path: String) -> SystemError {
+        SystemError("open", path: path, code: EISDIR, reason: "it is a folder, not a regular file")
+    }
+
     /// `path` has `names` names (hard links): ledger writes no file that another name shares.
     public static func hardLinked(_ path: String, names: Int) -> SystemError {
         SystemError("open", path: path, code: ELOOP, reason: "it is a hard link (the file has \(names) names), not a file of its own")
@@ -38,7 +43,13 @@ public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String { "cannot \(operation) \(path): \(reason ?? String(cString: strerror(code)))" }
 
     /// True when the path was refused for its kind (`notRegular`, `hardLinked`, `notFolder`).
-    public var isNotRegular: Bool { code == ELOOP && reason != nil }
+    public var isNotRegular: Bool { (code == ELOOP || code == EISDIR) && reason != nil }
+
+    /// True when the path is a folder where a file was to be opened.
+    public var isFolder: Bool { code == EISDIR }
+
+    /// True when the system refused the call for the caller's permissions.
+    public var isPermissionDenied: Bool { code == EACCES || code == EPERM }
 
     /// True for "no such file or directory".
     public var isNotFound: Bool { code == ENOENT }

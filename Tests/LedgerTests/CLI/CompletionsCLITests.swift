@@ -58,6 +58,7 @@ struct CompletionsCLITests {
         #expect(try Self.bashCompletes("ledger events --fo") == ["--follow"])
         #expect(try Self.bashCompletes("ledger events --type Session") == ["SessionStarted", "SessionEnded"])
         #expect(try Self.bashCompletes("ledger completions ") == ["bash", "zsh", "fish"])
+        #expect(try Self.bashCompletes("ledger completions --") == ["--help"], "completions takes neither --data nor --store")
         #expect(try Self.bashCompletes("ledger help us") == ["users", "user"])
         #expect(try Self.bashCompletes("ledger register --email ").isEmpty, "free text: nothing offered")
         #expect(try Self.bashCompletes("ledger events --data d") == ["data"], "DIR completes directories")

@@ -6,8 +6,8 @@ import Testing
 /// say what is wrong and what to do.
 struct HelpAndErrorsCLITests {
     /// Runs `ledger` in a fresh temp directory (so `./ledger-data` is empty there) with `LEDGER_DATA` unset.
-    static func ledgerInTemp(_ arguments: [String]) throws -> ProcessResult {
-        try withTempDirectory { dir in try run(Paths.ledger, arguments, env: ["LEDGER_DATA": ""], cwd: dir) }
+    static func ledgerInTemp(_ arguments: [String], stdin: String? = nil) throws -> ProcessResult {
+        try withTempDirectory { dir in try run(Paths.ledger, arguments, stdin: stdin, env: ["LEDGER_DATA": ""], cwd: dir) }
     }
 
     @Test func helpCommandEqualsCommandDashDashHelp() throws {

@@ -18,6 +18,17 @@ struct ProcessResult: CustomStringConvertible {
 
     var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
 
+    /// True when standard output holds only what a failure may print there: nothing, or (with
+    /// `--json`) the one `{"status":"error","code":…,"message":…}` object of the standard error line.
+    var stdoutIsAFailuresOnly: Bool {
+        guard !stdout.isEmpty else { return true }
+        guard stdoutLines.count == 1,
+              let object = try? JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any],
+              object["status"] as? String == "error", object["code"] is String, let message = object["message"] as? String
+        else { return false }
+        return stderrLines.last == "ledger: " + message
+    }
+
     private static func lines(_ text: String) -> [String] {
         var parts = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if parts.last == "" { parts.removeLast() }
