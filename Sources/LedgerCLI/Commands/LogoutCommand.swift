@@ -11,7 +11,7 @@ enum LogoutCommand {
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        guard let session = invocation.value("session") else { throw CLIError.usage("`ledger logout` needs --session ID (list them with `ledger sessions --active`)") }
+        guard let session = invocation.value("session").map(Identifiers.typed) else { throw CLIError.usage("`ledger logout` needs --session ID (list them with `ledger sessions --active`)") }
         _ = try Services.sessions(invocation, context).logout(sessionId: session)
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([("status", .string("signed-out")), ("sessionId", .string(session))])))
