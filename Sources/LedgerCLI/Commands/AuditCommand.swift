@@ -9,7 +9,7 @@ enum AuditCommand {
     static let spec = CommandSpec(
         name: "audit", summary: "failed registrations, sign-in failures per email, account changes, revoked sessions, and anomalies (exit 1 if any)",
         options: ReadOptions.specs,
-        details: "Anomalies: interrupted, account-without-profile, orphan-image-file, missing-image-file, image-mismatch.")
+        details: "Anomalies: interrupted, account-without-profile, orphan-image-file, foreign-file, missing-image-file, image-mismatch.")
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {

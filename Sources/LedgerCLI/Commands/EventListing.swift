@@ -48,7 +48,7 @@ struct EventListing {
         if !json {
             let style = context.style
             if layout == nil {
-                let table = Table(headers: Self.headers, rows: rows, minimumWidths: Self.followingWidths)
+                let table = Table(headers: Self.headers, rows: rows, minimumWidths: Self.followingWidths, idColumns: [3])
                 let fitted = table.layout(fittingIn: context.outputWidth)
                 context.print(fitted.header(Self.headers, style: style))
                 layout = fitted

@@ -45,7 +45,7 @@ enum EventsCommand {
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        let selection = Selection(type: invocation.value("type"), stream: invocation.value("stream"),
+        let selection = Selection(type: invocation.value("type"), stream: invocation.value("stream").map(Identifiers.typed),
                                   from: try invocation.positiveInt("from") ?? 1, limit: try invocation.positiveInt("limit") ?? .max)
         let following = invocation.flag("follow")
         var listing = EventListing(json: invocation.flag("json"), following: following, context: context)

@@ -11,7 +11,7 @@ enum LogoutCommand {
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        let session = invocation.required("session")
+        let session = Identifiers.typed(invocation.required("session"))
         _ = try Services.sessions(invocation, context).logout(sessionId: session)
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([("status", .string("signed-out")), ("sessionId", .string(session))])))

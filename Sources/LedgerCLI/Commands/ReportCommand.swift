@@ -1,3 +1,4 @@
+import Glibc
 import LedgerDomain
 import LedgerKit
 
@@ -44,16 +45,29 @@ enum ReportCommand {
         }
         let model = ReportModel(views: loaded.views, asOf: loaded.asOfTime, since: since, anomalies: anomalies,
                                 verifyOK: verified.ok, verifyProblem: problem, generatedAt: context.clock.now())
-        let html = HTMLReport.render(model, options: HTMLReport.Options(showEmails: invocation.flag("show-emails"),
+        let showEmails = invocation.flag("show-emails")
+        let html = HTMLReport.render(model, options: HTMLReport.Options(showEmails: showEmails,
                                                                         source: try reportSource(invocation, context, path: path)))
-        try FileSystem.writeAtomically(Array(html.utf8), to: output, mode: 0o644)
+        // Emails in full are personal data: then only the owner may read the page.
+        try FileSystem.writeAtomically(Array(html.utf8), to: output, mode: showEmails ? 0o600 : 0o644)
         context.print("wrote \(output)")
         return 0
     }
 
-    /// What the report names as its source: the log file's name, or the PostgreSQL store (password redacted).
+    /// What the report names as its source: the log's full path, or the PostgreSQL store (password redacted).
     static func reportSource(_ invocation: Invocation, _ context: Context, path: String) throws -> String {
         if invocation.value("log") == nil, case .postgres(let url) = try context.storeLocation(invocation) { return url.redacted }
-        return path.split(separator: "/").last.map(String.init) ?? path
+        return fullPath(path)
+    }
+
+    /// `path` from the root: resolved by `realpath`, else joined to the working directory.
+    static func fullPath(_ path: String) -> String {
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        guard !path.hasPrefix("/"), let cwd = getcwd(nil, 0) else { return path }
+        defer { free(cwd) }
+        return String(cString: cwd) + "/" + path
     }
 }

@@ -1,7 +1,11 @@
+import LedgerDomain
+
 // MARK: - Table
 
-/// A plain text table: a header row and aligned columns. Values are cut with an ellipsis past
-/// `maxWidth`, and, given a terminal width, the widest columns are shrunk first until a row fits.
+/// A plain text table: a header row and aligned columns, measured in display columns
+/// (`DisplayWidth`). Values are cut with an ellipsis past `maxWidth`, and, given a terminal width,
+/// the widest columns are shrunk first until a row fits; an id column is never cut (an id cut short
+/// cannot be pasted back), so a row whose ids alone do not fit is wider than the terminal.
 struct Table {
     /// Column titles.
     let headers: [String]
@@ -11,6 +15,8 @@ struct Table {
     var maxWidth = 64
     /// The narrowest each column may be, by index (so rows printed later can line up with these).
     var minimumWidths: [Int] = []
+    /// Columns that hold ids whatever the rows so far (when later rows are printed to this layout).
+    var idColumns: Set<Int> = []
     /// The tone of a body cell, from its column and text (nil: plain).
     var tone: (_ column: Int, _ text: String) -> Style.Tone? = { _, _ in nil }
 
@@ -18,14 +24,15 @@ struct Table {
     static let narrowest = 4
 
     /// The column widths: each column's widest cell (within `maxWidth`, at least its minimum), then,
-    /// when a row would be wider than `width`, the widest columns shrunk one column at a time.
+    /// when a row would be wider than `width`, the widest columns but the id columns shrunk one
+    /// column at a time.
     func layout(fittingIn width: Int?) -> Layout {
         var widths = headers.indices.map { i in min(maxWidth, i < minimumWidths.count ? minimumWidths[i] : 0) }
         for row in [headers] + rows {
-            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], min(maxWidth, cell.count)) }
+            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], min(maxWidth, DisplayWidth.of(cell))) }
         }
         guard let width, !widths.isEmpty else { return Layout(widths: widths) }
-        let floors = widths.map { min($0, Self.narrowest) }
+        let floors = widths.indices.map { isIDColumn($0) ? widths[$0] : min(widths[$0], Self.narrowest) }
         var total = widths.reduce(widths.count - 1, +)
         while total > width {
             // The widest column that can still give; on a tie, the rightmost.
@@ -36,6 +43,18 @@ struct Table {
             total -= 1
         }
         return Layout(widths: widths)
+    }
+
+    /// True when column `i` holds ids: each of its cells is a uid, a session id, an image name or a
+    /// stream name (or `-`), and at least one is.
+    func isIDColumn(_ i: Int) -> Bool {
+        if idColumns.contains(i) { return true }
+        var any = false
+        for row in rows where i < row.count && row[i] != "-" {
+            guard Identifiers.isLowercaseUUID(row[i]) || StreamName.parse(row[i]) != nil else { return false }
+            any = true
+        }
+        return any
     }
 
     /// The rendered lines: the header (bold) and the rows, fitted to `width` when given.
@@ -68,17 +87,17 @@ struct Layout {
     private func line(_ cells: [String], style: Style, tone: (Int, String) -> Style.Tone?) -> String {
         var text = ""
         for (i, cell) in cells.enumerated() {
-            let width = i < widths.count ? widths[i] : cell.count
+            let width = i < widths.count ? widths[i] : DisplayWidth.of(cell)
             let cut = Self.cut(cell, to: width)
             text += style.apply(tone(i, cell), cut)
-            if i < cells.count - 1 { text += String(repeating: " ", count: width - cut.count + 1) }
+            if i < cells.count - 1 { text += String(repeating: " ", count: max(0, width - DisplayWidth.of(cut)) + 1) }
         }
         return text
     }
 
-    /// `text` if it fits in `width` characters, else its start and `…`.
+    /// `text` if it fits in `width` columns, else its start and `…` within them.
     static func cut(_ text: String, to width: Int) -> String {
-        text.count > width ? String(text.prefix(max(0, width - 1))) + "…" : text
+        DisplayWidth.of(text) > width ? DisplayWidth.prefix(text, fitting: max(0, width - 1)) + "…" : text
     }
 }
 

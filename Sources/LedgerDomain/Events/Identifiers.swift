@@ -21,6 +21,14 @@ public enum Identifiers {
         }
     }
 
+    /// An id as a person typed it, in the log's form: a UUID or a stream name (`account-<uuid>`)
+    /// in any case comes back lowercase; any other text (an email, a typo) comes back unchanged.
+    public static func typed(_ text: String) -> String {
+        let lowered = text.lowercasedASCII
+        guard lowered != text, isLowercaseUUID(lowered) || StreamName.parse(lowered) != nil else { return text }
+        return lowered
+    }
+
     /// True for exactly `length` lowercase hex digits (64 for a SHA-256 digest).
     public static func isLowerHex(_ text: String, length: Int = 64) -> Bool {
         var text = text

@@ -9,7 +9,7 @@ extension HTMLReport {
         var rows = ""
         for row in model.signIns {
             rows += "<tr class=\"\(row.locked ? "locked" : "refused")\" data-signin-locked=\"\(row.locked)\">"
-            rows += "<td class=\"email\">\(escape(shownEmail(row.email, options)))</td><td class=\"num\">\(row.failures)</td>"
+            rows += "<td class=\"email\">\(emailHTML(shownEmail(row.email, options)))</td><td class=\"num\">\(row.failures)</td>"
             rows += "<td>\(row.locked ? "locked ⚠" : "no")</td></tr>\n"
         }
         let locked = model.signIns.filter(\.locked).count
@@ -34,7 +34,7 @@ extension HTMLReport {
         for row in model.accountChanges {
             changes += "<tr class=\"\(escape(row.change.rawValue))\" data-change=\"\(escape(row.change.rawValue))\">"
             changes += "<td class=\"num\">\(row.seq)</td><td>\(when(row.at))</td><td><code>\(escape(row.uid.uuidString))</code></td>"
-            changes += "<td class=\"email\">\(escape(shownEmail(row.email, options)))</td><td class=\"change\">\(escape(row.change.rawValue))</td>"
+            changes += "<td class=\"email\">\(emailHTML(shownEmail(row.email, options)))</td><td class=\"change\">\(escape(row.change.rawValue))</td>"
             let detail = row.newEmail != nil ? row.detail(showing: { shownEmail($0, options) }) : masked(row.detail(), options, email: row.email)
             changes += "<td class=\"reason\">\(escape(detail))</td></tr>\n"
         }

@@ -9,6 +9,11 @@ extension HTMLReport {
         guard !model.timeline.isEmpty else {
             return section("timeline", title, "<p class=\"none\">No registration.</p>\n", emptyChart("registrations over time"))
         }
+        let totalCompleted = model.timeline.reduce(0) { $0 + $1.completed }
+        let totalFailed = model.timeline.reduce(0) { $0 + $1.failed }
+        let legend = "<p class=\"legend\"><span class=\"swatch good\"></span> completed (\(totalCompleted)) "
+            + "<span class=\"swatch bad\"></span> not completed (\(totalFailed)) · by start time, UTC</p>\n"
+        if model.timeline.count <= shortTimeline { return section("timeline", title, "", timelineRows(model) + legend) }
         let barWidth = max(8, min(48, 900 / model.timeline.count))
         let left = 40, top = 16, plotHeight = 180, bottom = 46
         let width = left + barWidth * model.timeline.count + 16
@@ -41,11 +46,39 @@ extension HTMLReport {
             }
         }
         svg += "</svg>\n"
-        let totalCompleted = model.timeline.reduce(0) { $0 + $1.completed }
-        let totalFailed = model.timeline.reduce(0) { $0 + $1.failed }
-        let legend = "<p class=\"legend\"><span class=\"swatch good\"></span> completed (\(totalCompleted)) "
-            + "<span class=\"swatch bad\"></span> not completed (\(totalFailed)) · by start time, UTC</p>\n"
         return section("timeline", title, "", svg + legend)
+    }
+
+    /// A timeline of at most this many buckets is drawn as rows, one bar per bucket, like the other
+    /// charts: a column chart of one or two bars is a lone bar in an empty plot.
+    static let shortTimeline = 3
+
+    /// A short timeline: a row per bucket, its time, a stacked bar (completed, then not) and the counts.
+    static func timelineRows(_ model: ReportModel) -> String {
+        let labelWidth = 230, barSpace = 380, rowHeight = 28
+        let width = labelWidth + barSpace + 160
+        let height = model.timeline.count * rowHeight + 8
+        let maxTotal = max(1, model.timeline.map { $0.completed + $0.failed }.max() ?? 1)
+        var svg = "<svg class=\"chart\" role=\"img\" aria-label=\"registrations over time, completed and failed\" "
+            + "width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\">\n"
+        for (index, bucket) in model.timeline.enumerated() {
+            let y = 4 + index * rowHeight
+            let completed = bucket.completed * barSpace / maxTotal, failed = bucket.failed * barSpace / maxTotal
+            let label = escape(hourLabel(bucket.start))
+            svg += "<text class=\"label\" x=\"\(labelWidth - 8)\" y=\"\(y + 18)\" text-anchor=\"end\">\(label) UTC</text>\n"
+            svg += "<rect class=\"track\" x=\"\(labelWidth)\" y=\"\(y + 4)\" width=\"\(barSpace)\" height=\"\(rowHeight - 8)\"/>\n"
+            if completed > 0 {
+                svg += "<rect class=\"good\" data-series=\"completed\" x=\"\(labelWidth)\" y=\"\(y + 4)\" width=\"\(completed)\" "
+                    + "height=\"\(rowHeight - 8)\"><title>\(label): \(bucket.completed) completed</title></rect>\n"
+            }
+            if failed > 0 {
+                svg += "<rect class=\"bad\" data-series=\"failed\" x=\"\(labelWidth + completed)\" y=\"\(y + 4)\" width=\"\(failed)\" "
+                    + "height=\"\(rowHeight - 8)\"><title>\(label): \(bucket.failed) failed</title></rect>\n"
+            }
+            svg += "<text class=\"value\" x=\"\(labelWidth + completed + failed + 6)\" y=\"\(y + 18)\">"
+                + "\(bucket.completed) completed, \(bucket.failed) not</text>\n"
+        }
+        return svg + "</svg>\n"
     }
 
     /// A horizontal bar chart.

@@ -36,7 +36,7 @@ extension HTMLReport {
     table.funnel{max-width:680px}
     table.failed{font-size:12.5px}
     table.failed th,table.failed td{padding:5px 6px}
-    table.failed td.email{overflow-wrap:anywhere;min-width:135px}
+    table.failed td.email{min-width:135px}
     table.failed td.message{min-width:140px}
     table.failed td.nowrap,.nw{white-space:nowrap}
     table.failed code{white-space:nowrap;font-size:11.5px}
@@ -45,7 +45,6 @@ extension HTMLReport {
     tr.anomaly td{background:#fdecea}
     tr.anomaly td.outcome{color:var(--bad);font-weight:700}
     table.signins,table.changes,table.revoked{font-size:12.5px}
-    table.signins td.email,table.changes td.email{overflow-wrap:anywhere}
     table.changes code,table.revoked code{white-space:nowrap;font-size:11.5px}
     table.changes td.reason{color:var(--muted)}
     table.revoked{margin-top:12px}

@@ -25,6 +25,31 @@ extension HTMLReport {
         return out
     }
 
+    /// `text` escaped, each `` `span` `` of it set as `<code>span</code>` (a backtick left unpaired is
+    /// dropped): the CLI's messages quote commands that way, and a page shows no literal backticks.
+    static func withCodeSpans(_ text: String) -> String {
+        let parts = text.split(separator: "`", omittingEmptySubsequences: false)
+        var out = ""
+        for (index, part) in parts.enumerated() {
+            let inside = index % 2 == 1 && index < parts.count - 1
+            out += inside ? "<code>\(escape(String(part)))</code>" : escape(String(part))
+        }
+        return out
+    }
+
+    /// An email (or its mask) escaped, breakable only before its `@` and its dots: each piece kept on
+    /// one line, a `<wbr>` between pieces, so a narrow column never splits a word of it.
+    static func emailHTML(_ email: String) -> String {
+        var pieces: [String] = []
+        var piece = ""
+        for character in email {
+            if (character == "@" || character == ".") && !piece.isEmpty { pieces.append(piece); piece = "" }
+            piece.append(character)
+        }
+        pieces.append(piece)
+        return pieces.map { "<span class=\"nw\">\(escape($0))</span>" }.joined(separator: "<wbr>")
+    }
+
     /// `40.0%` from 400 per mille.
     static func percent(_ perMille: Int) -> String { "\(perMille / 10).\(perMille % 10)%" }
 

@@ -7,7 +7,7 @@ public enum HTMLReport {
     public struct Options: Equatable, Sendable {
         /// Show emails in full (default: masked, `a***@example.com`).
         public var showEmails = false
-        /// The log's path or name, shown in the header (nil: not shown).
+        /// The log's full path (or the store), shown in the header (nil: not shown).
         public var source: String?
 
         /// The defaults.
@@ -63,7 +63,7 @@ public enum HTMLReport {
         let verify = model.verifyOK
             ? "<span class=\"badge good\" data-verify=\"passed\">verify passed</span>"
             : "<span class=\"badge bad\" data-verify=\"failed\">verify FAILED</span>"
-            + (model.verifyProblem.map { " <span class=\"problem\">\(escape($0))</span>" } ?? "")
+            + (model.verifyProblem.map { " <span class=\"problem\">\(withCodeSpans($0))</span>" } ?? "")
         return """
         <section data-section="digest">
         <h2>Ledger digest</h2>
@@ -110,11 +110,11 @@ public enum HTMLReport {
             rows += "<tr class=\"\(row.anomalous ? "anomaly" : "failed")\" data-registration=\"\(escape(row.registration))\">"
             rows += "<td><code>\(escape(row.registration))</code></td>"
             rows += "<td>" + (row.startedAt.map(when) ?? "-") + "</td>"
-            rows += "<td class=\"email\">\(escape(email))</td>"
+            rows += "<td class=\"email\">\(emailHTML(email))</td>"
             rows += "<td class=\"outcome nowrap\">\(escape(row.outcome))\(row.anomalous ? " ⚠" : "")</td>"
             rows += "<td class=\"nowrap\">\(escape(row.step ?? "-"))</td>"
             rows += "<td>\(escape(row.reason ?? "-"))</td>"
-            rows += "<td class=\"message\">\(escape(row.message.map { masked($0, options, email: row.email) } ?? "-"))</td>"
+            rows += "<td class=\"message\">\(withCodeSpans(row.message.map { masked($0, options, email: row.email) } ?? "-"))</td>"
             rows += "<td>\(escape(compensations))</td></tr>\n"
         }
         let table = """
@@ -136,7 +136,7 @@ public enum HTMLReport {
         var items = ""
         for anomaly in model.anomalies {
             items += "<li><strong>\(escape(anomaly.kind))</strong> \(escape(anomaly.key))=<code>\(escape(masked(anomaly.value, options)))</code>: "
-                + "\(escape(masked(anomaly.message, options)))</li>\n"
+                + "\(withCodeSpans(masked(anomaly.message, options)))</li>\n"
         }
         return section("anomalies", "Anomalies", "",
                        "<ul class=\"anomalies\" data-anomalies=\"\(model.anomalies.count)\">\n\(items)</ul>\n")

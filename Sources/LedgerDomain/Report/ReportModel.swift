@@ -9,8 +9,8 @@
 ///   no image (`withImage` not true) and stored none (skipped);
 /// - **profile written**: of those, the ones with a `ProfileWritten`;
 /// - **signed in**: of those, the ones whose user has at least one `SessionStarted` in the views.
-/// Each step counts a subset of the one before it; `lost` is the difference and `lostShare` its
-/// share of the step before, in per mille.
+/// Each step counts a subset of the one before it; `lost` is the difference and `lostPerMille` its
+/// share of the step before, in per mille rounded to the nearest (half up: 2 of 12 is 167).
 public struct ReportModel: Equatable, Sendable {
     /// One step of the funnel.
     public struct FunnelStep: Equatable, Sendable {
@@ -22,7 +22,7 @@ public struct ReportModel: Equatable, Sendable {
         public var count: Int
         /// Registrations lost since the step before (0 for the first).
         public var lost: Int
-        /// `lost` per mille of the step before (0 when it had none).
+        /// `lost` per mille of the step before, rounded to the nearest (0 when it had none).
         public var lostPerMille: Int
     }
 
@@ -175,7 +175,7 @@ public struct ReportModel: Equatable, Sendable {
             let before = index == 0 ? step.2 : steps[index - 1].2
             let lost = before - step.2
             funnel.append(FunnelStep(key: step.0, label: step.1, count: step.2, lost: lost,
-                                     lostPerMille: before > 0 ? lost * 1000 / before : 0))
+                                     lostPerMille: before > 0 ? (lost * 2000 + before) / (2 * before) : 0))
         }
         self.funnel = funnel
 

@@ -4,11 +4,11 @@ import LedgerDomain
 
 /// Something that must never exist in a healthy ledger.
 public struct Anomaly: Equatable, Sendable {
-    /// `account-without-profile`, `orphan-image-file`, `missing-image-file`, `image-mismatch`, `interrupted`,
+    /// `account-without-profile`, `orphan-image-file`, `foreign-file`, `missing-image-file`, `image-mismatch`, `interrupted`,
     /// or a `RuleBreak.Kind`: `duplicate-live-account`, `signin-while-locked`, `password-checked-while-locked`,
     /// `session-without-account`.
     public var kind: String
-    /// The member naming the subject: `registration`, `uid` or `imageName`.
+    /// The member naming the subject: `registration`, `uid`, `imageName` or `file`.
     public var key: String
     /// The subject's id.
     public var value: String
@@ -56,9 +56,15 @@ public enum Auditor {
         for broken in views.ruleBreaks {
             out.append(Anomaly(kind: broken.kind.rawValue, key: "uid", value: broken.uid.uuidString, message: message(broken)))
         }
-        for name in snapshot.files where views.images.status(of: name) != .stored && !snapshot.running.contains(name) {
-            out.append(Anomaly(kind: "orphan-image-file", key: "imageName", value: name,
-                               message: "image file \(name) has no ImageStored event (or was deleted); run `ledger recover`"))
+        for entry in snapshot.files.map(BlobFolderEntry.init(name:)) {
+            if case .foreign(let name) = entry {
+                out.append(Anomaly(kind: "foreign-file", key: "file", value: name,
+                                   message: "profile_image/\(name) is not a file ledger writes (images are named by a UUID); "
+                                       + "move it out of the data folder: ledger never removes a file it did not write"))
+            } else if entry.isOrphan(images: views.images, running: snapshot.running) {
+                out.append(Anomaly(kind: "orphan-image-file", key: "imageName", value: entry.name,
+                                   message: "image file \(entry.name) has no ImageStored event (or was deleted); run `ledger recover`"))
+            }
         }
         for row in views.images.rows where row.status == .stored {
             guard let bytes = try? blobs.get(row.imageName) else {

@@ -4,7 +4,9 @@ import LedgerDomain
 // MARK: - Failpoints
 
 /// Fault drills from `LEDGER_FAILPOINTS=EVENT=ACTION,…`: `error` makes the step that would append
-/// EVENT fail as an I/O error would; `crash` SIGKILLs the process right after EVENT is durable.
+/// EVENT fail as an I/O error would; `crash` SIGKILLs the process right after EVENT is durable;
+/// `power-loss` makes the write that holds EVENT durable only up to the line before it, then
+/// SIGKILLs the process, as a power cut in the middle of that write would.
 public struct Failpoints: Sendable {
     /// What a failpoint does.
     public enum Action: String, Sendable {
@@ -12,6 +14,8 @@ public struct Failpoints: Sendable {
         case error
         /// Kill the process after the event is durable.
         case crash
+        /// Write the lines of the event's batch before it durably, then kill the process.
+        case powerLoss = "power-loss"
     }
 
     /// Events that may carry a failpoint.
@@ -31,7 +35,7 @@ public struct Failpoints: Sendable {
             guard parts.count == 2, let type = EventType(rawValue: String(parts[0])), Self.events.contains(type),
                   let action = Action(rawValue: String(parts[1])) else {
                 let names = Self.events.map(\.rawValue).joined(separator: ", ")
-                throw FailpointError(message: "LEDGER_FAILPOINTS entry \"\(entry)\" is not EVENT=error|crash with EVENT one of \(names)")
+                throw FailpointError(message: "LEDGER_FAILPOINTS entry \"\(entry)\" is not EVENT=error|crash|power-loss with EVENT one of \(names)")
             }
             actions[type] = action
         }
@@ -42,6 +46,30 @@ public struct Failpoints: Sendable {
         if actions[type] == .error {
             throw StoreError(.io, "injected I/O error before \(type.rawValue) (LEDGER_FAILPOINTS)")
         }
+    }
+
+    /// Appends `parts` with `append`, one write. When an event of them is set to `power-loss`, appends
+    /// instead only what a power cut just before that event's line leaves durable: the parts before
+    /// its part, and its part's events before it (nothing when it is the batch's first line); then
+    /// kills the process with SIGKILL (after `flush`).
+    public func append<Result>(_ parts: [StreamAppend], flush: () -> Void = {},
+                               _ append: ([StreamAppend]) throws -> Result) throws -> Result {
+        guard !actions.isEmpty, let cut = powerLossPrefix(of: parts) else { return try append(parts) }
+        if !cut.isEmpty { _ = try append(cut) }
+        flush()
+        kill(getpid(), SIGKILL)
+        throw StoreError(.io, "injected power loss (LEDGER_FAILPOINTS)")  // not reached: the process is gone
+    }
+
+    /// The parts a power cut before the first line set to `power-loss` leaves, nil when none is set.
+    func powerLossPrefix(of parts: [StreamAppend]) -> [StreamAppend]? {
+        for (index, part) in parts.enumerated() {
+            guard let line = part.events.firstIndex(where: { actions[$0.type] == .powerLoss }) else { continue }
+            var kept = Array(parts[..<index])
+            if line > 0 { kept.append(StreamAppend(Array(part.events[..<line]), to: part.stream, expected: part.expected)) }
+            return kept
+        }
+        return nil
     }
 
     /// Kills the process with SIGKILL when `type` is set to `crash` (the event is already durable).

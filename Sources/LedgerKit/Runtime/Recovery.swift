@@ -1,4 +1,3 @@
-import Glibc
 import LedgerDomain
 
 // MARK: - RecoveryReport
@@ -27,8 +26,8 @@ public struct RecoveryReport: Equatable, Sendable {
 // MARK: - Recovery
 
 extension RegistrationCoordinator {
-    /// Finishes every registration whose process died, removes orphan image files and repairs a
-    /// torn tail. Registrations whose lock a live process holds are left alone. Idempotent.
+    /// Finishes every registration whose process died, removes orphan image files (`BlobFolderEntry`)
+    /// and repairs a torn tail. Registrations whose lock a live process holds are left alone. Idempotent.
     public func recover() throws -> RecoveryReport {
         var report = RecoveryReport()
         report.repairedTornTail = try store.repairTail()
@@ -57,23 +56,22 @@ extension RegistrationCoordinator {
         let running = try locks.imagesOfRunningRegistrations()
         views = LedgerViews()  // free the first fold before the second
         views = try currentViews()
-        let orphan = { (name: String) in views.images.status(of: name) != .stored && !running.contains(name) }
+        let entries = files.map(BlobFolderEntry.init(name:))
         // Removing is destructive: a blob the checkpoint calls an orphan is removed only when the whole
         // verified log says so too (a re-sealed checkpoint may have forgotten a live user's image).
-        if files.contains(where: { orphan($0) && Identifiers.isLowercaseUUID($0) }), store.viewsMayComeFromACheckpoint {
+        if entries.contains(where: { if case .image = $0 { $0.isOrphan(images: views.images, running: running) } else { false } }),
+           store.viewsMayComeFromACheckpoint {
             views = LedgerViews()
             views = try currentViews(usingCheckpoint: false)
         }
-        for name in files where orphan(name) {
-            if Identifiers.isLowercaseUUID(name) {
+        // A foreign file (not a name the ledger writes) is left: `audit` reports it as one for the operator.
+        for entry in entries where entry.isOrphan(images: views.images, running: running) {
+            if case .image(let name) = entry {
                 try blobs.remove(name)
-            } else if let pid = name.split(separator: "-").last.flatMap({ Int32($0) }), name.contains(".tmp-"),
-                      kill(pid, 0) != 0 && errno == ESRCH {
-                try FileSystem.remove(FileSystem.join(FileSystem.join(directory, "profile_image"), name))
             } else {
-                continue
+                try FileSystem.remove(FileSystem.join(FileSystem.join(directory, "profile_image"), entry.name))
             }
-            report.removedImages.append(name)
+            report.removedImages.append(entry.name)
         }
         // Locks left by processes killed after their registration's last event (no process takes the
         // lock of a finished registration again: a repeat with its idempotency key answers from the log),

@@ -49,7 +49,7 @@ public final class SessionService {
     /// Appends a session made by `newSession` and returns what its owner gets.
     private func start(_ session: (part: StreamAppend, started: Started)) throws -> Started {
         try failpoints.beforeAppending(.sessionStarted)
-        _ = try store.append([session.part], condition: nil)
+        _ = try failpoints.append([session.part], flush: beforeCrash) { try store.append($0, condition: nil) }
         failpoints.afterAppending(.sessionStarted, flush: beforeCrash)
         return session.started
     }
@@ -133,8 +133,9 @@ public final class SessionService {
         }
         let failure = reason ?? .unknownEmail  // a record that lets the password be checked names its account
         try failpoints.beforeAppending(.signInFailed)
-        _ = try store.append([.signInFailed(SignInFailed(email: email, reason: failure))],
-                             to: StreamCategory.signin.stream(attempt), expected: .noStream)
+        let refused = StreamAppend([.signInFailed(SignInFailed(email: email, reason: failure))], to: StreamCategory.signin.stream(attempt),
+                                   expected: .noStream)
+        _ = try failpoints.append([refused], flush: beforeCrash) { try store.append($0, condition: nil) }
         failpoints.afterAppending(.signInFailed, flush: beforeCrash)
         if failure == .wrongPassword { try? lock.clearPendingCheck() }  // a marker left over is not counted again: its stream exists
         throw AuthError(.signInRefused, Self.refusal)

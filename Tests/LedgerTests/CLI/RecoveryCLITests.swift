@@ -53,6 +53,13 @@ struct FailpointCase: CustomTestStringConvertible, Sendable {
                       step: nil, reason: nil, compensations: [], session: false),
         FailpointCase(failpoints: "SessionStarted=crash", status: 137, reported: nil, outcome: "completed",
                       step: nil, reason: nil, compensations: [], session: true),
+        // A power cut inside the batch: the lines before EVENT are durable, the rest never written.
+        FailpointCase(failpoints: "ImageStored=power-loss", status: 137, reported: nil, outcome: "compensated",
+                      step: "image", reason: "interrupted", compensations: ["AccountDeleted"], session: false),
+        FailpointCase(failpoints: "ProfileWritten=power-loss", status: 137, reported: nil, outcome: "compensated",
+                      step: "profile", reason: "interrupted", compensations: ["ImageDeleted", "AccountDeleted"], session: false),
+        FailpointCase(failpoints: "SessionStarted=power-loss", status: 137, reported: nil, outcome: "completed",
+                      step: nil, reason: nil, compensations: [], session: false),
     ]
 }
 

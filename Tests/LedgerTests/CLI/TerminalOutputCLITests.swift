@@ -1,8 +1,9 @@
 import Foundation
+@testable import LedgerCLI
 import Testing
 
 /// Human output on and off a terminal: colors only on a terminal without `NO_COLOR`, rows fitted
-/// to the terminal's width there and nowhere else.
+/// to the terminal's width there and nowhere else, ids never cut.
 struct TerminalOutputCLITests {
     static let escape = "\u{1B}"
 
@@ -50,22 +51,28 @@ struct TerminalOutputCLITests {
     }
 
     @Test(.enabled(if: PseudoTerminal.isAvailable)) func aTerminalGetsColorAndRowsFittedToItsWidth() throws {
-        let env = ["NO_COLOR": "", "COLUMNS": "60"]
+        let env = ["NO_COLOR": "", "COLUMNS": "80"]
         let users = try PseudoTerminal.run(Paths.ledger, ["users", "--log", Paths.demoLog], env: env)
         #expect(users.status == 0, "\(users)")
         let lines = users.stdoutLines
         #expect(lines.first?.contains("\u{1B}[1mUID\u{1B}[0m") == true, "a bold header: \(users)")
         #expect(lines.last == "\u{1B}[2m3 users\u{1B}[0m", "a dim count line: \(users)")
         #expect(lines.count == 5)
-        for line in lines { #expect(Self.stripped(line).count <= 60, "\(line)") }
-        #expect(lines.dropFirst().dropLast().allSatisfy { $0.contains("…") }, "the 36-character uids are cut: \(users)")
-        #expect(lines[1].hasPrefix("9bf9a51f"), "cut values keep their start")
+        for line in lines { #expect(Self.stripped(line).count <= 80, "\(line)") }
+        #expect(lines.dropFirst().dropLast().allSatisfy { $0.contains("…") }, "emails, names and times are cut: \(users)")
+        #expect(lines[1].hasPrefix("9bf9a51f-f644-5e6e-819e-db7c11fcae94 "), "the uid is whole: \(users)")
 
-        // Every table fits; nothing else changes but the escape codes.
+        // Every table fits unless its ids alone do not (two ids a row); no id is cut.
+        let uuid = #"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"#
         for arguments in Self.commands {
             let terminal = try PseudoTerminal.run(Paths.ledger, arguments, env: env)
-            for line in terminal.stdoutLines where !line.hasPrefix("ledger: ") && !arguments.contains("verify") && !arguments.contains("replay") {
-                #expect(Self.stripped(line).count <= 60, "\(arguments): \(line)")
+            guard !arguments.contains("verify") && !arguments.contains("replay") else { continue }
+            let lines = terminal.stdoutLines.map(Self.stripped)
+            func ids(_ line: String) -> Int { line.components(separatedBy: " ").filter { $0.range(of: uuid, options: .regularExpression) != nil }.count }
+            for (i, line) in lines.enumerated() where !line.hasPrefix("ledger: ") {
+                #expect(line.range(of: #"[0-9a-f]{8}-[0-9a-f-]{0,27}…"#, options: .regularExpression) == nil, "\(arguments): a cut id: \(line)")
+                let twoIDs = ids(line) >= 2 || (i + 1 < lines.count && ids(lines[i + 1]) >= 2)  // a row or its header
+                if !twoIDs { #expect(line.count <= 80, "\(arguments): \(line)") }
             }
         }
 
@@ -76,6 +83,24 @@ struct TerminalOutputCLITests {
         #expect(damaged.stdout.contains("\u{1B}[31mNOT INTACT:\u{1B}[0m first problem on line 9"), "\(damaged)")
     }
 
+    @Test func wideNamesLineUpInTheUsersTable() throws {
+        try withLedgerDir { dir in
+            for name in ["山田太郎", "Zoë 😀", "Bob"] {
+                let result = try dir.register(email: uniqueEmail("wide"), username: name)
+                try #require(result.status == 0, "\(result)")
+            }
+            let users = try dir.run(["users"])
+            #expect(users.status == 0, "\(users)")
+            let rows = users.stdoutLines.dropLast()
+            #expect(rows.count == 4)
+            // STATUS starts at one display column on every line (the header's, after USERNAME's padding).
+            let starts = rows.map { line in
+                DisplayWidth.of(String(line[..<(line.range(of: " active ") ?? line.range(of: " STATUS ")!).upperBound]))
+            }
+            #expect(Set(starts).count == 1, "\(users)")
+        }
+    }
+
     @Test(.enabled(if: PseudoTerminal.isAvailable)) func aWideTerminalCutsNothing() throws {
         let wide = try PseudoTerminal.run(Paths.ledger, ["users", "--log", Paths.demoLog], env: ["NO_COLOR": "1", "COLUMNS": "200"])
         let piped = try run(Paths.ledger, ["users", "--log", Paths.demoLog])
@@ -83,14 +108,15 @@ struct TerminalOutputCLITests {
     }
 
     @Test(.enabled(if: PseudoTerminal.isAvailable)) func theShrinkingTakesTheWidestColumnFirst() throws {
-        // SEQ (3), AT (24), TYPE (14), STREAM (49): 93 columns; 80 shrinks only STREAM, by 13.
+        // SEQ (3), AT (24), TYPE (14), STREAM (49, an id: kept whole): 93 columns; 80 takes 13 from
+        // AT down to TYPE's 14, then from each in turn (the rightmost first).
         let result = try PseudoTerminal.run(Paths.ledger, ["events", Paths.demoLog, "--limit", "1"], env: ["NO_COLOR": "1", "COLUMNS": "80"])
         let row = try #require(result.stdoutLines.dropFirst().first)
         #expect(row.count == 80, "\(result)")
         let cells = row.split(separator: " ", omittingEmptySubsequences: true)
         #expect(cells.count == 4)
-        #expect(cells[1].count == 24 && !cells[1].contains("…"), "AT untouched")
-        #expect(cells[2] == "AccountCreated")
-        #expect(cells[3].count == 36 && cells[3].hasSuffix("…"), "STREAM cut to 36")
+        #expect(cells[1] == "2026-11-29T0…", "AT cut to 13: \(row)")
+        #expect(cells[2] == "AccountCrea…", "TYPE cut to 12: \(row)")
+        #expect(cells[3] == "registration-3aceca44-e332-51df-be16-d613d3befa8b", "STREAM whole")
     }
 }
