@@ -60,9 +60,9 @@ import Testing
         #expect(model.accountChanges.count == 2 && model.revokedSessions.count == 2)
         let html = HTMLReport.render(model)
         #expect(html.contains("data-section=\"sign-ins\"") && html.contains("data-section=\"account-changes\""))
-        #expect(html.contains("b***@example.com") && !html.contains("bob@example.com"))
+        #expect(pageText(html).contains("b***@example.com") && pageLacks(html, "bob@example.com"))
         #expect(html.contains("data-change=\"disabled\"") && html.contains("reported for spam"))
         #expect(html.components(separatedBy: "<tr class=\"revoked\"").count - 1 == 2)
-        #expect(HTMLReport.render(model, options: HTMLReport.Options(showEmails: true)).contains("bob@example.com"))
+        #expect(pageText(HTMLReport.render(model, options: HTMLReport.Options(showEmails: true))).contains("bob@example.com"))
     }
 }
