@@ -69,8 +69,11 @@ extension WritersIndex {
         let size = Int(info.st_size) - trailerSize
         guard size >= headerSize + initialCapacity * slotSize, (size - headerSize) % slotSize == 0 else { return nil }
         let temp = indexPath.map { $0 + ".new" }
-        guard let (table, fd) = mapping(size: size, file: temp, path: indexPath) else { return nil }
-        let loaded = fill(table, fd: fd, from: source, size: size).flatMap { table.verifiedCoverage(log: log) }
+        let mapped = if let temp, let indexPath { newFile(temp, size: size, for: indexPath) } else {
+            anonymousMapping(size: size).map { WritersIndex(path: "", fd: -1, base: $0, mappedSize: size, inode: (0, 0)) }
+        }
+        guard let table = mapped else { return nil }
+        let loaded = fill(table, from: source, size: size).flatMap { table.verifiedCoverage(log: log) }
         guard let loaded else {
             if let temp { unlink(temp) }
             return nil
@@ -82,28 +85,11 @@ extension WritersIndex {
         return (table, loaded)
     }
 
-    /// `size` bytes of zeroed memory as a table, with the file behind it: a new file at `file`, to be
-    /// renamed to `path`, mapped shared (never reached through a name already there), or this
-    /// process's memory only (file -1).
-    private static func mapping(size: Int, file: String?, path: String?) -> (WritersIndex, fd: Int32)? {
-        guard let file, let path else {
-            return anonymousMapping(size: size).map { (WritersIndex(path: "", fd: -1, base: $0, mappedSize: size, inode: (0, 0)), -1) }
-        }
-        unlink(file)
-        let fd = Glibc.open(file, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { return nil }
-        var info = stat()
-        guard posix_fallocate(fd, 0, off_t(size)) == 0, fstat(fd, &info) == 0,
-              let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), base != MAP_FAILED else {
-            close(fd); unlink(file); return nil
-        }
-        return (WritersIndex(path: path, fd: fd, base: base, mappedSize: size, inode: (UInt64(info.st_dev), UInt64(info.st_ino))), fd)
-    }
-
     /// Copies the checkpoint's `size` table bytes into `table` — file to file in the kernel when
-    /// the table has one (`fd`), else read into its memory — and checks them against its
-    /// checksums; nil when they are short or do not match.
-    private static func fill(_ table: WritersIndex, fd: Int32, from source: Int32, size: Int) -> Void? {
+    /// the table has a file, else read into its memory — and checks them against its checksums;
+    /// nil when they are short or do not match.
+    private static func fill(_ table: WritersIndex, from source: Int32, size: Int) -> Void? {
+        let fd = table.fd
         var done = 0
         while done < size {
             var offset = off_t(done)

@@ -52,7 +52,7 @@ final class WritersIndex {
     }
 
     let path: String
-    private var fd: Int32
+    private(set) var fd: Int32
     private(set) var base: UnsafeMutableRawPointer
     private(set) var mappedSize: Int
     private var inode: (dev: UInt64, ino: UInt64)
