@@ -35,7 +35,8 @@ extension FileEventStore {
                 return
             }
         }
-        if let (restored, coverage) = WritersIndex.loadCheckpoint(path: indexCheckpointPath, log: log, into: indexPath) {
+        if Checkpoint.interval > 0,
+           let (restored, coverage) = WritersIndex.loadCheckpoint(path: indexCheckpointPath, log: log, into: indexPath) {
             prefix = VerifiedPrefix(table: restored, coverage: coverage)
             return
         }
