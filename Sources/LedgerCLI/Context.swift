@@ -11,6 +11,8 @@ public struct Context {
     public var err: (String) -> Void
     /// Writes out buffered standard output (before exiting or killing the process).
     public var flush: () -> Void = {}
+    /// Writes bytes to standard output as they are, in order with `out` (nil: through `out`, as text).
+    public var outRaw: ((UnsafeRawBufferPointer) -> Void)? = nil
     /// The environment variables.
     public var environment: [String: String]
     /// Reads one line of standard input (without its newline), nil at end of input.
@@ -49,6 +51,7 @@ public struct Context {
             out: { text in out.write(text) },
             err: { text in out.flush(); err.write(text); err.flush() },
             flush: { out.flush() },
+            outRaw: { bytes in out.write(bytes) },
             environment: environment,
             readLine: { Swift.readLine(strippingNewline: true) },
             stdinIsTerminal: isatty(0) == 1,
@@ -67,6 +70,11 @@ public struct Context {
     /// The width table rows are fitted to: the terminal's (else `$COLUMNS`) when standard output is one, else nil.
     var outputWidth: Int? {
         TerminalWidth.resolve(isTerminal: stdoutIsTerminal, terminalColumns: terminalColumns, environment: environment)
+    }
+
+    /// Writes bytes to standard output as they are (a log's lines, exported).
+    public func outBytes(_ bytes: UnsafeRawBufferPointer) {
+        if let outRaw { outRaw(bytes) } else { out(String(decoding: bytes, as: UTF8.self)) }
     }
 
     /// Prints a line to standard output.

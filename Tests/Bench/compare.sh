@@ -197,8 +197,15 @@ mkdir -p "$SCR/big"
 cp "$LOG" "$SCR/big/events.jsonl"
 sync "$SCR/big/events.jsonl"
 cat "$SCR/big/events.jsonl" > /dev/null
-# The first writer on a log that has no events.jsonl.index yet builds it (reads the whole log once):
-# timed once, apart. Every later register reads only what the index does not cover.
+# export against verify of the same log, before any cache is beside it (verify would check them).
+for round in $(seq 1 "$RUNS"); do
+    say "round $round/$RUNS: export and verify of the log"
+    contender ledger-export sh -c '"$0" export --data "$1" > /dev/null' "$LEDGER" "$SCR/big"
+    contender ledger-verify-bare "$LEDGER" verify "$SCR/big/events.jsonl" --json
+done
+# The first writer on a log that has no events.jsonl.index yet builds it (reads the whole log once)
+# and saves its durable checkpoint: timed once, apart. Every later register reads only what the
+# index does not cover.
 say "first register on the log: builds events.jsonl.index"
 register register-big-first "$SCR/big" "bench.big.first@example.com"
 for round in $(seq 1 "$RUNS"); do
@@ -208,6 +215,13 @@ for round in $(seq 1 "$RUNS"); do
     rm -rf "$SCR/empty-$round"
     register register-big "$SCR/big" "bench.big.$round@example.com"
     login login-big "$SCR/big" "bench.big.$round@example.com"
+done
+# Without the index (as after a reboot): the writer starts from events.jsonl.index.checkpoint.
+for round in $(seq 1 "$RUNS"); do
+    say "round $round/$RUNS: register without the index, then with it"
+    rm -f "$SCR/big/events.jsonl.index"
+    register register-big-cold "$SCR/big" "bench.cold.$round@example.com"
+    register register-big-warm "$SCR/big" "bench.warm.$round@example.com"
 done
 
 # --- fsyncs per registration (the second registration into a folder: the log already exists) ---
@@ -302,7 +316,11 @@ print(f"| SQLite WAL, synchronous=FULL: {appends} transactions of one row (`sqli
 print(f"| ledger: {registrations} whole registrations in-process, no image, yescrypt cost 1 (`ledger-bench registrations`) | {1000 / lr:.3f} ms/registration | {lr:,.0f} registrations/s |")
 print(f"| `LEDGER_HASH_COST=1 ledger register --password-stdin`, empty data folder | {fmt(re_, 3)} s | |")
 print(f"| the same, data folder holding LOG ({events:,} events), its index built | {fmt(rb, 3)} s | {rb / re_:,.1f}× the empty case |")
-print(f"| the first register on LOG, which builds `events.jsonl.index` (1 run) | {fmt(med('register-big-first'), 3)} s | |")
+print(f"| the first register on LOG, which builds `events.jsonl.index` and saves its checkpoint (1 run) | {fmt(med('register-big-first'), 3)} s | |")
+rc, rw = med("register-big-cold"), med("register-big-warm")
+print(f"| register without `events.jsonl.index` (as after a reboot: from `events.jsonl.index.checkpoint` and the tail) | {fmt(rc, 3)} s | {rc / rw:,.1f}× a warm one ({fmt(rw, 3)} s) |")
+ex, vb = med("ledger-export"), med("ledger-verify-bare")
+print(f"| `ledger export --data DIR > /dev/null` / `ledger verify` of the same log, no caches beside it | {fmt(ex, 3)} s, {rss('ledger-export'):,.1f} MiB / {fmt(vb, 3)} s | {ex / vb:.2f}× verify's time |")
 print(f"| `LEDGER_HASH_COST=1 ledger login --password-stdin`, empty data folder | {fmt(le_, 3)} s | |")
 print(f"| the same, data folder holding LOG | {fmt(lb, 3)} s | {lb / le_:,.1f}× the empty case |")
 print(f"| fsync calls in one `ledger register` (strace; log exists; the registration and the session it opens, one batch): no image / with image | {E['fsyncs_plain']} / {E['fsyncs_image']} | |")
@@ -334,6 +352,8 @@ print(f"| peak RSS of `ledger replay` < 200 MiB | full: {peak:,.1f} MiB | {verdi
 print(f"| | checkpoint present: {cp_peak:,.1f} MiB | {verdict(cp_peak < 200)} |")
 print(f"| `ledger register` on the {events:,}-event log ≤ 1.5× on an empty log | {rb / re_:,.1f}× ({fmt(rb, 3)} s vs {fmt(re_, 3)} s) | {verdict(rb / re_ <= 1.5)} |")
 print(f"| `ledger login` on the {events:,}-event log ≤ 1.5× on an empty log | {lb / le_:,.1f}× ({fmt(lb, 3)} s vs {fmt(le_, 3)} s) | {verdict(lb / le_ <= 1.5)} |")
+print(f"| the first `register` without the index within 10× a warm one | {rc / rw:,.1f}× ({fmt(rc, 3)} s vs {fmt(rw, 3)} s) | {verdict(rc / rw <= 10)} |")
+print(f"| `ledger export` no slower than `ledger verify` of the same log | {ex / vb:.2f}× ({fmt(ex, 3)} s vs {fmt(vb, 3)} s) | {verdict(ex <= vb)} |")
 fp, fi = int(E["fsyncs_plain"]), int(E["fsyncs_image"])
 print(f"| one fsync per registration | without an image: {fp} (its session included); with one: {fi} (the blob, its folder, the log) | {verdict(fp <= 1)} without an image; {verdict(fi <= 1)} with one |")
 print(f"| durable commits/s ≥ SQLite WAL FULL, one row per transaction | single-event appends {la:,.0f}/s = {la / sq:.2f}× SQLite's {sq:,.0f}/s | {verdict(la >= sq)} |")

@@ -19,20 +19,16 @@ enum ExportCommand {
             }
             return 0
         case .file:
-            let path = context.fileStore(invocation).logPath
-            let outcome = try LogTail(path: path).read { _, line in
-                context.out(String(decoding: line, as: UTF8.self) + "\n")
-                return true
-            }
-            switch outcome {
-            case .missing: throw CLIError.noLog(at: path)
+            let store = context.fileStore(invocation)
+            switch try store.exportLines({ context.outBytes($0) }) {
+            case .missing: throw CLIError.noLog(at: store.logPath)
             case .damaged(let problem):
                 context.complain("\(problem) — stopped there; run `ledger verify` for the full report")
                 return CLIError.Status.failure.rawValue
-            case .caughtUp(let torn?):
+            case .exported(let torn?):
                 context.complain("warning: \(torn) — not exported; `ledger recover` repairs it")
                 return 0
-            default:
+            case .exported(nil):
                 return 0
             }
         }

@@ -19,17 +19,31 @@ final class FDWriter {
         if buffer.count >= 1 << 16 { flush() }
     }
 
+    /// Buffers `bytes`; a piece as large as the buffer goes out at once, after what was buffered.
+    func write(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count >= 1 << 16 else {
+            buffer.append(contentsOf: bytes)
+            if buffer.count >= 1 << 16 { flush() }
+            return
+        }
+        flush()
+        writeAll(bytes)
+    }
+
     /// Writes out everything buffered; a closed pipe or full disk drops the rest quietly.
     func flush() {
-        var done = 0
-        buffer.withUnsafeBytes { raw in
-            while done < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { break }
-                done += n
-            }
-        }
+        buffer.withUnsafeBytes { writeAll($0) }
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes `raw` to the descriptor; a closed pipe or full disk drops the rest quietly.
+    private func writeAll(_ raw: UnsafeRawBufferPointer) {
+        var done = 0
+        while done < raw.count {
+            let n = Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            done += n
+        }
     }
 }

@@ -3,8 +3,8 @@ import LedgerDomain
 
 // MARK: - CacheCheck
 
-/// Checks the caches beside a log — the writers' index (`<log>.index`) and the checkpoint
-/// (`<log>.checkpoint`) — against a fold of the log itself, as far as each says it covers. A cache
+/// Checks the caches beside a log — the writers' index (`<log>.index`), its durable checkpoint
+/// (`<log>.index.checkpoint`) and the checkpoint (`<log>.checkpoint`) — against a fold of the log itself, as far as each says it covers. A cache
 /// the readers or writers would not use (absent, damaged, from another boot or log, or naming a line
 /// the log does not hold) is not checked: they rebuild it. A cache they would use and that disagrees
 /// with the log is a `cache-mismatch` naming the file. Reads only: the caches are never changed.
@@ -16,31 +16,35 @@ enum CacheCheck {
     /// The problems found in the caches of the (intact) log at `path`, open as `log`.
     static func problems(logPath path: String, log: FileDescriptor) throws -> [LogProblem] {
         let indexPath = path + ".index", checkpointPath = Checkpoint.path(forLog: path)
+        let savedPath = WritersIndex.checkpointPath(forIndex: indexPath)
         let index = indexSnapshot(path: indexPath, log: log)
+        let saved = WritersIndex.enabled ? WritersIndex.loadCheckpoint(path: savedPath, log: log, into: nil) : nil
         // The checkpoint is kept as its digest, so its views and the log's are never in memory together.
         let checkpoint = (FileSystem.exists(checkpointPath) ? Checkpoint.load(forLog: path, file: log) : nil).map {
             SavedCheckpoint(seq: $0.views.head.seq, ids: $0.ids, digest: digest($0.views, ids: $0.ids))
         }
-        guard index != nil || checkpoint != nil else { return [] }
-        let indexSeq = index?.coverage.head.seq ?? 0, checkpointSeq = checkpoint?.seq ?? 0
-        let last = max(indexSeq, checkpointSeq)
-        let fresh = index.flatMap { WritersIndex.inMemory(capacity: $0.table.capacity) }
+        guard index != nil || saved != nil || checkpoint != nil else { return [] }
+        let indexSeq = index?.coverage.head.seq ?? 0, savedSeq = saved?.coverage.head.seq ?? 0, checkpointSeq = checkpoint?.seq ?? 0
+        // One table folds the log for both copies of the index, compared each at its own line.
+        let tableSeq = max(indexSeq, savedSeq)
+        let fresh = tableSeq == 0 ? nil : WritersIndex.inMemory(capacity: max(index?.table.capacity ?? 0, saved?.table.capacity ?? 0))
         var views = LedgerViews()
-        var foldedIndex = index != nil && fresh != nil
+        var foldedIndex = fresh != nil
         var checker = ChainChecker()
-        checker.reserve(lines: min(last, 1 << 22))
+        checker.reserve(lines: min(max(tableSeq, checkpointSeq), 1 << 22))
         // The chain was verified already: the ids need only their fingerprints, no set.
         if let checkpoint { checker.deferIDChecks(lines: min(checkpointSeq, 1 << 22), seed: checkpoint.ids.seed) }
         var reached = 0, resume = 0
-        var latest = Timestamp(millis: 0)  // the latest time of the lines the index covers
+        var latest = Timestamp(millis: 0)  // the latest time of the lines the table folded
         var fingerprints: IDFingerprints?
-        // Lines read in place, as replay reads them: up to the checkpoint's line (its ids' fingerprints
-        // taken there), then on to the index's.
-        func fold(from offset: Int, through stop: Int) throws {
-            try LogScanner.scanFacts(log, from: offset, checker: &checker) { item in
+        var problems: [LogProblem] = []
+        // Lines read in place, as replay reads them, stopping at each cache's line to compare it
+        // (the checkpoint's ids' fingerprints taken at its line).
+        for stop in Set([checkpointSeq, savedSeq, indexSeq]).filter({ $0 > 0 }).sorted() {
+            try LogScanner.scanFacts(log, from: resume, checker: &checker) { item in
                 guard case .event(let at, let hash, let offset, let length) = item, at.pointee.seq <= stop else { return false }
                 let event = at.pointee
-                if event.seq <= indexSeq, foldedIndex, let fresh {
+                if event.seq <= tableSeq, foldedIndex, let fresh {
                     if !fresh.apply(event, hash: hash, offset: offset) { foldedIndex = false }
                     latest = max(latest, event.at)
                 }
@@ -49,27 +53,35 @@ enum CacheCheck {
                 resume = offset + length
                 return event.seq < stop
             }
-        }
-        if checkpoint != nil {
-            try fold(from: 0, through: checkpointSeq)
-            fingerprints = checker.idFingerprints()
-        }
-        if reached < last, reached == (checkpoint == nil ? 0 : checkpointSeq) { try fold(from: resume, through: last) }
-        var problems: [LogProblem] = []
-        if let index, foldedIndex, reached >= indexSeq, index.coverage.lastAt > latest {
-            // New events are stamped no earlier than this time: one later than the log's would move
-            // every stamp, and the lockout window with them.
-            problems.append(LogProblem(line: indexSeq, kind: .cacheMismatch,
-                                       message: "\(indexPath) disagrees with the log up to this line: its header's last time is later than any line's; remove it (writers rebuild it)"))
-        } else if let index, let fresh, foldedIndex, reached >= indexSeq, let difference = index.table.firstDifference(from: fresh) {
-            problems.append(LogProblem(line: indexSeq, kind: .cacheMismatch,
-                                       message: "\(indexPath) disagrees with the log up to this line: \(difference); remove it (writers rebuild it)"))
+            guard reached == stop else { break }
+            if stop == checkpointSeq { fingerprints = checker.idFingerprints() }
+            if let fresh, foldedIndex {
+                if let saved, stop == savedSeq, let problem = mismatch(saved.table, saved.coverage, fresh, latest: latest, path: savedPath) {
+                    problems.append(problem)
+                }
+                if let index, stop == indexSeq, let problem = mismatch(index.table, index.coverage, fresh, latest: latest, path: indexPath) {
+                    problems.append(problem)
+                }
+            }
         }
         if let checkpoint, reached >= checkpointSeq, let difference = checkpoint.difference(digest(views, ids: checkpoint.ids), ids: fingerprints) {
             problems.append(LogProblem(line: checkpointSeq, kind: .cacheMismatch,
                                        message: "\(checkpointPath) disagrees with the log up to this line: \(difference); remove it (reads rebuild it)"))
         }
         return problems
+    }
+
+    /// The `cache-mismatch` of a copy of the writers' index at `path` that covers `coverage`, against
+    /// `fresh`, the log folded up to that line (whose latest time is `latest`); nil when they agree.
+    private static func mismatch(_ table: WritersIndex, _ coverage: WritersIndex.Coverage, _ fresh: WritersIndex,
+                                 latest: Timestamp, path: String) -> LogProblem? {
+        // New events are stamped no earlier than this time: one later than the log's would move
+        // every stamp, and the lockout window with them.
+        let difference = coverage.lastAt > latest ? "its header's last time is later than any line's" : table.firstDifference(from: fresh)
+        return difference.map {
+            LogProblem(line: coverage.head.seq, kind: .cacheMismatch,
+                       message: "\(path) disagrees with the log up to this line: \($0); remove it (writers rebuild it)")
+        }
     }
 
     /// A copy of the index at `path` with what it covers, when writers would adopt it for `log`.

@@ -5,8 +5,9 @@ import LedgerDomain
 
 extension FileEventStore {
     /// Under the exclusive lock: maps the shared index file and sets `prefix` over it — adopting what
-    /// it covers when its last covered line is still in the log, else starting a fresh one that
-    /// `catchUp` fills from the whole log. Without a usable file, `prefix` stays in memory.
+    /// it covers when its last covered line is still in the log, else starting over from the index's
+    /// durable checkpoint when the log holds its line, else from a fresh one; `catchUp` then folds
+    /// what follows. Without a usable file, `prefix` stays in memory.
     ///
     /// First, when `log` is another file than the one `prefix` verified (a log replaced at its
     /// path), `prefix` starts over: what it verified says nothing of this file.
@@ -34,6 +35,11 @@ extension FileEventStore {
                 return
             }
         }
+        if Checkpoint.interval > 0,
+           let (restored, coverage) = WritersIndex.loadCheckpoint(path: indexCheckpointPath, log: log, into: indexPath) {
+            prefix = VerifiedPrefix(table: restored, coverage: coverage)
+            return
+        }
         guard let fresh = WritersIndex.open(path: indexPath, fresh: true) else {
             indexFileDisabled = true
             if prefix.table != nil { prefix = VerifiedPrefix() }
@@ -54,6 +60,17 @@ extension FileEventStore {
             try catchUp(log, repairing: true)
         }
         prefix.table?.setCoverage(prefix.coverage, logDevice: logIdentity.dev, inode: logIdentity.ino)
+        checkpointIndexIfDue()
+    }
+
+    /// After the index file was told what it covers: its durable checkpoint rewritten once it covers
+    /// `Checkpoint.interval` events past the last one, so a writer that must start over folds at
+    /// most that many lines. A failed write is not retried before the next interval: it is only a cache.
+    func checkpointIndexIfDue() {
+        guard let table = prefix.table, !prefix.lostTable, Checkpoint.interval > 0,
+              prefix.checker.head.seq - table.checkpointSeq >= Checkpoint.interval else { return }
+        table.checkpointSeq = prefix.checker.head.seq
+        try? table.saveCheckpoint(to: indexCheckpointPath)
     }
 
     /// The number of events in `stream`, from the writers' index: only the lines appended since this

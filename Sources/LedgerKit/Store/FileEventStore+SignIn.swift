@@ -59,10 +59,12 @@ extension FileEventStore {
         throw damaged(problem)
     }
 
-    /// The error for damage a sign-in found, after marking the index untrusted (so the next writer
-    /// rebuilds it from the log, and meets the damage too, or drops an edited index).
+    /// The error for damage a sign-in found, after marking the index untrusted and removing its
+    /// checkpoint, which covers the damaged line too (so the next writer rebuilds the index from the
+    /// whole log, and meets the damage too, or drops an edited index).
     private func damaged(_ problem: LogProblem) -> StoreError {
         prefix.table?.markUntrusted()
+        try? FileSystem.remove(indexCheckpointPath)
         prefix = VerifiedPrefix()
         return StoreError(.damaged, "the log is damaged at \(problem) — run `ledger verify`; writers refuse until it is restored", problem: problem)
     }

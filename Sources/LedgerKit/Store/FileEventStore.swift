@@ -19,6 +19,8 @@ public final class FileEventStore: LedgerStore {
     public let brokenPath: String
     /// `DIR/events.jsonl.index`: stream versions and the account fold's state for writers (see `WritersIndex`).
     public let indexPath: String
+    /// `DIR/events.jsonl.index.checkpoint`: the index saved durably now and then (see `WritersIndex+Checkpoint`).
+    public var indexCheckpointPath: String { WritersIndex.checkpointPath(forIndex: indexPath) }
     /// Receives one-line notices (torn-tail repairs) meant for standard error.
     public var notice: (String) -> Void = { _ in }
 
@@ -73,6 +75,7 @@ public final class FileEventStore: LedgerStore {
                 prefix = VerifiedPrefix()  // the next append reads the whole log once, without the index file
             } else {
                 prefix.table?.setCoverage(prefix.coverage, logDevice: logIdentity.dev, inode: logIdentity.ino)
+                checkpointIndexIfDue()
             }
             return recorded
         }

@@ -43,6 +43,8 @@ extension WritersIndex {
         static var logInode: Field<UInt64> { Field(offset: 168) }
         /// 1 while the slots hold exactly the coverage, 0 while being changed (then nothing is trusted).
         static var trusted: Field<Int64> { Field(offset: 176) }
+        /// The seq of the covered line the last durable checkpoint was written (or tried) at, 0 before the first.
+        static var checkpointSeq: Field<Int64> { Field(offset: 184) }
     }
 
     /// What every slot has, whatever its tag.

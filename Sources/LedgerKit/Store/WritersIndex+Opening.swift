@@ -50,8 +50,17 @@ extension WritersIndex {
     /// may still map the old file, and must see a different inode rather than a shorter file).
     fileprivate static func create(path: String) -> WritersIndex? {
         let temp = path + ".new"
-        let size = headerSize + initialCapacity * slotSize
-        unlink(temp)  // never opened through a name already there (a hard link to a file elsewhere): created new
+        guard let index = newFile(temp, size: headerSize + initialCapacity * slotSize, for: path) else { return nil }
+        index.reset(capacity: initialCapacity)
+        guard rename(temp, path) == 0 else { unlink(temp); return nil }
+        return index
+    }
+
+    /// A new file of `size` zeroed bytes at `temp`, its space reserved, mapped shared as the table that
+    /// will be renamed to `path`; never opened through a name already there (a hard link to a file
+    /// elsewhere): created new. Nil when it cannot be made.
+    static func newFile(_ temp: String, size: Int, for path: String) -> WritersIndex? {
+        unlink(temp)
         let fd = Glibc.open(temp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { return nil }
         var info = stat()
@@ -59,9 +68,6 @@ extension WritersIndex {
               let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), base != MAP_FAILED else {
             close(fd); unlink(temp); return nil
         }
-        let index = WritersIndex(path: path, fd: fd, base: base, mappedSize: size, inode: (UInt64(info.st_dev), UInt64(info.st_ino)))
-        index.reset(capacity: initialCapacity)
-        guard rename(temp, path) == 0 else { unlink(temp); return nil }
-        return index
+        return WritersIndex(path: path, fd: fd, base: base, mappedSize: size, inode: (UInt64(info.st_dev), UInt64(info.st_ino)))
     }
 }

@@ -12,9 +12,10 @@ import LedgerDomain
 /// lock touch it; it is never fsynced, and its header names the boot it was written in, the log
 /// file (device, inode) and the last line it covers (offset, seq, hash, re-hashed on open). Any
 /// mismatch — another boot (a power loss may have dropped some of its pages), another log, a log
-/// cut or rewritten — discards it and it is rebuilt from the log. Every slot carries the seq of
-/// the last event applied to it, so applying an event twice (a process that died between
-/// updating slots and the header) changes nothing.
+/// cut or rewritten — discards it, and it is rebuilt from its durable checkpoint
+/// (`WritersIndex+Checkpoint`) and the lines after it, or from the whole log. Every slot carries
+/// the seq of the last event applied to it, so applying an event twice (a process that died
+/// between updating slots and the header) changes nothing.
 final class WritersIndex {
     // MARK: - Layout
 
@@ -51,9 +52,9 @@ final class WritersIndex {
     }
 
     let path: String
-    private var fd: Int32
-    private var base: UnsafeMutableRawPointer
-    private var mappedSize: Int
+    private(set) var fd: Int32
+    private(set) var base: UnsafeMutableRawPointer
+    private(set) var mappedSize: Int
     private var inode: (dev: UInt64, ino: UInt64)
     var capacity: Int { Int(self[header: Header.capacity]) }
     var count: Int {
@@ -101,6 +102,11 @@ final class WritersIndex {
         guard hasMagic, let boot = Self.bootID, self[header: Header.trusted] == 1,
               (0..<Header.bootIDLength).allSatisfy({ load(UInt8.self, at: Header.bootID + $0) == boot[$0] }),
               self[header: Header.logDevice] == dev, self[header: Header.logInode] == ino else { return nil }
+        return recordedCoverage
+    }
+
+    /// The covered prefix the header records, whichever boot and log it names; nil when it names no line.
+    var recordedCoverage: Coverage? {
         let hash = String(decoding: UnsafeRawBufferPointer(start: base + Header.coveredHash, count: Header.coveredHashLength), as: UTF8.self)
         let seq = Int(self[header: Header.coveredSeq])
         guard seq > 0 else { return nil }

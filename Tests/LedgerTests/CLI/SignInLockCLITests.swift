@@ -146,11 +146,11 @@ import Testing
     /// Registers a victim and an attacker, then puts the attacker's password hash in the victim's
     /// `AccountCreated` line (0-based `line`) and recomputes that line's own hash (`oldHash`: the one
     /// it had), as an editor would.
-    private func plantAttackersHash(in dir: LedgerDir) throws -> (victim: String, attackerPassword: String, line: Int, oldHash: String) {
+    private func plantAttackersHash(in dir: LedgerDir, env: [String: String] = [:]) throws -> (victim: String, attackerPassword: String, line: Int, oldHash: String) {
         let victim = uniqueEmail("victim"), attacker = uniqueEmail("attacker")
         let attackerPassword = "attacker's own password"
-        #expect(try dir.register(email: victim, password: password).status == 0)
-        #expect(try dir.register(email: attacker, password: attackerPassword).status == 0)
+        #expect(try dir.register(email: victim, password: password, env: env).status == 0)
+        #expect(try dir.register(email: attacker, password: attackerPassword, env: env).status == 0)
         let lines = splitLines(try dir.logBytes()).map { String(decoding: $0, as: UTF8.self) }
         func account(_ email: String) throws -> Int {
             try #require(lines.firstIndex { $0.contains(#""type":"AccountCreated""#) && $0.contains(#""email":"\#(email)""#) })
@@ -185,6 +185,21 @@ import Testing
             let again = try dir.login(email: victim, password: attackerPassword)
             #expect(again.status == 1, "\(again)")
             #expect(try dir.logBytes() == before)
+        }
+    }
+
+    /// As above with the index's durable checkpoint covering the edited line: the sign-in removes it
+    /// too, so the next writer still reads the whole log and refuses.
+    @Test func aPlantedHashIsNotHiddenFromWritersByTheIndexCheckpoint() throws {
+        try withLedgerDir { dir in
+            let (victim, attackerPassword, _, _) = try plantAttackersHash(in: dir, env: ["LEDGER_CHECKPOINT_EVERY": "2"])
+            let checkpoint = dir.logPath + ".index.checkpoint"
+            #expect(FileSystem.exists(checkpoint))
+            let login = try dir.login(email: victim, password: attackerPassword)
+            #expect(login.status == 1 && login.stderr.contains("broken-chain"), "\(login)")
+            #expect(!FileSystem.exists(checkpoint))
+            let register = try dir.register(email: uniqueEmail("later"))
+            #expect(register.status == 1 && register.stderr.contains("broken-chain"), "\(register)")
         }
     }
 

@@ -1,0 +1,120 @@
+import Glibc
+import LedgerDomain
+
+// MARK: - WritersIndex: its durable checkpoint
+
+/// `events.jsonl.index.checkpoint`: the writers' index as of one verified line, written durably
+/// (temp → fsync → rename → fsync of the folder) by a writer every `Checkpoint.interval` events,
+/// so a writer that finds no index it can trust (after a reboot, or with the file gone) starts
+/// from this copy and folds only the lines after it, not the whole log. A cache like the index:
+/// trusted only when its bytes match the checksums it ends with and the log still holds, at the
+/// offsets it records, the line it names (the hash chain then makes every line before it the
+/// same); the checksums catch damage, not someone who rewrites a doctored copy, which `ledger
+/// verify` notices (`CacheCheck`). They are `Checksum64`s rather than a SHA-256 seal: the table
+/// is about 200 bytes per event, and hashing it would cost a writer more than the lines it saves.
+///
+/// Layout: the index file's bytes (header, then slots) with the boot and log fields zeroed, then
+/// the `Checksum64` of the header and that of the slots, each as 16 lowercase hex digits.
+extension WritersIndex {
+    /// `<index>.checkpoint`.
+    static func checkpointPath(forIndex path: String) -> String { path + ".checkpoint" }
+
+    /// The seq of the covered line the last checkpoint was written (or tried) at.
+    var checkpointSeq: Int {
+        get { Int(self[header: Header.checkpointSeq]) }
+        set { self[header: Header.checkpointSeq] = Int64(newValue) }
+    }
+
+    /// Saves this table, which holds exactly what its header covers, as the checkpoint at `path`.
+    /// Failure leaves the previous checkpoint, or none: it is only a cache.
+    func saveCheckpoint(to path: String) throws {
+        guard let coverage = recordedCoverage else { return }
+        var header = [UInt8](UnsafeRawBufferPointer(start: base, count: Self.headerSize))
+        header.withUnsafeMutableBytes { raw in
+            for i in 0..<Header.bootIDLength { raw[Header.bootID + i] = 0 }
+            raw.storeBytes(of: 0, toByteOffset: Header.logDevice.offset, as: UInt64.self)
+            raw.storeBytes(of: 0, toByteOffset: Header.logInode.offset, as: UInt64.self)
+            raw.storeBytes(of: Int64(coverage.head.seq), toByteOffset: Header.checkpointSeq.offset, as: Int64.self)
+        }
+        let slots = UnsafeRawBufferPointer(start: base + Self.headerSize, count: mappedSize - Self.headerSize)
+        let trailer = header.withUnsafeBytes { Self.checksums(header: $0, slots: slots) }
+        try FileSystem.writeAtomically(to: path) { append in
+            try header.withUnsafeBytes { try append($0) }
+            try append(slots)
+            try trailer.withUnsafeBytes { try append($0) }
+        }
+    }
+
+    /// Bytes after the table: its checksums.
+    static let trailerSize = 32
+
+    /// The trailer of a checkpoint of `header` and `slots`.
+    static func checksums(header: UnsafeRawBufferPointer, slots: UnsafeRawBufferPointer) -> [UInt8] {
+        func hex(_ value: UInt64) -> [UInt8] {
+            let digits = String(value, radix: 16)
+            return Array((String(repeating: "0", count: 16 - digits.count) + digits).utf8)
+        }
+        return hex(Checksum64.of(header)) + hex(Checksum64.of(slots))
+    }
+
+    /// The checkpoint at `path` with what it covers, when it is intact and `log` holds its line:
+    /// as a new index file at `indexPath` (built aside, renamed over it) told it covers that line of
+    /// `log`, or, without `indexPath`, as a copy in memory (for `verify`). Nil otherwise.
+    static func loadCheckpoint(path: String, log: FileDescriptor, into indexPath: String?) -> (table: WritersIndex, coverage: Coverage)? {
+        let source = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard source >= 0 else { return nil }
+        defer { close(source) }
+        var info = stat()
+        guard fstat(source, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let identity = log.identity() else { return nil }
+        let size = Int(info.st_size) - trailerSize
+        guard size >= headerSize + initialCapacity * slotSize, (size - headerSize) % slotSize == 0 else { return nil }
+        let temp = indexPath.map { $0 + ".new" }
+        let mapped = if let temp, let indexPath { newFile(temp, size: size, for: indexPath) } else {
+            anonymousMapping(size: size).map { WritersIndex(path: "", fd: -1, base: $0, mappedSize: size, inode: (0, 0)) }
+        }
+        guard let table = mapped else { return nil }
+        let loaded = fill(table, from: source, size: size).flatMap { table.verifiedCoverage(log: log) }
+        guard let loaded else {
+            if let temp { unlink(temp) }
+            return nil
+        }
+        guard let indexPath, let temp else { return (table, loaded) }
+        table.setCoverage(loaded, logDevice: UInt64(identity.device), inode: UInt64(identity.inode))
+        table.checkpointSeq = loaded.head.seq
+        guard rename(temp, indexPath) == 0 else { unlink(temp); return nil }
+        return (table, loaded)
+    }
+
+    /// Copies the checkpoint's `size` table bytes into `table` — file to file in the kernel when
+    /// the table has a file, else read into its memory — and checks them against its checksums;
+    /// nil when they are short or do not match.
+    private static func fill(_ table: WritersIndex, from source: Int32, size: Int) -> Void? {
+        let fd = table.fd
+        var done = 0
+        while done < size {
+            var offset = off_t(done)
+            let n = fd >= 0 ? sendfile(fd, source, &offset, size - done) : pread(source, table.base + done, size - done, off_t(done))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return nil }
+            done += n
+        }
+        var trailer = [UInt8](repeating: 0, count: trailerSize)
+        let n = trailer.withUnsafeMutableBytes { pread(source, $0.baseAddress!, trailerSize, off_t(size)) }
+        let header = UnsafeRawBufferPointer(start: table.base, count: headerSize)
+        let slots = UnsafeRawBufferPointer(start: table.base + headerSize, count: size - headerSize)
+        guard n == trailerSize, checksums(header: header, slots: slots) == trailer else { return nil }
+        return ()
+    }
+
+    /// What the header covers, when the table is one writers map and `log` holds the covered line;
+    /// its time then comes from that line, as when a live index is adopted.
+    private func verifiedCoverage(log: FileDescriptor) -> Coverage? {
+        let capacity = self.capacity
+        guard hasMagic, capacity > 0, capacity & (capacity - 1) == 0, Self.headerSize + capacity * Self.slotSize == mappedSize,
+              self[header: Header.trusted] == 1, var coverage = recordedCoverage,
+              let time = SavedHeadLine.verifiedTime(in: log, lineStart: coverage.lineStart, offset: coverage.offset, head: coverage.head)
+        else { return nil }
+        coverage.lastAt = time
+        return coverage
+    }
+}

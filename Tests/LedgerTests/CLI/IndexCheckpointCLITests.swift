@@ -1,0 +1,110 @@
+import Foundation
+import LedgerDomain
+@testable import LedgerKit
+import Testing
+
+/// `events.jsonl.index.checkpoint`, the writers' index saved durably: a writer without a usable
+/// index (after a reboot, or with the file gone) starts from it and folds only the lines after it;
+/// a copy that does not match the log is refused, and one that disagrees with it is reported by
+/// `verify`, end to end through the built `ledger`.
+@Suite struct IndexCheckpointCLITests {
+    /// A checkpoint every 4 events.
+    private let every = ["LEDGER_CHECKPOINT_EVERY": "4"]
+
+    /// Three users registered with checkpoints on, then two more with the default interval (no new
+    /// checkpoint); returns the checkpoint's path and the seq of the line it covers.
+    private func populated(_ dir: LedgerDir) throws -> (path: String, seq: Int) {
+        for n in 1...3 { #expect(try dir.register(email: "user\(n)@example.com", env: every).status == 0) }
+        for n in 4...5 { #expect(try dir.register(email: "user\(n)@example.com").status == 0) }
+        let path = dir.logPath + ".index.checkpoint"
+        let bytes = try readBytes(path)
+        // WritersIndex's header: the covered line's seq at offset 64.
+        let seq = Int(bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 64, as: Int64.self) })
+        let lines = splitLines(try dir.logBytes()).count
+        #expect(seq >= 4 && seq < lines, "the checkpoint covers a prefix")
+        return (path, seq)
+    }
+
+    /// The status of registering `email`, as `register --json` reports it (nil when it printed none).
+    private func registration(_ dir: LedgerDir, _ email: String) throws -> String? {
+        let result = try dir.register(email: email)
+        return (try? parseObject(result.stdout))?["status"] as? String
+    }
+
+    /// `bytes` with new checksums, as ledger writes them, in place of the old ones.
+    private func resealed(_ bytes: [UInt8]) -> [UInt8] {
+        let table = Array(bytes.dropLast(WritersIndex.trailerSize))
+        let trailer = table.withUnsafeBytes { raw in
+            WritersIndex.checksums(header: UnsafeRawBufferPointer(rebasing: raw[0..<4096]), slots: UnsafeRawBufferPointer(rebasing: raw[4096...]))
+        }
+        return table + trailer
+    }
+
+    @Test func aWriterWithoutTheIndexFoldsOnlyTheLinesAfterItsCheckpoint() throws {
+        try withLedgerDir { dir in
+            let (_, seq) = try populated(dir)
+            let intact = splitLines(try dir.logBytes())
+            // The first line, covered by the checkpoint, damaged in place: a writer that read it would refuse.
+            try damageLine(dir.logPath, line: 0)
+            try FileSystem.remove(dir.logPath + ".index")
+            #expect(try registration(dir, "user6@example.com") == "registered")
+            // The email rule holds from the checkpoint: user1's email (line 1) is still taken.
+            #expect(try registration(dir, "user1@example.com") == "failed")
+            #expect(splitLines(try dir.logBytes()).count > seq)
+            // The first line put back: the index the writers built from the checkpoint and the tail
+            // is what a fold of the whole log gives (`verify` compares them).
+            var lines = splitLines(try dir.logBytes())
+            lines[0] = intact[0]
+            try writeBytes(lines.flatMap { $0 }, to: dir.logPath)
+            let checked = try dir.run(["verify", "--json"])
+            #expect(checked.status == 0, "\(checked)")
+        }
+    }
+
+    @Test(arguments: ["broken checksum", "another head"])
+    func aForgedIndexCheckpointIsRefusedAndTheIndexRebuiltFromTheLog(_ forgery: String) throws {
+        try withLedgerDir { dir in
+            let (path, _) = try populated(dir)
+            var bytes = try readBytes(path)
+            if forgery == "broken checksum" {
+                // A slot's byte changed, the checksums left as they were.
+                let slot = try #require(stride(from: 4096, to: bytes.count - WritersIndex.trailerSize, by: 48).first { bytes[$0] == 7 })
+                bytes[slot + 4] ^= 1
+            } else {
+                // The covered line's hash (header offset 72) changed, checksummed again: the log holds no such line.
+                bytes[72] = bytes[72] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+                bytes = resealed(bytes)
+            }
+            try writeBytes(bytes, to: path)
+            let intact = try dir.logBytes()
+            try damageLine(dir.logPath, line: 0)
+            try FileSystem.remove(dir.logPath + ".index")
+            // Refused: the writer reads the whole log, and finds the damage.
+            let refused = try dir.register(email: "user6@example.com")
+            #expect(refused.status != 0 && refused.stderr.contains("damaged"), "\(refused)")
+            try writeBytes(intact, to: dir.logPath)
+            #expect(try registration(dir, "user6@example.com") == "registered")
+            #expect(try registration(dir, "user1@example.com") == "failed")
+            let checked = try dir.run(["verify", "--json"])
+            #expect(checked.status == 0, "\(checked)")
+        }
+    }
+
+    @Test func aResealedIndexCheckpointThatDisagreesWithTheLogIsACacheMismatch() throws {
+        try withLedgerDir { dir in
+            let (path, seq) = try populated(dir)
+            // An account slot's status (tag 7, +4) changed and the copy checksummed again, as ledger writes it.
+            var bytes = try readBytes(path)
+            let slot = try #require(stride(from: 4096, to: bytes.count - WritersIndex.trailerSize, by: 48).first { bytes[$0] == 7 })
+            bytes[slot + 4] = bytes[slot + 4] == 1 ? 2 : 1
+            try writeBytes(resealed(bytes), to: path)
+            let checked = try dir.run(["verify", "--json"])
+            #expect(checked.status == 1, "\(checked)")
+            let problems = try parseObject(checked.stdout)["problems"] as? [[String: Any]] ?? []
+            #expect(problems.map { $0["kind"] as? String } == ["cache-mismatch"], "\(checked)")
+            #expect(problems.first?["line"] as? Int == seq)
+            #expect((problems.first?["message"] as? String)?.contains(path) == true, "\(checked)")
+            #expect(try readBytes(path) == resealed(bytes), "verify never changes the checkpoint")
+        }
+    }
+}
