@@ -63,23 +63,14 @@ extension FileEventStore {
         checkpointIndexIfDue()
     }
 
-    /// After the index file was told what it covers: its durable checkpoint rewritten once it is due
-    /// (`indexCheckpointDue`). A failed write is not retried before the next one is due: it is only a cache.
+    /// After the index file was told what it covers: its durable checkpoint rewritten once it covers
+    /// `Checkpoint.interval` events past the last one, so a writer that must start over folds at
+    /// most that many lines. A failed write is not retried before the next interval: it is only a cache.
     func checkpointIndexIfDue() {
-        guard let table = prefix.table, !prefix.lostTable,
-              Self.indexCheckpointDue(head: prefix.checker.head.seq, last: table.checkpointSeq, interval: Checkpoint.interval)
-        else { return }
+        guard let table = prefix.table, !prefix.lostTable, Checkpoint.interval > 0,
+              prefix.checker.head.seq - table.checkpointSeq >= Checkpoint.interval else { return }
         table.checkpointSeq = prefix.checker.head.seq
         try? table.saveCheckpoint(to: indexCheckpointPath)
-    }
-
-    /// True when the index checkpoint of a log at `head`, last saved at `last`, is due: `interval`
-    /// events past the last one (0: never), and at least a twentieth of the log. The table grows
-    /// with the log, so writing it every `interval` events would cost a large log a second's stall
-    /// under the writers' lock every few seconds of sign-ups; a twentieth keeps the writes in
-    /// proportion to the growth, and a writer that must start over folds at most that many lines.
-    static func indexCheckpointDue(head: Int, last: Int, interval: Int) -> Bool {
-        interval > 0 && head - last >= max(interval, head / 20)
     }
 
     /// The number of events in `stream`, from the writers' index: only the lines appended since this

@@ -45,15 +45,3 @@ import Testing
         #expect(zip(a, b).dropFirst().dropLast().allSatisfy { $0 == $1 })
     }
 }
-
-/// When a writer rewrites the index checkpoint: every `interval` events on a small log, every
-/// twentieth of the log on a large one, never with `interval` 0.
-@Suite struct IndexCheckpointDueTests {
-    @Test func dueEveryIntervalOrTwentiethWhicheverIsLarger() {
-        #expect(FileEventStore.indexCheckpointDue(head: 10_000, last: 0, interval: 10_000))
-        #expect(!FileEventStore.indexCheckpointDue(head: 19_999, last: 10_000, interval: 10_000))
-        #expect(!FileEventStore.indexCheckpointDue(head: 1_040_000, last: 1_000_000, interval: 10_000), "a twentieth of 1M is 52,000")
-        #expect(FileEventStore.indexCheckpointDue(head: 1_060_000, last: 1_000_000, interval: 10_000))
-        #expect(!FileEventStore.indexCheckpointDue(head: 5_000_000, last: 0, interval: 0))
-    }
-}
