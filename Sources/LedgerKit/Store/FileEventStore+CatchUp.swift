@@ -107,10 +107,13 @@ extension FileEventStore {
             var damage: LogProblem?
             var torn: (problem: LogProblem, offset: Int, length: Int)?
             var checker = prefix.checker
-            try LogScanner.scan(log, from: prefix.verifiedSize, checker: &checker) { item in
+            // Lines are read in place, as `replay` and `verify` read them (the full decoder only for
+            // a line that is not in canonical form): a writer that meets many lines appended by
+            // others, or starts from the index checkpoint, folds each in about a microsecond.
+            try LogScanner.scanFacts(log, from: prefix.verifiedSize, checker: &checker) { item in
                 switch item {
-                case .event(let event, let offset, let length):
-                    prefix.record(event, offset: offset, length: length)
+                case .event(let event, let hash, let offset, let length):
+                    prefix.record(event.pointee, hash: hash, offset: offset, length: length)
                     return true
                 case .problem(let problem, _, _):
                     damage = problem

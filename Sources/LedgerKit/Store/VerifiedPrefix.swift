@@ -38,11 +38,17 @@ struct VerifiedPrefix {
 
     /// Records one verified event whose line spans `[offset, offset + length)`.
     mutating func record(_ event: RecordedEvent, offset: Int, length: Int) {
+        record(ViewEvent(event), hash: Digest32(hex: event.envelope.hash) ?? .zero, offset: offset, length: length)
+    }
+
+    /// Records one verified event as the views fold it (a line read in place), its line's `hash`,
+    /// spanning `[offset, offset + length)`.
+    mutating func record(_ event: ViewEvent, hash: Digest32, offset: Int, length: Int) {
         if let table, !lostTable {
-            if !table.apply(event, offset: offset) { lostTable = true }
+            if !table.apply(event, hash: hash, offset: offset) { lostTable = true }
         } else {
-            streamVersions[event.stream, default: 0] += 1
-            AccountFold.evolve(&accounts, ViewEvent(event), policy: SignInPolicy())
+            streamVersions[event.category.stream(event.stream.uuidString), default: 0] += 1
+            AccountFold.evolve(&accounts, event, policy: SignInPolicy())
         }
         lastAt = max(lastAt, event.at)
         lineStart = offset

@@ -135,17 +135,11 @@ final class WritersIndex {
 
     // MARK: - Applying events
 
-    /// Folds one event of the log into the table; idempotent per event (slots remember the last seq).
-    /// False when the table is full and could not grow, or has no free slot although its count says
-    /// it has (a damaged file): the caller then drops the index.
+    /// Folds one event of the log, as the views fold it, into the table; idempotent per event (slots
+    /// remember the last seq). False when the table is full and could not grow, or has no free slot
+    /// although its count says it has (a damaged file): the caller then drops the index.
     /// `offset` is where the event's line starts: a stream slot keeps its first and last line's.
-    func apply(_ event: RecordedEvent, offset: Int) -> Bool {
-        apply(ViewEvent(event), hash: Digest32(hex: event.envelope.hash) ?? .zero, offset: offset)
-    }
-
-    /// Folds one event as the views fold it (see `apply(_:offset:)`): `verify` folds the log's lines
-    /// read in place into a fresh table this way, writers their decoded events.
-    /// `hash` is the line's: an account slot keeps the first 8 bytes of its `AccountCreated` line's.
+    /// `hash` is the line's: an account slot keeps the first 8 bytes of its password line's.
     func apply(_ event: ViewEvent, hash: Digest32, offset: Int) -> Bool {
         // Untrusted until `setCoverage` records what the slots now hold: a writer killed between two
         // stores of one slot (its count, then its seq) leaves a table the next writer rebuilds.
