@@ -12,7 +12,7 @@ extension AccountCommand {
             return try operate(.disable(reason: reason), status: "disabled", done: "disabled", invocation, context)
         },
         Action(name: "enable", takesAccount: true, options: []) { invocation, context in
-            try operate(.enable, status: "enabled", done: "enabled", invocation, context)
+            try operate(.enable, status: "enabled", done: "enabled", endsSessions: false, invocation, context)
         },
         Action(name: "sign-out-everywhere", takesAccount: true, options: []) { invocation, context in
             try operate(.signOutEverywhere, status: "signed-out", done: "signed out everywhere", invocation, context)
@@ -20,10 +20,10 @@ extension AccountCommand {
     ]
 
     /// Runs `action` on the account UID|EMAIL names and reports it.
-    private static func operate(_ action: AccountAction, status: String, done: String, _ invocation: Invocation,
-                                _ context: Context) throws -> Int32 {
+    private static func operate(_ action: AccountAction, status: String, done: String, endsSessions: Bool = true,
+                                _ invocation: Invocation, _ context: Context) throws -> Int32 {
         let outcome = try service(invocation, context).run(action, account: invocation.positionals[1])
-        report(outcome, status: status, done: done, invocation, context)
+        report(outcome, status: status, done: done, endsSessions: endsSessions, invocation, context)
         return 0
     }
 }

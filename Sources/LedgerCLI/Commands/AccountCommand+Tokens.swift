@@ -13,7 +13,7 @@ extension AccountCommand {
         Action(name: "verify-email", takesAccount: false, options: ["token-stdin"], required: ["token-stdin"]) { invocation, context in
             let token = try tokenLine(invocation, context)
             let outcome = try service(invocation, context).redeem(.verification, token: token, .verifyEmail)
-            report(outcome, status: "verified", done: "has its email verified", invocation, context)
+            report(outcome, status: "verified", done: "has its email verified", endsSessions: false, invocation, context)
             return 0
         },
         Action(name: "request-reset", takesAccount: false, options: ["email"], required: ["email"]) { invocation, context in

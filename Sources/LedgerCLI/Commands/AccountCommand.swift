@@ -85,7 +85,8 @@ enum AccountCommand {
 
     /// Prints what an action did to an account: `{status, uid, email, accountStatus, endedSessions}`
     /// with `--json`, else a line saying `done` and the sessions it ended.
-    static func report(_ outcome: AccountService.Outcome, status: String, done: String, _ invocation: Invocation, _ context: Context) {
+    static func report(_ outcome: AccountService.Outcome, status: String, done: String, endsSessions: Bool = true,
+                       _ invocation: Invocation, _ context: Context) {
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([
                 ("status", .string(status)), ("uid", .string(outcome.uid)), ("email", .string(outcome.email)),
@@ -94,7 +95,9 @@ enum AccountCommand {
             ])))
         } else {
             context.print("account \(outcome.uid) (\(outcome.email)) \(done)")
-            context.print("\(outcome.endedSessions.count) session\(outcome.endedSessions.count == 1 ? "" : "s") ended")
+            if !outcome.endedSessions.isEmpty || endsSessions {
+                context.print("\(outcome.endedSessions.count) session\(outcome.endedSessions.count == 1 ? "" : "s") ended")
+            }
         }
     }
 }

@@ -166,10 +166,10 @@ public struct UserView: Equatable, Sendable {
     public func live(email: String) -> UserRow? { livePosition(of: email).map { records[Int($0)].row } }
 
     /// The user a command names by `key`: the account with that uid (any case), else the live account of that
-    /// email (any case), else the account last created with it.
+    /// email (normalized as `EmailRule` normalizes a typed email), else the account last created with it.
     public func row(uidOrEmail key: String) -> UserRow? {
-        let email = key.lowercasedASCII
-        return row(uid: Identifiers.typed(key)) ?? live(email: email) ?? rows.last { $0.email == email }
+        let email = EmailRule.normalized(key)
+        return row(uid: Identifiers.typed(key.trimmingSpaces)) ?? live(email: email) ?? rows.last { $0.email == email }
     }
 
     /// Status of the user with `uid` (nil when unknown), without spelling the row out.
