@@ -139,13 +139,18 @@ public struct Context {
         Self.standardInputNames.contains(given) ? try scratch.copyOfStandardInput() : given
     }
 
-    /// The log file read commands read by default: the data directory's, or (with PostgreSQL) a
-    /// verbatim copy of the store's lines made once per run in the scratch space.
-    public func defaultLogPath(_ invocation: Invocation) throws -> String {
+    /// The log read commands read by default: the data directory's file, or the PostgreSQL store's
+    /// lines, streamed from the server.
+    public func defaultLogSource(_ invocation: Invocation) throws -> LogSource {
         switch try storeLocation(invocation) {
-        case .file: return fileStore(invocation).logPath
-        case .postgres(let url): return try scratch.copy(of: PostgresEventStore(url: url, clock: clock, random: random))
+        case .file: return .file(fileStore(invocation).logPath)
+        case .postgres(let url): return .postgres(PostgresEventStore(url: url, clock: clock, random: random))
         }
+    }
+
+    /// The log a read command reads: FILE when given (standard input copied first), else the default.
+    public func logSource(_ given: String?, _ invocation: Invocation) throws -> LogSource {
+        try given.map { .file(try logFile($0)) } ?? defaultLogSource(invocation)
     }
 }
 

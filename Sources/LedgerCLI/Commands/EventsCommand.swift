@@ -56,15 +56,14 @@ enum EventsCommand {
         if following, let file = invocation.positionals.first, Context.standardInputNames.contains(file) {
             throw CLIError.usage("--follow watches a log file; standard input cannot be followed (leave out --follow to read it)")
         }
-        let path = try invocation.positionals.first.map(context.logFile) ?? context.defaultLogPath(invocation)
-        let tail = LogTail(path: path)
-        if following { return try follow(fileSource(tail), selection, &listing, context) }
-        let outcome = try tail.read { event, line in
+        let source = try context.logSource(invocation.positionals.first, invocation)
+        if following, case .file(let path) = source { return try follow(fileSource(LogTail(path: path)), selection, &listing, context) }
+        let outcome = try source.readEvents { event, line in
             guard selection.matches(event) else { return true }
             listing.add(event, line: line)
             return listing.count < selection.limit
         }
-        if outcome == .missing { throw CLIError.noLog(at: path) }
+        if outcome == .missing { throw CLIError.noLog(at: source.name) }
         listing.finish()
         switch outcome {
         case .caughtUp(let torn?):

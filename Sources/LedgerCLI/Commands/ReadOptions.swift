@@ -12,15 +12,17 @@ enum ReadOptions {
         .option("as-of", "SEQ|TIME", "the views as they stood after event SEQ or at an RFC 3339 time"),
     ]
 
-    /// The log path of `invocation`.
-    static func logPath(_ invocation: Invocation, _ context: Context) throws -> String {
-        try invocation.value("log") ?? context.defaultLogPath(invocation)
+    /// The log of `invocation`: `--log FILE`, else the store's.
+    static func source(_ invocation: Invocation, _ context: Context) throws -> LogSource {
+        try context.logSource(invocation.value("log"), invocation)
     }
 
     /// The data directory that goes with the log: the log's folder (the data directory with PostgreSQL).
     static func directory(_ invocation: Invocation, _ context: Context) throws -> String {
-        if invocation.value("log") == nil, case .postgres = try context.storeLocation(invocation) { return context.dataDirectory(invocation) }
-        return FileSystem.directoryName(try logPath(invocation, context))
+        switch try source(invocation, context) {
+        case .file(let path): FileSystem.directoryName(path)
+        case .postgres: context.dataDirectory(invocation)
+        }
     }
 
     /// The registration locks that go with the log (lock files beside it, or the PostgreSQL store's).
@@ -32,25 +34,25 @@ enum ReadOptions {
     /// Loads the views for `invocation` (folding at least `views`) from `given` (else its log), warning
     /// about a skipped torn tail.
     static func load(_ invocation: Invocation, _ context: Context, views: LedgerViews.Selection = .all,
-                     path given: String? = nil) throws -> LoadedViews {
+                     source given: LogSource? = nil) throws -> LoadedViews {
         var asOf: AsOf?
         if let text = invocation.value("as-of") {
             guard let parsed = AsOf(text) else { throw CLIError.usage("--as-of needs a seq or an RFC 3339 time, not \"\(text)\"") }
             asOf = parsed
         }
-        let path = try given ?? logPath(invocation, context)
+        let source = try given ?? source(invocation, context)
         do {
             // A progress line on a terminal only: never in pipes, never with --json.
             let showProgress = context.stderrIsTerminal && !invocation.flag("json")
-            let loaded = try ViewLoader.load(path: path, asOf: asOf, now: context.clock.now(), views: views, progress: showProgress ? { bytes, total, events in
-                context.err("\rreplaying \(path): \(total > 0 ? bytes * 100 / total : 100)% (\(events) events)")
+            let loaded = try ViewLoader.load(source, asOf: asOf, now: context.clock.now(), views: views, progress: showProgress ? { bytes, total, events in
+                context.err(total > 0 ? "\rreplaying \(source.name): \(bytes * 100 / total)% (\(events) events)" : "\rreplaying \(source.name): \(events) events")
             } : nil)
             if showProgress && loaded.views.events >= 0x10000 { context.err("\r\u{1B}[K") }
             if let torn = loaded.tornTail { context.complain("warning: \(torn) — skipped; `ledger recover` repairs it") }
             context.keepUntilExit(loaded)
             return loaded
         } catch let error as SystemError where error.isNotFound {
-            throw CLIError.noLog(at: path)
+            throw CLIError.noLog(at: source.name)
         }
     }
 }

@@ -32,12 +32,12 @@ enum ReportCommand {
         let locks = try ReadOptions.locks(invocation, context)
         let snapshot = try Auditor.snapshot(blobs: blobs, locks: locks)
         let loaded = try ReadOptions.load(invocation, context)
-        let path = try ReadOptions.logPath(invocation, context)
+        let source = try ReadOptions.source(invocation, context)
         let verified: VerifyReport
         do {
-            verified = try LogVerifier.verify(path: path)
+            verified = try LogVerifier.verify(source)
         } catch let error as SystemError where error.isNotFound {
-            throw CLIError.noLog(at: path)
+            throw CLIError.noLog(at: source.name)
         }
         let problem = verified.problems.first.map { "line \($0.line): \($0.kind.rawValue): \($0.message)" }
         let anomalies = Auditor.anomalies(loaded.views, blobs: blobs, locks: locks, snapshot: snapshot).map {
@@ -47,7 +47,7 @@ enum ReportCommand {
                                 verifyOK: verified.ok, verifyProblem: problem, generatedAt: context.clock.now())
         let showEmails = invocation.flag("show-emails")
         let html = HTMLReport.render(model, options: HTMLReport.Options(showEmails: showEmails,
-                                                                        source: try reportSource(invocation, context, path: path)))
+                                                                        source: reportSource(source)))
         // Emails in full are personal data: then only the owner may read the page.
         try FileSystem.writeAtomically(Array(html.utf8), to: output, mode: showEmails ? 0o600 : 0o644)
         context.print("wrote \(output)")
@@ -55,9 +55,11 @@ enum ReportCommand {
     }
 
     /// What the report names as its source: the log's full path, or the PostgreSQL store (password redacted).
-    static func reportSource(_ invocation: Invocation, _ context: Context, path: String) throws -> String {
-        if invocation.value("log") == nil, case .postgres(let url) = try context.storeLocation(invocation) { return url.redacted }
-        return fullPath(path)
+    static func reportSource(_ source: LogSource) -> String {
+        switch source {
+        case .file(let path): fullPath(path)
+        case .postgres(let store): store.url.redacted
+        }
     }
 
     /// `path` from the root: resolved by `realpath`, else joined to the working directory.

@@ -35,12 +35,12 @@ enum UsersCommand {
         let key = invocation.positionals[0]
         let history = invocation.flag("history")
         if history, invocation.value("as-of") != nil { throw CLIError.usage("--history lists the whole log; leave out --as-of") }
-        let path = try ReadOptions.logPath(invocation, context)
-        let users = try ReadOptions.load(invocation, context, views: .users, path: path).views.users
+        let source = try ReadOptions.source(invocation, context)
+        let users = try ReadOptions.load(invocation, context, views: .users, source: source).views.users
         guard let row = users.row(uidOrEmail: key) else {
             throw CLIError.failure("no user with uid or email \"\(key)\"; list them with `ledger users`")
         }
-        if history { return try showHistory(of: row, log: path, invocation, context) }
+        if history { return try showHistory(of: row, log: source, invocation, context) }
         if invocation.flag("json") {
             context.printJSON(row.json)
         } else {
@@ -56,14 +56,14 @@ enum UsersCommand {
 
     /// Prints every event about `row`'s account (`AccountHistory`), in log order: a table, or with
     /// `--json` the lines as stored. Exit 1 at a damaged line, after the events before it.
-    private static func showHistory(of row: UserRow, log path: String, _ invocation: Invocation, _ context: Context) throws -> Int32 {
+    private static func showHistory(of row: UserRow, log source: LogSource, _ invocation: Invocation, _ context: Context) throws -> Int32 {
         var history = AccountHistory(uid: UUIDBits(uuid: row.uid) ?? .zero)
         var listing = EventListing(json: invocation.flag("json"), following: false, context: context)
-        let outcome = try LogTail(path: path).read { event, line in
+        let outcome = try source.readEvents { event, line in
             if history.includes(ViewEvent(event)) { listing.add(event, line: line) }
             return true
         }
-        if outcome == .missing { throw CLIError.noLog(at: path) }
+        if outcome == .missing { throw CLIError.noLog(at: source.name) }
         listing.finish()
         if case .damaged(let problem) = outcome {
             context.complain("\(problem) — stopped there; run `ledger verify` for the full report")

@@ -31,18 +31,12 @@ enum VerifyCommand {
             }
             return head
         }
-        let path = try invocation.positionals.first.map(context.logFile) ?? context.defaultLogPath(invocation)
-        var report: VerifyReport
+        let source = try context.logSource(invocation.positionals.first, invocation)
+        let report: VerifyReport
         do {
-            report = try LogVerifier.verify(path: path, expecting: anchors, checkingCaches: true)
+            report = try LogVerifier.verify(source, expecting: anchors, checkingCaches: true)
         } catch let error as SystemError where error.isNotFound {
-            throw CLIError.noLog(at: path)
-        }
-        // A PostgreSQL store's account tables are its cache: checked against the (intact) copy.
-        if invocation.positionals.isEmpty, case .postgres(let url) = try context.storeLocation(invocation),
-           !report.problems.contains(where: { !Self.isAboutTheIntactLog($0.kind) }),
-           let problem = try PostgresEventStore(url: url, clock: context.clock, random: context.random).accountTablesProblem(foldingLogAt: path) {
-            report.problems.append(problem)
+            throw CLIError.noLog(at: source.name)
         }
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([

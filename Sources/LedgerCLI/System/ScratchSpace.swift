@@ -4,9 +4,8 @@ import LedgerKit
 // MARK: - ScratchSpace
 
 /// A temp folder for one run of the CLI, created on first use and removed with everything in it
-/// when the last copy of the context goes away. Holds the verbatim copy of a PostgreSQL log that
-/// the read commands verify and fold with the same code as a file log, and the copy of a log read
-/// from standard input (a pipe cannot be seeked or mapped: it is read once, as a stream).
+/// when the last copy of the context goes away. Holds the copy of a log read from standard input
+/// (a pipe cannot be seeked or mapped: it is read once, as a stream).
 public final class ScratchSpace {
     private var folder: String?
     private var copies: [String: String] = [:]
@@ -18,22 +17,6 @@ public final class ScratchSpace {
         guard let folder else { return }
         for path in copies.values { unlink(path); unlink(path + ".checkpoint") }
         rmdir(folder)
-    }
-
-    /// The path of a file holding every line of `store`, in seq order, made once per run.
-    /// O(n) in the log's size, in time and temp space.
-    public func copy(of store: PostgresEventStore) throws -> String {
-        if let path = copies[store.url.text] { return path }
-        let folder = try self.folder ?? makeFolder()
-        let path = FileSystem.join(folder, "events-\(copies.count + 1).jsonl")
-        copies[store.url.text] = path
-        let file = try FileDescriptor(path: path, flags: O_WRONLY | O_CREAT | O_TRUNC)
-        var offset = 0
-        try store.exportLines { chunk in
-            try chunk.withUnsafeBytes { raw in try file.write(raw, at: offset) }
-            offset += chunk.count
-        }
-        return path
     }
 
     /// The path of a file holding everything on standard input up to its end, made once per run.

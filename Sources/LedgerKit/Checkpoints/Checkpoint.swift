@@ -69,12 +69,15 @@ public struct Checkpoint {
         return Checkpoint(views: views, ids: ids, lineStart: lineStart, offset: offset, headAt: headAt)
     }
 
+    /// True when this may be saved. A checkpoint holds every view, and a load trusts it to: views
+    /// folded narrowed (some of them left empty, `LedgerViews.narrow`) are never saved; nor views
+    /// without one id per event.
+    public var isWhole: Bool { views.selection == .all && ids.count == views.events }
+
     /// Saves this checkpoint for `log` atomically (temp file, fsync, rename). Failure leaves the
     /// previous checkpoint, or none: it is only a cache.
     public func save(forLog log: String) {
-        // A checkpoint holds every view, and a load trusts it to: views folded narrowed (some of
-        // them left empty, `LedgerViews.narrow`) are never saved; nor views without one id per event.
-        guard views.selection == .all, ids.count == views.events else { return }
+        guard isWhole else { return }
         let sha = SHA256Stream()
         try? FileSystem.writeAtomically(to: Self.path(forLog: log)) { append in
             var header = Self.magic

@@ -13,12 +13,13 @@ enum SavedHeadLine {
         var line = [UInt8](repeating: 0, count: offset - lineStart)
         let read = line.withUnsafeMutableBytes { raw in (try? file.read(into: raw.baseAddress!, count: raw.count, at: lineStart)) ?? 0 }
         guard read == line.count, line.last == 0x0A else { return nil }
-        return line.withUnsafeBufferPointer { buffer -> Timestamp? in
-            let body = UnsafeBufferPointer(rebasing: buffer[0..<(buffer.count - 1)])
-            guard let (envelope, bodyLength) = try? LineCodec.decode(body, lineNumber: head.seq) else { return nil }
-            let hash = SHA256.hex(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: body[0..<bodyLength])))
-            let matches = envelope.seq == head.seq && envelope.hash == head.hash && hash == envelope.hash
-            return matches ? envelope.at : nil
-        }
+        return line.withUnsafeBufferPointer { verifiedTime(line: UnsafeBufferPointer(rebasing: $0.dropLast()), head: head) }
+    }
+
+    /// The time of `line` (its bytes, no newline) when it is a verified line with `head`'s seq and hash; nil otherwise.
+    static func verifiedTime(line body: UnsafeBufferPointer<UInt8>, head: Head) -> Timestamp? {
+        guard let (envelope, bodyLength) = try? LineCodec.decode(body, lineNumber: head.seq) else { return nil }
+        let hash = SHA256.hex(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: body[0..<bodyLength])))
+        return envelope.seq == head.seq && envelope.hash == head.hash && hash == envelope.hash ? envelope.at : nil
     }
 }

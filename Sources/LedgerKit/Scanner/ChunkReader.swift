@@ -3,16 +3,16 @@ import LedgerDomain
 
 // MARK: - ChunkReader
 
-/// Reads a log in chunks of complete lines. A line that ends exactly where the bytes read so far end
+/// Reads a log (a file, or a store's streamed lines) in chunks of complete lines. A line that ends exactly where the bytes read so far end
 /// is held back until the next read tells whether it is the file's last line.
 struct ChunkReader {
-    private let file: FileDescriptor
+    private let file: any LogBytes
     private var offset: Int
     private var carry: [UInt8] = []
     private(set) var eof = false
 
     /// A reader of `file` from byte `offset`.
-    init(_ file: FileDescriptor, from offset: Int) { self.file = file; self.offset = offset }
+    init(_ file: any LogBytes, from offset: Int) { self.file = file; self.offset = offset }
 
     /// The next batch (its lines numbered from `firstLine`); at least one line, or the end of the file.
     mutating func next(firstLine: Int) throws -> LineBatch {

@@ -12,13 +12,13 @@ public enum LogScanner {
     public static let chunkSize = 1 << 20
 
     /// Scans `file` from byte `offset`, continuing `checker`, calling `body` per line until it returns false.
-    public static func scan(_ file: FileDescriptor, from offset: Int = 0, checker: inout ChainChecker,
+    public static func scan(_ file: any LogBytes, from offset: Int = 0, checker: inout ChainChecker,
                             _ body: (ScanItem) -> Bool) throws {
         try scanLines(file, from: offset, checker: &checker) { item, _ in body(item) }
     }
 
     /// Like `scan`, also passing each line's raw bytes (without the newline).
-    public static func scanLines(_ file: FileDescriptor, from offset: Int = 0, checker: inout ChainChecker,
+    public static func scanLines(_ file: any LogBytes, from offset: Int = 0, checker: inout ChainChecker,
                                  _ body: (ScanItem, UnsafeBufferPointer<UInt8>) -> Bool) throws {
         try pipeline(file, from: offset, firstLine: checker.lines + 1, fast: false) { batch, all in
             for (i, range) in batch.ranges.enumerated() {
@@ -36,7 +36,7 @@ public enum LogScanner {
     /// Like `scan`, for folding views: lines spelled as ledger writes them are read straight into
     /// `ViewEvent`s (`LineCodec.readInPlace`) and checked as bits; any other line, or any line with a
     /// problem, goes through the full decoder and checker, so items and problems are those of `scan`.
-    public static func scanFacts(_ file: FileDescriptor, from offset: Int = 0, checker: inout ChainChecker,
+    public static func scanFacts(_ file: any LogBytes, from offset: Int = 0, checker: inout ChainChecker,
                                  _ body: (ReplayItem) -> Bool) throws {
         try pipeline(file, from: offset, firstLine: checker.lines + 1, fast: true) { batch, all in
             for (i, range) in batch.ranges.enumerated() {
@@ -61,7 +61,7 @@ public enum LogScanner {
     /// Batches are pipelined: while `visit` checks one batch on this thread, a worker prepares the
     /// next one (decodes and hashes its lines, which need no other line), having first read the one
     /// after it. When `visit` is done first, this thread helps prepare what the worker has not claimed.
-    private static func pipeline(_ file: FileDescriptor, from offset: Int, firstLine: Int, fast: Bool,
+    private static func pipeline(_ file: any LogBytes, from offset: Int, firstLine: Int, fast: Bool,
                                  _ visit: (LineBatch, UnsafeBufferPointer<UInt8>) -> Bool) throws {
         let reader = ReadAhead(ChunkReader(file, from: offset))
         var current = try reader.next(firstLine: firstLine)

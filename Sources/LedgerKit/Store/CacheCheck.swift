@@ -19,10 +19,27 @@ enum CacheCheck {
         let savedPath = WritersIndex.checkpointPath(forIndex: indexPath)
         let index = indexSnapshot(path: indexPath, log: log)
         let saved = WritersIndex.enabled ? WritersIndex.loadCheckpoint(path: savedPath, log: log, into: nil) : nil
+        let checkpoint = FileSystem.exists(checkpointPath) ? Checkpoint.load(forLog: path, file: log) : nil
+        return try problems(log: log, index: index.map { ($0.table, $0.coverage, indexPath) }, saved: saved.map { ($0.table, $0.coverage, savedPath) },
+                            checkpoint: checkpoint, naming: "\(checkpointPath) disagrees with the log up to this line", remedy: "remove it (reads rebuild it)")
+    }
+
+    /// The problem of the checkpoint a PostgreSQL store keeps, against the store's lines `log`
+    /// (streamed from the first, read once).
+    static func problems(storedCheckpoint checkpoint: Checkpoint, log: any LogBytes) throws -> [LogProblem] {
+        try problems(log: log, index: nil, saved: nil, checkpoint: checkpoint,
+                     naming: "the checkpoint the PostgreSQL store keeps (ledger_checkpoints, seq \(checkpoint.views.head.seq)) disagrees with the log up to this line",
+                     remedy: "delete its row (reads rebuild it)")
+    }
+
+    /// A copy of the writers' index, what it covers and the file it is in.
+    typealias IndexCopy = (table: WritersIndex, coverage: WritersIndex.Coverage, path: String)
+
+    /// The problems of the caches given, each compared with the log folded up to its line.
+    private static func problems(log: any LogBytes, index: IndexCopy?, saved: IndexCopy?, checkpoint loaded: Checkpoint?,
+                                 naming: String, remedy: String) throws -> [LogProblem] {
         // The checkpoint is kept as its digest, so its views and the log's are never in memory together.
-        let checkpoint = (FileSystem.exists(checkpointPath) ? Checkpoint.load(forLog: path, file: log) : nil).map {
-            SavedCheckpoint(seq: $0.views.head.seq, ids: $0.ids, digest: digest($0.views, ids: $0.ids))
-        }
+        let checkpoint = loaded.map { SavedCheckpoint(seq: $0.views.head.seq, ids: $0.ids, digest: digest($0.views, ids: $0.ids)) }
         guard index != nil || saved != nil || checkpoint != nil else { return [] }
         let indexSeq = index?.coverage.head.seq ?? 0, savedSeq = saved?.coverage.head.seq ?? 0, checkpointSeq = checkpoint?.seq ?? 0
         // One table folds the log for both copies of the index, compared each at its own line.
@@ -56,17 +73,17 @@ enum CacheCheck {
             guard reached == stop else { break }
             if stop == checkpointSeq { fingerprints = checker.idFingerprints() }
             if let fresh, foldedIndex {
-                if let saved, stop == savedSeq, let problem = mismatch(saved.table, saved.coverage, fresh, latest: latest, path: savedPath) {
+                if let saved, stop == savedSeq, let problem = mismatch(saved.table, saved.coverage, fresh, latest: latest, path: saved.path) {
                     problems.append(problem)
                 }
-                if let index, stop == indexSeq, let problem = mismatch(index.table, index.coverage, fresh, latest: latest, path: indexPath) {
+                if let index, stop == indexSeq, let problem = mismatch(index.table, index.coverage, fresh, latest: latest, path: index.path) {
                     problems.append(problem)
                 }
             }
         }
         if let checkpoint, reached >= checkpointSeq, let difference = checkpoint.difference(digest(views, ids: checkpoint.ids), ids: fingerprints) {
             problems.append(LogProblem(line: checkpointSeq, kind: .cacheMismatch,
-                                       message: "\(checkpointPath) disagrees with the log up to this line: \(difference); remove it (reads rebuild it)"))
+                                       message: "\(naming): \(difference); \(remedy)"))
         }
         return problems
     }

@@ -29,18 +29,33 @@ public enum LogVerifier {
     /// intact log with that hash, else a `head-mismatch`. With `checkingCaches`, the caches beside an
     /// intact log are checked against it too (`CacheCheck`: any disagreement is a `cache-mismatch`).
     public static func verify(path: String, expecting anchors: [Head] = [], checkingCaches: Bool = false) throws -> VerifyReport {
+        try verify(.file(path), expecting: anchors, checkingCaches: checkingCaches)
+    }
+
+    /// `verify(path:…)` for any log source. A PostgreSQL store's caches are its account-state tables,
+    /// folded as the lines are verified, and the checkpoint it keeps, checked by a second read up to its line.
+    public static func verify(_ source: LogSource, expecting anchors: [Head] = [], checkingCaches: Bool = false) throws -> VerifyReport {
         // Ids are checked once at the end; on a maybe (a repeated id: damage) the log is read again
         // with the per-line check, which names the line.
         let wanted = Set(anchors.map(\.seq))
         var found: [Int: Digest32] = [:]
-        var report = try verify(path: path, deferringIDs: true, anchors: wanted, found: &found)
-        if report == nil {
+        var accounts: PostgresAccountCheck?
+        func pass(deferringIDs: Bool) throws -> VerifyReport? {
             found = [:]
-            report = try verify(path: path, deferringIDs: false, anchors: wanted, found: &found)
+            if checkingCaches, case .postgres(let store) = source { accounts = PostgresAccountCheck(store) }
+            return try verify(source, deferringIDs: deferringIDs, anchors: wanted, found: &found, visit: accounts.map { check in { check.visit($0) } })
         }
-        var verified = report ?? VerifyReport()
+        var verified = try pass(deferringIDs: true) ?? pass(deferringIDs: false) ?? VerifyReport()
         if checkingCaches && verified.ok {
-            verified.problems += try CacheCheck.problems(logPath: path, log: try FileDescriptor(path: path, flags: O_RDONLY))
+            switch source {
+            case .file(let path):
+                verified.problems += try CacheCheck.problems(logPath: path, log: try FileDescriptor(path: path, flags: O_RDONLY))
+            case .postgres(let store):
+                if let problem = try accounts?.problem() { verified.problems.append(problem) }
+                if let checkpoint = store.storedCheckpoint() {
+                    verified.problems += try CacheCheck.problems(storedCheckpoint: checkpoint, log: try source.open(usingCheckpoint: false).bytes)
+                }
+            }
         }
         for anchor in anchors { if let problem = mismatch(anchor, found: found[anchor.seq], head: verified.head) { verified.problems.append(problem) } }
         return verified
@@ -59,25 +74,28 @@ public enum LogVerifier {
                           message: "line \(anchor.seq) has hash \(found.hex), not the recorded \(anchor.hash): the history up to it was rewritten")
     }
 
-    /// `verify`, checking ids at the end (`deferringIDs`; nil when they may repeat) or per line, and
-    /// noting in `found` the hash of each line of the intact prefix whose seq is in `anchors`.
-    private static func verify(path: String, deferringIDs: Bool, anchors: Set<Int>, found: inout [Int: Digest32]) throws -> VerifyReport? {
-        let file = try FileDescriptor(path: path, flags: O_RDONLY)
+    /// `verify`, checking ids at the end (`deferringIDs`; nil when they may repeat) or per line,
+    /// noting in `found` the hash of each line of the intact prefix whose seq is in `anchors`, and
+    /// passing each event of that prefix to `visit`.
+    private static func verify(_ source: LogSource, deferringIDs: Bool, anchors: Set<Int>, found: inout [Int: Digest32],
+                               visit: ((UnsafePointer<ViewEvent>) -> Void)?) throws -> VerifyReport? {
+        let opened = try source.open(usingCheckpoint: false)
         var report = VerifyReport()
         var checker = ChainChecker()
         if deferringIDs {
-            checker.deferIDChecks(lines: (try file.size()) / 450)
+            checker.deferIDChecks(lines: opened.lines)
         } else {
-            checker.reserve(lines: (try file.size()) / 450)
+            checker.reserve(lines: opened.lines)
         }
         // The head of the intact prefix, as bits until the end.
         var head: (seq: Int, hash: Digest32)?
-        try LogScanner.scanFacts(file, checker: &checker) { item in
+        try LogScanner.scanFacts(opened.bytes, checker: &checker) { item in
             switch item {
             case .event(let event, let hash, _, _):
                 report.events += 1
                 if report.problems.isEmpty {
                     head = (event.pointee.seq, hash)
+                    visit?(event)
                     if !anchors.isEmpty, anchors.contains(event.pointee.seq) { found[event.pointee.seq] = hash }
                 }
             case .problem(let problem, _, _):

@@ -25,15 +25,22 @@ public enum ViewLoader {
     public static func load(path: String, asOf: AsOf?, now: Timestamp, views selection: LedgerViews.Selection = .all,
                             usingCheckpoint: Bool = true,
                             progress: ((_ bytes: Int, _ total: Int, _ events: Int) -> Void)? = nil) throws -> LoadedViews {
+        try load(.file(path), asOf: asOf, now: now, views: selection, usingCheckpoint: usingCheckpoint, progress: progress)
+    }
+
+    /// `load(path:…)` for any log source (`total` is 0 in `progress` when the length is unknown).
+    public static func load(_ source: LogSource, asOf: AsOf?, now: Timestamp, views selection: LedgerViews.Selection = .all,
+                            usingCheckpoint: Bool = true,
+                            progress: ((_ bytes: Int, _ total: Int, _ events: Int) -> Void)? = nil) throws -> LoadedViews {
         // Ids are checked once, at the end of the read (`ChainChecker.deferIDChecks`), against every
         // id before them (a checkpoint carries their fingerprints); a maybe (a repeated id: damage)
         // means reading the whole log again with the per-line check, which names the line
         // (`progress` then reports the second read from its start).
         do {
-            return try load(path: path, asOf: asOf, now: now, selection: selection, usingCheckpoint: usingCheckpoint,
+            return try load(source, asOf: asOf, now: now, selection: selection, usingCheckpoint: usingCheckpoint,
                             deferringIDs: true, progress: progress)
         } catch is RepeatedIDSeen {
-            return try load(path: path, asOf: asOf, now: now, selection: selection, usingCheckpoint: false,
+            return try load(source, asOf: asOf, now: now, selection: selection, usingCheckpoint: false,
                             deferringIDs: false, progress: progress)
         }
     }
@@ -42,36 +49,33 @@ public enum ViewLoader {
     private struct RepeatedIDSeen: Error {}
 
     /// `load`, checking ids at the end (`deferringIDs`; throws `RepeatedIDSeen` on a maybe) or per line.
-    private static func load(path: String, asOf: AsOf?, now: Timestamp, selection: LedgerViews.Selection, usingCheckpoint: Bool, deferringIDs: Bool,
+    private static func load(_ source: LogSource, asOf: AsOf?, now: Timestamp, selection: LedgerViews.Selection, usingCheckpoint: Bool, deferringIDs: Bool,
                              progress: ((_ bytes: Int, _ total: Int, _ events: Int) -> Void)?) throws -> LoadedViews {
         var loaded = LoadedViews(views: LedgerViews(), asOfTime: now)
-        guard FileSystem.exists(path) else { throw SystemError("open", path: path, code: ENOENT) }
-        let file = try FileDescriptor(path: path, flags: O_RDONLY)
-        let total = try file.size()
-        var checker = ChainChecker()
-        var start = 0
         // A checkpoint serves reads of the head, or of a seq at or after it. The strict read starts
         // from the first line: a checkpoint knows the ids before it only as fingerprints.
-        var checkpoint = usingCheckpoint && asOf?.mayUseCheckpoints != false ? Checkpoint.load(forLog: path, file: file) : nil
-        if let asOf, let found = checkpoint, !asOf.mayStart(fromCheckpointAt: found.views.head.seq) { checkpoint = nil }
+        let opened = try source.open(usingCheckpoint: usingCheckpoint && asOf?.mayUseCheckpoints != false) { found in
+            asOf.map { $0.mayStart(fromCheckpointAt: found.views.head.seq) } ?? true
+        }
+        let (checkpoint, start, total) = (opened.checkpoint, opened.start, opened.total)
+        var checker = ChainChecker()
         if let checkpoint {
             loaded.views = checkpoint.views
             checker = ChainChecker(continuingAfter: checkpoint.views.head)
-            start = checkpoint.offset
         }
         let interval = Checkpoint.interval
         if asOf != nil || interval == 0 { loaded.views.narrow(to: selection) }
-        // Lines are 300-700 bytes: sizing the id set once for the bytes ahead spares its rehashes.
+        // Sizing the id set once for the lines ahead spares its rehashes.
         if deferringIDs {
-            checker.deferIDChecks(lines: (total - start) / 450, after: checkpoint?.ids)
+            checker.deferIDChecks(lines: opened.lines, after: checkpoint?.ids)
         } else {
-            checker.reserve(lines: (total - start) / 450)
-            checker.noteIDs(lines: (total - start) / 450)
+            checker.reserve(lines: opened.lines)
+            checker.noteIDs(lines: opened.lines)
         }
         var damage: LogProblem?
         var lastIncludedAt: Timestamp?
         var lastLine: (start: Int, end: Int)?
-        try LogScanner.scanFacts(file, from: start, checker: &checker) { item in
+        try LogScanner.scanFacts(opened.bytes, from: start, checker: &checker) { item in
             switch item {
             case .event(let event, let hash, let offset, let length):
                 let (seq, at) = (event.pointee.seq, event.pointee.at)
@@ -93,7 +97,7 @@ public enum ViewLoader {
         // Save a new checkpoint when a whole-log read went far enough past the last one.
         if asOf == nil, damage == nil, interval > 0, loaded.views.selection == .all, let lastLine,
            loaded.views.events - (checkpoint?.views.events ?? 0) >= interval, let ids = checker.idFingerprints() {
-            Checkpoint(views: loaded.views, ids: ids, lineStart: lastLine.start, offset: lastLine.end).save(forLog: path)
+            source.save(Checkpoint(views: loaded.views, ids: ids, lineStart: lastLine.start, offset: lastLine.end))
         }
         if lastIncludedAt == nil { lastIncludedAt = checkpoint?.headAt }
         if let damage { throw StoreError(.damaged, "the log is damaged at \(damage); run `ledger verify`", problem: damage) }

@@ -8,7 +8,7 @@ import Glibc
 public final class PostgresConnection {
     /// The server, password redacted, for messages.
     public let url: PostgresURL
-    private let connection: OpaquePointer
+    let connection: OpaquePointer
 
     /// Connects to `url`; throws a one-line `PostgresError` naming the server and the problem.
     public init(_ url: PostgresURL, connectTimeoutSeconds: Int = 10) throws {
@@ -39,6 +39,11 @@ public final class PostgresConnection {
         let result: OpaquePointer? = Self.withOptionalCStrings(parameters) { values in
             PQexecParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
         }
+        return try checked(result)
+    }
+
+    /// The rows of a statement's `result`, or the error it reports (see `execute`).
+    func checked(_ result: OpaquePointer?) throws -> PostgresResult {
         guard let result else { throw lostOrFailed(String(cString: PQerrorMessage(connection))) }
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK:

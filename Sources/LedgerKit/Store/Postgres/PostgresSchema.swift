@@ -49,6 +49,17 @@ public enum PostgresSchema {
         """,
         pendingCheckStatement,
         dropLegacyStatusCheck,
+    ] + checkpointTable
+
+    /// The table of the views checkpoint the store keeps (`ledger_checkpoints`): the views and id
+    /// fingerprints after the line `seq`/`hash` (`CheckpointWriter`'s bytes in `body`, their SHA-256
+    /// hex in `seal`), written by whichever host read far enough past the last one, only the newest
+    /// kept. A cache, as `events.jsonl.checkpoint` is: a read trusts it when it is sealed and the log
+    /// holds its line; `ledger verify` folds the log up to that line and reports one that disagrees.
+    static let checkpointTable = [
+        "CREATE TABLE IF NOT EXISTS ledger_checkpoints (seq bigint PRIMARY KEY, hash char(64) NOT NULL, seal char(64) NOT NULL, body bytea NOT NULL)",
+        // Stored as it is: compressing tens of megabytes on every save would cost more than it saves.
+        "ALTER TABLE ledger_checkpoints ALTER COLUMN body SET STORAGE EXTERNAL",
     ]
 
     /// The CHECK older versions put on `ledger_accounts.status`, listing the statuses they knew: a

@@ -1,35 +1,41 @@
 import Glibc
 import LedgerDomain
 
-// MARK: - PostgresEventStore: the account tables checked against the log
+// MARK: - PostgresAccountCheck
 
-extension PostgresEventStore {
-    /// Compares the account-state tables with `AccountFold` run over the log at `path` (a verified
-    /// copy of this store's lines), up to the seq the tables say they reflect: the problem when they
-    /// disagree, nil when they agree or hold nothing to compare (absent tables are rebuilt from the
-    /// log by the next append). Reads only.
-    public func accountTablesProblem(foldingLogAt path: String) throws -> LogProblem? {
-        let connection = try connection()
-        let mark: Int
+/// Compares the account-state tables with `AccountFold` run over the store's verified lines, up to
+/// the seq the tables say they reflect, folded as `verify` reads them (no read of its own). Reads only.
+final class PostgresAccountCheck {
+    private let store: PostgresEventStore
+    /// The seq the tables reflect; nil when there are none to compare (the next append rebuilds them).
+    private let mark: Int?
+    private var folded = AccountTable()
+    private var reached = 0
+
+    /// A check of `store`'s tables, nothing folded yet.
+    init(_ store: PostgresEventStore) {
+        self.store = store
+        let state = try? store.connection().execute("SELECT seq FROM ledger_account_state")
+        mark = state.flatMap { $0.count == 1 ? $0.int(0, 0) : nil }.flatMap { $0 > 0 ? $0 : nil }
+    }
+
+    /// Folds the next verified event of the log (from its first line on).
+    func visit(_ event: UnsafePointer<ViewEvent>) {
+        guard let mark, event.pointee.seq <= mark else { return }
+        AccountFold.evolve(&folded, event.pointee, policy: SignInPolicy())
+        reached = event.pointee.seq
+    }
+
+    /// The problem when the tables disagree with the fold, nil when they agree or the log did not
+    /// reach their line (they are then rebuilt by the next append).
+    func problem() throws -> LogProblem? {
+        guard let mark, reached == mark else { return nil }
+        let stored: AccountTable
         do {
-            let state = try connection.execute("SELECT seq FROM ledger_account_state")
-            guard state.count == 1, let seq = state.int(0, 0), seq > 0 else { return nil }
-            mark = seq
+            stored = try Self.storedAccounts(try store.connection())
         } catch {
-            return nil  // no tables yet: nothing to compare
+            throw store.storeError(error, during: "reading the account tables")
         }
-        var folded = AccountTable()
-        var checker = ChainChecker()
-        checker.deferIDChecks(lines: min(mark, 1 << 22))  // the copy was verified: only fold it
-        var reached = 0
-        try LogScanner.scanFacts(try FileDescriptor(path: path, flags: O_RDONLY), checker: &checker) { item in
-            guard case .event(let at, _, _, _) = item, at.pointee.seq <= mark else { return false }
-            AccountFold.evolve(&folded, at.pointee, policy: SignInPolicy())
-            reached = at.pointee.seq
-            return reached < mark
-        }
-        guard reached == mark else { return nil }  // the tables name a line the copy lacks: they are rebuilt
-        let stored = try Self.storedAccounts(connection)
         guard let difference = stored.difference(from: folded) else { return nil }
         let tables = PostgresSchema.accountTables.joined(separator: ", ")
         return LogProblem(line: mark, kind: .cacheMismatch,

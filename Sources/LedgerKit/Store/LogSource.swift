@@ -1,0 +1,75 @@
+import Glibc
+import LedgerDomain
+
+// MARK: - LogSource
+
+/// The log a read command verifies and folds: a file, or a PostgreSQL store's lines streamed from
+/// the server (no copy of them anywhere). Each keeps its own views checkpoint: beside the file, or
+/// in the store's `ledger_checkpoints` table.
+public enum LogSource {
+    /// A log file.
+    case file(String)
+    /// A PostgreSQL store.
+    case postgres(PostgresEventStore)
+
+    /// What messages name it by: the path, or the store's URL with its password redacted.
+    public var name: String {
+        switch self {
+        case .file(let path): path
+        case .postgres(let store): store.url.redacted
+        }
+    }
+
+    /// The bytes of the log to scan, opened from its first line or just after a checkpoint.
+    struct Opened {
+        /// The log's bytes.
+        var bytes: any LogBytes
+        /// Where the scan starts in `bytes`.
+        var start: Int
+        /// The bytes to read in all, for progress (0 when unknown).
+        var total: Int
+        /// About how many lines there are from `start` on (to size the id set once).
+        var lines: Int
+        /// The checkpoint the scan continues, if any.
+        var checkpoint: Checkpoint?
+    }
+
+    /// Opens the log; with `usingCheckpoint`, continues the checkpoint it keeps when `accept` takes it.
+    func open(usingCheckpoint: Bool, accept: (Checkpoint) -> Bool = { _ in true }) throws -> Opened {
+        switch self {
+        case .file(let path):
+            guard FileSystem.exists(path) else { throw SystemError("open", path: path, code: ENOENT) }
+            let file = try FileDescriptor(path: path, flags: O_RDONLY)
+            let total = try file.size()
+            let checkpoint = usingCheckpoint ? Checkpoint.load(forLog: path, file: file).flatMap { accept($0) ? $0 : nil } : nil
+            let start = checkpoint?.offset ?? 0
+            // Lines are 300-700 bytes.
+            return Opened(bytes: file, start: start, total: total, lines: (total - start) / 450, checkpoint: checkpoint)
+        case .postgres(let store):
+            let checkpoint = usingCheckpoint ? store.storedCheckpoint().flatMap { accept($0) ? $0 : nil } : nil
+            let after = checkpoint?.views.head.seq ?? 0
+            let head = try store.head().seq
+            return Opened(bytes: try PostgresLineStream(store.url, from: after + 1), start: 0, total: 0,
+                          lines: max(0, head - after), checkpoint: checkpoint)
+        }
+    }
+
+    /// Saves `checkpoint` where this log keeps it (failure leaves the old one: it is a cache).
+    func save(_ checkpoint: Checkpoint) {
+        switch self {
+        case .file(let path): checkpoint.save(forLog: path)
+        case .postgres(let store): store.saveCheckpoint(checkpoint)
+        }
+    }
+}
+
+extension LogSource {
+    /// Delivers every event of the log in order with its line as stored (no newline), verified as
+    /// it goes, until `body` returns false (`LogTail.read`; `.missing` when there is no log file).
+    public func readEvents(_ body: (RecordedEvent, UnsafeBufferPointer<UInt8>) -> Bool) throws -> LogTail.Outcome {
+        switch self {
+        case .file(let path): try LogTail(path: path).read(body)
+        case .postgres(let store): try PostgresLogTail(store: store).read(body)
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import LedgerDomain
+
+// MARK: - PostgresEventStore: the checkpoint the store keeps
+
+extension PostgresEventStore {
+    /// The newest checkpoint this store keeps, when it is intact and the log holds its line; else nil.
+    public func storedCheckpoint() -> Checkpoint? {
+        guard Checkpoint.interval > 0, let connection = try? connection(),
+              let rows = try? connection.execute("SELECT seq::text, hash::text, seal::text, body FROM ledger_checkpoints ORDER BY seq DESC LIMIT 1",
+                                                 [], binaryResults: true),
+              rows.count == 1, let seq = rows.int(0, 0), let hash = rows.string(0, 1), let seal = rows.string(0, 2) else { return nil }
+        let read: (views: LedgerViews, ids: IDFingerprints)? = rows.bytes(0, 3) { body in
+            guard SHA256.hex(UnsafeRawBufferPointer(body)) == seal else { return nil }
+            var position = 0
+            return try? CheckpointReader.read(source: { buffer in
+                let n = min(buffer.count, body.count - position)
+                if n > 0 { buffer.baseAddress!.copyMemory(from: body.baseAddress! + position, byteCount: n) }
+                position += n
+                return n
+            })
+        }
+        guard let read, read.views.head == Head(seq: seq, hash: hash),
+              let line = try? connection.execute("SELECT line FROM ledger_events WHERE seq = $1", [String(seq)]), line.count == 1,
+              let headAt = line.bytes(0, 0, { SavedHeadLine.verifiedTime(line: $0, head: read.views.head) })
+        else { return nil }
+        return Checkpoint(views: read.views, ids: read.ids, lineStart: 0, offset: 0, headAt: headAt)
+    }
+
+    /// Keeps `checkpoint` as the store's newest (the older ones deleted). Failure (a role that may
+    /// not write, a lost connection) leaves the store as it was: it is only a cache.
+    public func saveCheckpoint(_ checkpoint: Checkpoint) {
+        guard checkpoint.isWhole, let connection = try? connection() else { return }
+        var body: [UInt8] = []
+        CheckpointWriter.write(checkpoint.views, ids: checkpoint.ids) { body.append(contentsOf: $0) }
+        let seal = body.withUnsafeBytes { SHA256.hex($0) }
+        let head = checkpoint.views.head
+        let save = {
+            try connection.transaction {
+                try connection.execute("INSERT INTO ledger_checkpoints (seq, hash, seal, body) VALUES ($1, $2, $3, $4) ON CONFLICT (seq) DO NOTHING",
+                                       [String(head.seq), head.hash, seal], bytes: body, binaryResults: false)
+                try connection.execute("DELETE FROM ledger_checkpoints WHERE seq < $1", [String(head.seq)])
+            }
+        }
+        do {
+            try save()
+        } catch let error as PostgresError where error.sqlState == "42P01" {
+            // A store made before the table: make it (idempotent), then save.
+            for statement in PostgresSchema.checkpointTable { _ = try? connection.execute(statement) }
+            try? save()
+        } catch {}
+    }
+}

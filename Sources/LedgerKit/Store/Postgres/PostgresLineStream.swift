@@ -1,0 +1,94 @@
+import Glibc
+import LedgerDomain
+
+// MARK: - PostgresLineStream
+
+/// The lines of a PostgreSQL store from a seq on, each with its newline, read as one stream
+/// (`COPY … TO STDOUT` in binary, on a connection of its own): the bytes of the equivalent
+/// `events.jsonl` from that line, which `LogScanner` verifies and folds as it does a file's, with
+/// no copy of the log anywhere. Offsets count from the first line streamed. Read in order only
+/// (the scanner's reader, on one thread at a time).
+final class PostgresLineStream: LogBytes, @unchecked Sendable {
+    private let connection: PostgresConnection
+    private var position = 0
+    /// Bytes of a row that did not fit the last read, delivered first by the next one.
+    private var pending: [UInt8] = []
+    private var pendingStart = 0
+    private var headerRead = false
+    private var ended = false
+
+    /// A stream of `url`'s lines with seq `from` and after.
+    init(_ url: PostgresURL, from seq: Int) throws {
+        connection = try PostgresConnection.forStore(url)
+        do {
+            try connection.startCopyOut("COPY (SELECT line FROM \(PostgresSchema.eventsTable) WHERE seq >= \(max(1, seq)) ORDER BY seq) TO STDOUT (FORMAT binary)")
+        } catch let error as PostgresError {
+            throw Self.storeError(error)
+        }
+    }
+
+    /// Unknown ahead: the scanner reads a chunk at a time.
+    func size() throws -> Int { Int.max }
+
+    /// Fills `buffer` with up to `count` bytes of lines; 0 once every line was delivered.
+    func read(into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int) throws -> Int {
+        guard offset == position else { throw StoreError(.damaged, "a PostgreSQL log stream is read in order, not at byte \(offset)") }
+        let out = buffer.assumingMemoryBound(to: UInt8.self)
+        var filled = 0
+        while filled < count {
+            if pendingStart < pending.count {
+                let n = min(count - filled, pending.count - pendingStart)
+                _ = pending.withUnsafeBufferPointer { memcpy(out + filled, $0.baseAddress! + pendingStart, n) }
+                pendingStart += n
+                filled += n
+                continue
+            }
+            guard !ended else { break }
+            pending.removeAll(keepingCapacity: true)
+            pendingStart = 0
+            do {
+                if try !connection.copyData({ message in try take(message) }) { ended = true }
+            } catch let error as PostgresError {
+                throw Self.storeError(error)
+            }
+        }
+        position += filled
+        return filled
+    }
+
+    /// Appends the line of one COPY message (after the file header, in the first) to `pending`.
+    private func take(_ message: UnsafeBufferPointer<UInt8>) throws {
+        var cursor = 0
+        func int(_ width: Int) throws -> Int {
+            guard cursor + width <= message.count else { throw StoreError(.damaged, "a PostgreSQL COPY message ended early") }
+            var value = 0
+            for byte in message[cursor..<(cursor + width)] { value = value << 8 | Int(byte) }
+            cursor += width
+            return value
+        }
+        if !headerRead {
+            // "PGCOPY\n\377\r\n\0", flags, then the length of a header extension to skip.
+            guard message.count >= 19, Array(message[0..<11]) == [0x50, 0x47, 0x43, 0x4F, 0x50, 0x59, 0x0A, 0xFF, 0x0D, 0x0A, 0x00] else {
+                throw StoreError(.damaged, "PostgreSQL sent a COPY stream without its binary header")
+            }
+            cursor = 15
+            cursor += try int(4)
+            headerRead = true
+        }
+        while cursor < message.count {
+            let fields = try int(2)
+            if fields == 0xFFFF { return }  // the trailer
+            guard fields == 1 else { throw StoreError(.damaged, "a PostgreSQL COPY row has \(fields) fields, not 1") }
+            let length = try int(4)
+            guard length <= message.count - cursor else { throw StoreError(.damaged, "a PostgreSQL COPY row ended early") }
+            pending.append(contentsOf: UnsafeBufferPointer(rebasing: message[cursor..<(cursor + length)]))
+            pending.append(0x0A)
+            cursor += length
+        }
+    }
+
+    private static func storeError(_ error: PostgresError) -> StoreError {
+        if error.sqlState == "42P01" { return StoreError(.unavailable, "the store has no ledger tables; create them with `ledger init --store URL`") }
+        return StoreError(.unavailable, error.message)
+    }
+}
