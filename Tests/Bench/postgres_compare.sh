@@ -20,7 +20,7 @@ PSQL=$(command -v psql || ls -d /usr/lib/postgresql/*/bin/psql | sort -V | tail 
 W=${LEDGER_BENCH_WORK:-/tmp/ledger-pg-bench}; rm -rf "$W"; mkdir -p "$W"
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 seconds() { local s e; s=$(date +%s.%N); "$@" >/dev/null; e=$(date +%s.%N); echo "$e - $s" | bc; }
-empty() { "$PSQL" -q "$URL" -c "DROP TABLE IF EXISTS ledger_events, ledger_registration_notes" 2>/dev/null; "$L" init --store "$URL" >/dev/null; }
+empty() { "$PSQL" -q "$URL" -c "DROP TABLE IF EXISTS ledger_events, ledger_registration_notes, ledger_checkpoints" 2>/dev/null; "$L" init --store "$URL" >/dev/null; }
 
 echo "## single-event durable appends (1000 per run; median appends/s)"
 echo "file:       $($B append --count 1000 --dir "$W/append-file" --runs "$RUNS" | tail -1)"
@@ -35,22 +35,42 @@ empty
 echo "import into postgresql:        $(seconds "$L" import "$W/log.jsonl" --store "$URL")"
 "$L" export --store "$URL" > "$W/export.jsonl"
 cmp "$W/log.jsonl" "$W/export.jsonl" && echo "export is byte-identical to the imported file"
+mkdir -p "$W/data-file" "$W/data-pg"
+FILE_READ=(--log "$W/log.jsonl" --data "$W/data-file"); PG_READ=(--store "$URL" --data "$W/data-pg")
+ratio() { echo "scale=2; $(median < "$W/$1-pg") / $(median < "$W/$1-file")" | bc; }
+# Every read from scratch (no checkpoint on either side), interleaved (one of each per round), so a
+# change of load on the machine hits both alike.
 export LEDGER_CHECKPOINT_EVERY=0
-# Interleaved (one of each per round), so a change of load on the machine hits both alike.
 for _ in $(seq 1 "$RUNS"); do
-  seconds "$L" replay "$W/log.jsonl" --json >> "$W/replay-file"
-  seconds "$L" replay --store "$URL" --json >> "$W/replay-pg"
+  for read in replay users audit; do
+    seconds "$L" "$read" "${FILE_READ[@]}" --json >> "$W/$read-file"
+    seconds "$L" "$read" "${PG_READ[@]}" --json >> "$W/$read-pg"
+  done
   seconds "$L" verify "$W/log.jsonl" --json >> "$W/verify-file"
-  seconds "$L" verify --store "$URL" --json >> "$W/verify-pg"
+  seconds "$L" verify --store "$URL" --data "$W/data-pg" --json >> "$W/verify-pg"
   seconds "$L" export --store "$URL" >> "$W/export-pg"
 done
-echo "replay, file:                  $(median < "$W/replay-file")"
-echo "replay, postgresql:            $(median < "$W/replay-pg")"
-echo "verify, file:                  $(median < "$W/verify-file")"
-echo "verify, postgresql:            $(median < "$W/verify-pg")"
+for read in replay users audit verify; do
+  echo "$read, file / postgresql:  $(median < "$W/$read-file") / $(median < "$W/$read-pg")  ($(ratio "$read")x)"
+done
 echo "export, postgresql:            $(median < "$W/export-pg")"
-a=$("$L" replay "$W/log.jsonl" --json); b=$("$L" replay --store "$URL" --json)
+a=$("$L" replay "${FILE_READ[@]}" --json); b=$("$L" replay "${PG_READ[@]}" --json)
 [ "$a" = "$b" ] && echo "both replays printed the same views (digests included)"
+# The second read: each store's checkpoint (beside the file; ledger_checkpoints) saved by a first read.
+export LEDGER_CHECKPOINT_EVERY=10000
+"$L" replay "${FILE_READ[@]}" --json >/dev/null; "$L" replay "${PG_READ[@]}" --json >/dev/null
+for _ in $(seq 1 "$RUNS"); do
+  for read in replay users audit; do
+    seconds "$L" "$read" "${FILE_READ[@]}" --json >> "$W/$read-cp-file"
+    seconds "$L" "$read" "${PG_READ[@]}" --json >> "$W/$read-cp-pg"
+  done
+done
+for read in replay users audit; do
+  echo "$read from the checkpoint, file / postgresql:  $(median < "$W/$read-cp-file") / $(median < "$W/$read-cp-pg")  ($(ratio "$read-cp")x)"
+done
+a=$("$L" replay "${FILE_READ[@]}" --json); b=$("$L" replay "${PG_READ[@]}" --json)
+[ "$a" = "$b" ] && echo "both replays from their checkpoints printed the same views (digests included)"
+export LEDGER_CHECKPOINT_EVERY=0
 
 # register and login on the imported log vs on an empty store (a second database of the same
 # server), interleaved; LEDGER_HASH_COST=1 so the password hash does not hide the store's part.

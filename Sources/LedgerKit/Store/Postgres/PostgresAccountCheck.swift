@@ -17,6 +17,7 @@ final class PostgresAccountCheck {
         self.store = store
         let state = try? store.connection().execute("SELECT seq FROM ledger_account_state")
         mark = state.flatMap { $0.count == 1 ? $0.int(0, 0) : nil }.flatMap { $0 > 0 ? $0 : nil }
+        folded.reserve(lines: min(mark ?? 0, 1 << 24))
     }
 
     /// Folds the next verified event of the log (from its first line on).
@@ -46,12 +47,14 @@ final class PostgresAccountCheck {
     private static func storedAccounts(_ connection: PostgresConnection) throws -> AccountTable {
         var out = AccountTable()
         let accounts = try connection.execute("SELECT uid, status, email, created_seq FROM ledger_accounts")
+        out.accounts.reserveCapacity(accounts.count)
         for row in 0..<accounts.count {
             guard let uid = accounts.string(row, 0).flatMap(UUIDBits.init(uuid:)),
                   let account = PostgresAccounts.account(accounts, row, status: 1) else { continue }
             out.accounts[uid] = AccountTable.Account(status: account.status, email: account.email, created: account.created)
         }
         let emails = try connection.execute("SELECT email, last_uid FROM ledger_account_emails")
+        out.emails.reserveCapacity(emails.count)
         for row in 0..<emails.count {
             guard let email = emails.string(row, 0), let uid = emails.string(row, 1).flatMap(UUIDBits.init(uuid:)) else { continue }
             out.emails[email] = uid

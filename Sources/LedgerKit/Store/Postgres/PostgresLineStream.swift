@@ -21,6 +21,10 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
     init(_ url: PostgresURL, from seq: Int) throws {
         connection = try PostgresConnection.forStore(url)
         do {
+            // In `seq` order straight from the primary key: a sort of the whole log would spill to
+            // disk before the first line came out. No JIT: compiling the scan costs more than it saves.
+            try connection.execute("SET enable_sort = off")
+            try connection.execute("SET jit = off")
             try connection.startCopyOut("COPY (SELECT line FROM \(PostgresSchema.eventsTable) WHERE seq >= \(max(1, seq)) ORDER BY seq) TO STDOUT (FORMAT binary)")
         } catch let error as PostgresError {
             throw Self.storeError(error)
