@@ -3,23 +3,44 @@ import LedgerDomain
 // MARK: - PostgresEventStore: the checkpoint the store keeps
 
 extension PostgresEventStore {
+    /// Bytes of a checkpoint's body fetched per query: its views are read as they arrive, so the
+    /// whole body is never held (stored uncompressed, a piece is read without the rest).
+    static let checkpointPiece = 4 << 20
+
     /// The newest checkpoint this store keeps, when it is intact and the log holds its line; else nil.
     public func storedCheckpoint() -> Checkpoint? {
         guard Checkpoint.interval > 0, let connection = try? connection(),
-              let rows = try? connection.execute("SELECT seq::text, hash::text, seal::text, body FROM ledger_checkpoints ORDER BY seq DESC LIMIT 1",
-                                                 [], binaryResults: true),
-              rows.count == 1, let seq = rows.int(0, 0), let hash = rows.string(0, 1), let seal = rows.string(0, 2) else { return nil }
-        let read: (views: LedgerViews, ids: IDFingerprints)? = rows.bytes(0, 3) { body in
-            guard SHA256.hex(UnsafeRawBufferPointer(body)) == seal else { return nil }
-            var position = 0
-            return try? CheckpointReader.read(source: { buffer in
-                let n = min(buffer.count, body.count - position)
-                if n > 0 { buffer.baseAddress!.copyMemory(from: body.baseAddress! + position, byteCount: n) }
-                position += n
-                return n
-            })
-        }
-        guard let read, read.views.head == Head(seq: seq, hash: hash),
+              let rows = try? connection.execute("SELECT seq, hash, seal, length(body) FROM ledger_checkpoints ORDER BY seq DESC LIMIT 1"),
+              rows.count == 1, let seq = rows.int(0, 0), let hash = rows.string(0, 1), let seal = rows.string(0, 2),
+              let length = rows.int(0, 3) else { return nil }
+        // The body, a piece at a time, hashed as it is read; a row deleted meanwhile (a newer one
+        // saved) ends it early, and it is ignored.
+        let sha = SHA256Stream()
+        var position = 0
+        var piece: PostgresResult?
+        var pieceOffset = 0, pieceLength = 0
+        let read = try? CheckpointReader.read(source: { buffer in
+            if pieceOffset == pieceLength {
+                guard position < length else { return 0 }
+                let fetched = try connection.execute("SELECT substring(body FROM $2 FOR $3) FROM ledger_checkpoints WHERE seq = $1",
+                                                     [String(seq), String(position + 1), String(Self.checkpointPiece)], binaryResults: true)
+                guard fetched.count == 1 else { return 0 }
+                piece = fetched
+                pieceOffset = 0
+                pieceLength = fetched.bytes(0, 0) { $0.count }
+                guard pieceLength > 0 else { return 0 }
+            }
+            let n = min(buffer.count, pieceLength - pieceOffset)
+            piece!.bytes(0, 0) { bytes in
+                let part = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[pieceOffset..<(pieceOffset + n)])
+                buffer.baseAddress!.copyMemory(from: part.baseAddress!, byteCount: n)
+                sha.update(part)
+            }
+            pieceOffset += n
+            position += n
+            return n
+        })
+        guard let read, position == length, sha.finalize() == seal, read.views.head == Head(seq: seq, hash: hash),
               let line = try? connection.execute("SELECT line FROM ledger_events WHERE seq = $1", [String(seq)]), line.count == 1,
               let headAt = line.bytes(0, 0, { SavedHeadLine.verifiedTime(line: $0, head: read.views.head) })
         else { return nil }
