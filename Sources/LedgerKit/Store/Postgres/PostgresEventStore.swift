@@ -7,8 +7,10 @@ import LedgerDomain
 /// head), reads the head, brings the account-state tables up to it, answers the append condition
 /// (`.uniqueEmails` from those tables; a folded one is fed what it has not seen), checks the
 /// expected version, inserts the lines (seq, prev and hash computed exactly as the file format
-/// does), folds them into the account-state tables and sends `NOTIFY` in one statement, and commits. Success is reported only after `COMMIT` returned (`synchronous_commit` on).
-/// A lost connection before `COMMIT` rolls the whole batch back on the server.
+/// does), folds them into the account-state tables and sends `NOTIFY` in one statement, and commits:
+/// three round trips (the reads, `readForAppend`; the writes; `COMMIT`). Success is reported only
+/// after `COMMIT` returned (`synchronous_commit` on). A lost connection before `COMMIT` rolls the
+/// whole batch back on the server.
 public final class PostgresEventStore: LedgerStore {
     /// The server (its password is never printed: use `url.redacted`).
     public let url: PostgresURL
