@@ -16,6 +16,13 @@ enum BenchStore {
         return store
     }
 
+    /// The store `fresh` made, opened again (by another process) without emptying it.
+    static func existing(directory: String, url: String?) throws -> any LedgerStore {
+        guard let url else { return FileEventStore(directory: directory) }
+        guard let parsed = PostgresURL(url) else { throw BenchError.usage("--store needs a postgres:// URL") }
+        return PostgresEventStore(url: parsed)
+    }
+
     /// The registration locks that go with `fresh`'s store.
     static func locks(directory: String, url: String?) -> any RegistrationLocks {
         guard let url, let parsed = PostgresURL(url) else { return FileRegistrationLocks(directory: directory) }

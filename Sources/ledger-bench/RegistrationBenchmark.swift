@@ -6,18 +6,30 @@ import LedgerKit
 
 /// Whole registrations per second, in-process: `RegistrationCoordinator.register` without an image
 /// (yescrypt cost 1), each one AccountCreated, ProfileWritten and SessionStarted appended durably.
-/// This is the "single-registration commit" as the product performs it today.
+/// This is the "single-registration commit" as the product performs it today. With
+/// `--processes N`, N processes register into one store at once (`RegistrationProcesses`).
 enum RegistrationBenchmark {
-    /// `ledger-bench registrations --count K --dir DIR [--runs R] [--store URL]`: one line per run and the median.
+    /// `ledger-bench registrations --count K --dir DIR [--runs R] [--store URL] [--processes N]`:
+    /// one line per run and the median.
     static func run(_ arguments: ArraySlice<String>) throws -> Int32 {
-        let options = try Options(arguments, allowed: ["count", "dir", "runs", "store"])
+        let options = try Options(arguments, allowed: ["count", "dir", "runs", "store", "processes", "child"])
         guard let directory = options.string("dir") else { throw BenchError.usage("registrations needs --dir DIR") }
         let count = try options.positiveInt("count", default: 200)
+        if options.string("child") != nil {
+            return try RegistrationProcesses.child(try options.positiveInt("child", default: 1), count: count, directory: directory,
+                                                   store: options.string("store"))
+        }
+        let processes = try options.positiveInt("processes", default: 1)
         var rates: [Double] = []
         for run in 1...(try options.positiveInt("runs", default: 1)) {
-            let seconds = try measure(count: count, directory: FileSystem.join(directory, "registrations-\(run)"), store: options.string("store"))
-            rates.append(Double(count) / seconds)
-            print("run \(run): \(count) registrations in \(Format.seconds(seconds)): \(Format.fixed(Double(count) / seconds, 1)) registrations/s")
+            let folder = FileSystem.join(directory, "registrations-\(run)")
+            let seconds = processes == 1
+                ? try measure(count: count, directory: folder, store: options.string("store"))
+                : try RegistrationProcesses.measure(processes: processes, count: count, folder: folder, store: options.string("store"))
+            let total = count * processes
+            rates.append(Double(total) / seconds)
+            print("run \(run): \(total) registrations (\(processes) process\(processes == 1 ? "" : "es")) in "
+                  + "\(Format.seconds(seconds)): \(Format.fixed(Double(total) / seconds, 1)) registrations/s")
         }
         print("median \(Format.fixed(Stopwatch.median(rates), 1)) registrations/s")
         return 0
@@ -25,23 +37,35 @@ enum RegistrationBenchmark {
 
     /// Times `count` registrations into a fresh data folder `directory` (after one untimed one). Returns seconds.
     static func measure(count: Int, directory: String, store url: String? = nil) throws -> Double {
+        let coordinator = try prepare(directory: directory, store: url)
+        return try Stopwatch.time { for n in 1...count { try register(coordinator, "\(n)") } }
+    }
+
+    /// A fresh store in `directory` (or at `url`, emptied) holding one registration, and a coordinator over it.
+    static func prepare(directory: String, store url: String?) throws -> RegistrationCoordinator {
         guard !FileSystem.exists(FileSystem.join(directory, "events.jsonl")) else {
             throw BenchError.usage("\(directory) already holds a log; give a fresh folder")
         }
         try FileSystem.makeDirectories(directory)
-        let store = try BenchStore.fresh(directory: directory, url: url)
-        let coordinator = RegistrationCoordinator(store: store, blobs: FileBlobStore(directory: directory), directory: directory,
-                                                  clock: SystemClock(), random: SecureRandom(), hasher: PasswordHasher(cost: 1),
-                                                  failpoints: Failpoints(), locks: BenchStore.locks(directory: directory, url: url))
-        func register(_ n: Int) throws {
-            let input = RegistrationInput(email: "registrant.\(n)@example.com", userName: "Registrant \(n)",
-                                          password: "correct horse battery staple", image: nil)
-            let result = try coordinator.register(input, idempotencyKey: nil)
-            guard result.outcome == .completed, result.sessionId != nil else {
-                throw BenchError.failed("registration \(n) ended \(result.outcome.rawValue): \(result.failure.map { "\($0)" } ?? "")")
-            }
+        let coordinator = try coordinator(store: try BenchStore.fresh(directory: directory, url: url), directory: directory, url: url)
+        try register(coordinator, "0")
+        return coordinator
+    }
+
+    /// A coordinator registering into `store` (the data folder `directory`, or the database at `url`).
+    static func coordinator(store: any LedgerStore, directory: String, url: String?) throws -> RegistrationCoordinator {
+        RegistrationCoordinator(store: store, blobs: FileBlobStore(directory: directory), directory: directory,
+                                clock: SystemClock(), random: SecureRandom(), hasher: PasswordHasher(cost: 1),
+                                failpoints: Failpoints(), locks: BenchStore.locks(directory: directory, url: url))
+    }
+
+    /// Registers `registrant.<tag>@example.com`; throws unless it completed with a session.
+    static func register(_ coordinator: RegistrationCoordinator, _ tag: String) throws {
+        let input = RegistrationInput(email: "registrant.\(tag)@example.com", userName: "Registrant \(tag)",
+                                      password: "correct horse battery staple", image: nil)
+        let result = try coordinator.register(input, idempotencyKey: nil)
+        guard result.outcome == .completed, result.sessionId != nil else {
+            throw BenchError.failed("registration \(tag) ended \(result.outcome.rawValue): \(result.failure.map { "\($0)" } ?? "")")
         }
-        try register(0)
-        return try Stopwatch.time { for n in 1...count { try register(n) } }
     }
 }

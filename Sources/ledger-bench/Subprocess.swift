@@ -31,9 +31,28 @@ enum Subprocess {
     /// GNU time, when installed (`apt-get install time`).
     static let gnuTime = "/usr/bin/time"
 
+    /// A child started by `start`, to be reaped by `finish`.
+    struct Running {
+        /// Its process id (GNU time's, when the child runs under it).
+        let pid: pid_t
+        /// When it was spawned (`Stopwatch.now()`).
+        let began: Double
+        /// The folder holding its standard streams.
+        let scratch: String
+        /// True when it runs under GNU time.
+        let timed: Bool
+    }
+
     /// Runs `path` with `arguments`; `stdin` is written to its standard input, `environment` adds to ours.
     static func run(_ path: String, _ arguments: [String], stdin: String = "", environment: [String: String] = [:],
                     scratch: String) throws -> ChildResult {
+        try finish(try start(path, arguments, stdin: stdin, environment: environment, scratch: scratch))
+    }
+
+    /// Spawns `path` as `run` does, without waiting for it; its streams are files in `scratch`
+    /// (one folder per running child).
+    static func start(_ path: String, _ arguments: [String], stdin: String = "", environment: [String: String] = [:],
+                      scratch: String) throws -> Running {
         let inPath = scratch + "/child.stdin", outPath = scratch + "/child.stdout", errPath = scratch + "/child.stderr"
         let rssPath = scratch + "/child.rss"
         try write(stdin, to: inPath)
@@ -57,15 +76,21 @@ enum Subprocess {
         let began = Stopwatch.now()
         let spawned = posix_spawn(&pid, program, &actions, nil, argv, envp)
         guard spawned == 0 else { throw BenchError.failed("cannot run \(path): \(String(cString: strerror(spawned)))") }
+        return Running(pid: pid, began: began, scratch: scratch, timed: timed)
+    }
+
+    /// Waits for `child` to end and reads what it left.
+    static func finish(_ child: Running) throws -> ChildResult {
+        let outPath = child.scratch + "/child.stdout", errPath = child.scratch + "/child.stderr", rssPath = child.scratch + "/child.rss"
         var status: Int32 = 0
         var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 {
+        while wait4(child.pid, &status, 0, &usage) < 0 {
             guard errno == EINTR else { throw BenchError.failed("wait4 failed: \(String(cString: strerror(errno)))") }
         }
-        let seconds = Stopwatch.now() - began
+        let seconds = Stopwatch.now() - child.began
         let exited = (status & 0x7F) == 0
         // GNU time writes "Command exited with non-zero status N" before the figure when the child failed.
-        let reported = timed ? read(rssPath).split(separator: "\n").last.flatMap { Int($0) } : nil
+        let reported = child.timed ? read(rssPath).split(separator: "\n").last.flatMap { Int($0) } : nil
         return ChildResult(status: exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F), seconds: seconds,
                            maxRSSKiB: reported ?? Int(usage.ru_maxrss), stdout: read(outPath), stderr: read(errPath))
     }

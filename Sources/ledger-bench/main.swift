@@ -2,7 +2,7 @@
 //   ledger-bench generate --events N --out FILE [--seed S]
 //   ledger-bench run [--events N] [--runs R] [--ledger PATH] [--work DIR] [--log FILE] [--appends K] [--seed S]
 //   ledger-bench append --count K --dir DIR [--runs R] [--store URL] [--batch event|registration]
-//   ledger-bench registrations --count K --dir DIR [--runs R] [--store URL]
+//   ledger-bench registrations --count K --dir DIR [--runs R] [--store URL] [--processes N]
 // See Docs/Performance.md and Tests/Bench/compare.sh.
 import Glibc
 
@@ -10,7 +10,7 @@ let usage = """
     usage: ledger-bench generate --events N --out FILE [--seed S]
            ledger-bench run [--events N] [--runs R] [--ledger PATH] [--work DIR] [--log FILE] [--appends K] [--seed S]
            ledger-bench append --count K --dir DIR [--runs R] [--store URL] [--batch event|registration]
-           ledger-bench registrations --count K --dir DIR [--runs R] [--store URL]
+           ledger-bench registrations --count K --dir DIR [--runs R] [--store URL] [--processes N]
     """
 
 /// Writes `text` to standard error.

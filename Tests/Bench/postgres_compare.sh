@@ -5,9 +5,10 @@
 #   in whose server it may create the database `ledger_bench_empty`; `-` or nothing: a throwaway
 #   cluster this script starts itself (.ci/pg-cluster) and stops on exit.
 # Builds ledger and ledger-bench in release mode; needs psql (PostgreSQL's client). Prints the
-# median of RUNS runs of each measure.
+# median of RUNS runs of each measure. Knobs: REGISTRATIONS (per run of the registrations rate,
+# default 800), REGISTRATIONS_ONLY=1 (stop after the registrations rates).
 set -euo pipefail
-URL=${1:--}; EVENTS=${2:-100000}; RUNS=${3:-5}
+URL=${1:--}; EVENTS=${2:-100000}; RUNS=${3:-5}; REGISTRATIONS=${REGISTRATIONS:-800}
 cd "$(dirname "$0")/../.."
 swift build -c release --product ledger >/dev/null && swift build -c release --product ledger-bench >/dev/null
 if [ "$URL" = "-" ]; then
@@ -25,9 +26,22 @@ empty() { "$PSQL" -q "$URL" -c "DROP TABLE IF EXISTS ledger_events, ledger_regis
 echo "## single-event durable appends (1000 per run; median appends/s)"
 echo "file:       $($B append --count 1000 --dir "$W/append-file" --runs "$RUNS" | tail -1)"
 echo "postgresql: $($B append --count 1000 --dir "$W/append-pg" --runs "$RUNS" --store "$URL" | tail -1)"
-echo "## whole registrations, in-process (200 per run; median registrations/s)"
-echo "file:       $($B registrations --count 200 --dir "$W/reg-file" --runs "$RUNS" | tail -1)"
-echo "postgresql: $($B registrations --count 200 --dir "$W/reg-pg" --runs "$RUNS" --store "$URL" | tail -1)"
+# Whole registrations (hash cost 1, no image) by 1, 4 and 16 processes at once into one store
+# (`ledger-bench registrations --processes N`: all start together, the figure is every process's
+# registrations over the wall time); REGISTRATIONS in all per run, split between the processes (at
+# least 25 each). Interleaved: one file run and one PostgreSQL run per round.
+echo "## whole registrations by 1, 4 and 16 processes ($REGISTRATIONS per run; median registrations/s)"
+rate() { "$B" registrations --count "$2" --dir "$3" --processes "$1" "${@:4}" | tail -1 | awk '{print $2}'; }
+for p in 1 4 16; do
+  per=$(( REGISTRATIONS / p )); [ "$per" -lt 25 ] && per=25
+  for n in $(seq 1 "$RUNS"); do
+    rate "$p" "$per" "$W/reg-file-$p-$n" >> "$W/reg-file-$p"
+    rate "$p" "$per" "$W/reg-pg-$p-$n" --store "$URL" >> "$W/reg-pg-$p"
+  done
+  f=$(median < "$W/reg-file-$p"); g=$(median < "$W/reg-pg-$p")
+  printf '%2d process(es): file %8.1f/s  postgresql %8.1f/s  ratio %.2f\n' "$p" "$f" "$g" "$(echo "$g / $f" | bc -l)"
+done
+[ "${REGISTRATIONS_ONLY:-0}" = 1 ] && exit 0
 
 echo "## a $EVENTS-event generated log (median seconds)"
 $B generate --events "$EVENTS" --out "$W/log.jsonl" --seed 1 >/dev/null

@@ -127,8 +127,9 @@ public enum AccountFold {
 
     /// What `evolve` reads of the state for `event`: the email it names and the account it creates
     /// or changes. A storage that loads its rows on demand (the PostgreSQL tables) loads these first.
-    public static func keys(of event: ViewEvent) -> (email: String?, account: UUIDBits?, creates: Bool) {
-        switch event.fact {
+    /// An event's fact is enough: an append asks before its lines have a seq.
+    public static func keys(of fact: ViewEvent.Fact) -> (email: String?, account: UUIDBits?, creates: Bool) {
+        switch fact {
         case .accountCreated(let uid, let email, _): (email, uid, true)
         case .signInFailed(let email, _): (email, nil, false)
         case .emailChanged(let uid, let email, _): (email, uid, false)

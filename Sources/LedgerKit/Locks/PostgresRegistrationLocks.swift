@@ -85,9 +85,14 @@ public final class PostgresRegistrationLocks: RegistrationLocks {
             }
         }
 
+        /// Deletes the note and unlocks in one statement; the unlock alone when that fails.
         func release() {
-            _ = try? connection.execute("DELETE FROM ledger_registration_notes WHERE registration = $1::uuid", [registration])
-            _ = try? connection.execute("SELECT pg_advisory_unlock($1::bigint)", [PostgresRegistrationLocks.key(registration).signed])
+            let key = PostgresRegistrationLocks.key(registration).signed
+            let released = try? connection.execute("""
+                WITH note AS (DELETE FROM ledger_registration_notes WHERE registration = $1::uuid)
+                SELECT pg_advisory_unlock($2::bigint)
+                """, [registration, key])
+            if released == nil { _ = try? connection.execute("SELECT pg_advisory_unlock($1::bigint)", [key]) }
         }
     }
 }

@@ -84,8 +84,8 @@ import Testing
         #expect(AccountFold.signInAccount(of: users.emailKey("d@example.com"), in: users) == nil)
         users.apply(event(6, .accountEnabled(uid: bits)))
         #expect(users.row(uid: uid)?.status == .active)
-        #expect(AccountFold.keys(of: event(7, .accountDisabled(uid: bits))) == (nil, bits, false))
-        #expect(AccountFold.keys(of: event(7, .accountEnabled(uid: bits))) == (nil, bits, false))
+        #expect(AccountFold.keys(of: event(7, .accountDisabled(uid: bits)).fact) == (nil, bits, false))
+        #expect(AccountFold.keys(of: event(7, .accountEnabled(uid: bits)).fact) == (nil, bits, false))
     }
 
     @Test func signInDecision() {

@@ -79,7 +79,7 @@ import Testing
             default: fact = .sessionStarted(session: UUIDBits(high: random.next(), low: 1), uid: uid, expiresAt: at)
             }
             let event = ViewEvent(seq: seq, at: at, category: .registration, stream: .zero, fact: fact)
-            let keys = AccountFold.keys(of: event)
+            let keys = AccountFold.keys(of: event.fact)
             let touched = touched(by: event, in: state)
             // Every account the fold changes is the event's account; every email it changes is the
             // event's email or the email of the event's account (which loading the account brings).

@@ -118,18 +118,24 @@ final class PostgresAccounts: AccountFoldState {
     /// Folds `events` (in seq order) through `AccountFold.evolve`, having loaded (in one query per
     /// kind of key) the rows they read that are not known yet.
     func apply(_ events: [ViewEvent]) throws {
-        // An account created earlier in `events` needs no row of the table.
-        var wantedEmails: [String] = [], wantedUIDs: [UUIDBits] = [], created = Set<UUIDBits>()
-        for event in events {
-            let keys = AccountFold.keys(of: event)
-            if let email = keys.email { wantedEmails.append(email) }
-            guard let uid = keys.account else { continue }
-            if keys.creates { created.insert(uid) } else if !created.contains(uid) { wantedUIDs.append(uid) }
-        }
-        load(emails: wantedEmails, uids: wantedUIDs)
+        let wanted = Self.keys(events.map(\.fact))
+        load(emails: wanted.emails, uids: wanted.uids)
         var state = self
         for event in events { AccountFold.evolve(&state, event, policy: SignInPolicy()) }
         try check()
+    }
+
+    /// The emails and accounts that folding `facts` (in order) reads: an account created earlier
+    /// among them needs no row of the table.
+    static func keys(_ facts: [ViewEvent.Fact]) -> (emails: [String], uids: [UUIDBits]) {
+        var emails: [String] = [], uids: [UUIDBits] = [], created = Set<UUIDBits>()
+        for fact in facts {
+            let keys = AccountFold.keys(of: fact)
+            if let email = keys.email { emails.append(email) }
+            guard let uid = keys.account else { continue }
+            if keys.creates { created.insert(uid) } else if !created.contains(uid) { uids.append(uid) }
+        }
+        return (emails, uids)
     }
 
     /// Keeps what a read found, for rows nothing loaded or wrote yet.
@@ -145,40 +151,67 @@ final class PostgresAccounts: AccountFoldState {
         changedAccounts = []; changedEmails = []; changedFailures = []
     }
 
-    /// Loads the rows not known yet of `emails` (an email's last account with its row, and its
-    /// failures: one query) and of `uids` (an account with the failures of its email: one query).
-    private func load(emails wantedEmails: [String], uids wantedUIDs: [UUIDBits]) {
-        guard error == nil else { return }
+    /// A query of `loadQueries`: the rows of some emails, or of some accounts.
+    struct LoadQuery {
+        /// True for an email query, false for an account query.
+        let byEmail: Bool
+        /// The statement.
+        let statement: PostgresConnection.Statement
+    }
+
+    /// The queries (one per kind of key, none when all are known) that load the rows not known yet
+    /// of `emails` (an email's last account with its row, and its failures) and of `uids` (an
+    /// account with the failures of its email); `absorb` keeps what they return.
+    func loadQueries(emails wantedEmails: [String], uids wantedUIDs: [UUIDBits]) -> [LoadQuery] {
         let emailKeys = Array(Set(wantedEmails.filter { emails[$0] == nil || failures[$0] == nil }))
         let uidKeys = Array(Set(wantedUIDs.filter { accounts[$0] == nil }))
-        guard !emailKeys.isEmpty || !uidKeys.isEmpty else { return }
-        do {
-            if !emailKeys.isEmpty {
-                let result = try connection.execute("""
-                    SELECT q.k, em.last_uid, ac.status, ac.email, ac.created_seq, f.times
-                    FROM unnest($1::text[]) AS q(k)
-                    LEFT JOIN ledger_account_emails em ON em.email = q.k
-                    LEFT JOIN ledger_accounts ac ON ac.uid = em.last_uid
-                    LEFT JOIN ledger_signin_failures f ON f.email = q.k
-                    """, [Self.textArray(emailKeys)])
-                for row in 0..<result.count {
-                    remember(email: result.string(row, 0) ?? "", lastAccount: result.string(row, 1).flatMap(UUIDBits.init(uuid:)),
-                             account: try Self.loadedAccount(result, row, status: 2), failures: Self.times(result.string(row, 5)))
-                }
+        var queries: [LoadQuery] = []
+        if !emailKeys.isEmpty {
+            queries.append(LoadQuery(byEmail: true, statement: .init("""
+                SELECT q.k, em.last_uid, ac.status, ac.email, ac.created_seq, f.times
+                FROM unnest($1::text[]) AS q(k)
+                LEFT JOIN ledger_account_emails em ON em.email = q.k
+                LEFT JOIN ledger_accounts ac ON ac.uid = em.last_uid
+                LEFT JOIN ledger_signin_failures f ON f.email = q.k
+                """, [Self.textArray(emailKeys)])))
+        }
+        if !uidKeys.isEmpty {
+            queries.append(LoadQuery(byEmail: false, statement: .init("""
+                SELECT q.k, ac.status, ac.email, ac.created_seq, f.times
+                FROM unnest($1::uuid[]) AS q(k)
+                LEFT JOIN ledger_accounts ac ON ac.uid = q.k
+                LEFT JOIN ledger_signin_failures f ON f.email = ac.email
+                """, [Self.textArray(uidKeys.map(\.uuidString))])))
+        }
+        return queries
+    }
+
+    /// Keeps the rows `query` returned, for keys nothing loaded or wrote yet; a row it cannot read
+    /// is kept in `error`.
+    func absorb(_ query: LoadQuery, _ result: PostgresResult) {
+        do { try remember(query, result) } catch { if self.error == nil { self.error = error } }
+    }
+
+    private func remember(_ query: LoadQuery, _ result: PostgresResult) throws {
+        for row in 0..<result.count {
+            if query.byEmail {
+                remember(email: result.string(row, 0) ?? "", lastAccount: result.string(row, 1).flatMap(UUIDBits.init(uuid:)),
+                         account: try Self.loadedAccount(result, row, status: 2), failures: Self.times(result.string(row, 5)))
+                continue
             }
-            if !uidKeys.isEmpty {
-                let result = try connection.execute("""
-                    SELECT q.k, ac.status, ac.email, ac.created_seq, f.times
-                    FROM unnest($1::uuid[]) AS q(k)
-                    LEFT JOIN ledger_accounts ac ON ac.uid = q.k
-                    LEFT JOIN ledger_signin_failures f ON f.email = ac.email
-                    """, [Self.textArray(uidKeys.map(\.uuidString))])
-                for row in 0..<result.count {
-                    guard let uid = result.string(row, 0).flatMap(UUIDBits.init(uuid:)) else { continue }
-                    let account = try Self.loadedAccount(result, row, status: 1)
-                    if accounts[uid] == nil { accounts[uid] = .some(account) }
-                    if let account, failures[account.email] == nil { failures[account.email] = Self.times(result.string(row, 4)) }
-                }
+            guard let uid = result.string(row, 0).flatMap(UUIDBits.init(uuid:)) else { continue }
+            let account = try Self.loadedAccount(result, row, status: 1)
+            if accounts[uid] == nil { accounts[uid] = .some(account) }
+            if let account, failures[account.email] == nil { failures[account.email] = Self.times(result.string(row, 4)) }
+        }
+    }
+
+    /// Loads the rows not known yet of `emails` and `uids` (`loadQueries`); a failure is kept in `error`.
+    private func load(emails wantedEmails: [String], uids wantedUIDs: [UUIDBits]) {
+        guard error == nil else { return }
+        do {
+            for query in loadQueries(emails: wantedEmails, uids: wantedUIDs) {
+                absorb(query, try connection.execute(query.statement.sql, query.statement.parameters))
             }
         } catch {
             self.error = error
@@ -191,7 +224,16 @@ final class PostgresAccounts: AccountFoldState {
     /// it; with `notify`, the last statement also sends it on `PostgresSchema.channel`. One
     /// statement unless a catch-up changed thousands of rows.
     func flush(through head: Head?, notify: String? = nil) throws {
+        for statement in try flushStatements(through: head, notify: notify) {
+            try connection.execute(statement.sql, statement.parameters)
+        }
+    }
+
+    /// The statements of `flush`, for the caller to run in its transaction (which rolls back, and
+    /// this state is dropped, when they fail): the rows count as written from here on.
+    func flushStatements(through head: Head?, notify: String? = nil) throws -> [PostgresConnection.Statement] {
         try check()
+        var statements: [PostgresConnection.Statement] = []
         typealias Clause = (rows: [[String?]], casts: [String], sql: (_ values: String) -> String)
         var clauses: [Clause] = []
         let accountRows: [[String?]] = changedAccounts.compactMap { uid in
@@ -217,21 +259,21 @@ final class PostgresAccounts: AccountFoldState {
         }
         // The clauses, 1000 rows at most each, as data-modifying CTEs of statements of ~30000 parameters at most.
         var ctes: [String] = [], values: [String?] = []
-        func send(last: Bool) throws {
+        func send(last: Bool) {
             var select = "SELECT 1"
             if last, let notify {
                 select = "SELECT pg_notify($\(values.count + 1), $\(values.count + 2))"
                 values += [PostgresSchema.channel, notify]
             }
             guard !ctes.isEmpty || select != "SELECT 1" else { return }
-            try connection.execute((ctes.isEmpty ? "" : "WITH " + ctes.joined(separator: ", ") + " ") + select, values)
+            statements.append(.init((ctes.isEmpty ? "" : "WITH " + ctes.joined(separator: ", ") + " ") + select, values))
             ctes = []; values = []
         }
         for clause in clauses {
             var start = 0
             while start < clause.rows.count {
                 let page = clause.rows[start..<min(clause.rows.count, start + 1000)]
-                if values.count + page.count * clause.casts.count > 30_000 { try send(last: false) }
+                if values.count + page.count * clause.casts.count > 30_000 { send(last: false) }
                 var tuples: [String] = []
                 for row in page {
                     tuples.append("(" + clause.casts.enumerated().map { "$\(values.count + $0 + 1)\($1)" }.joined(separator: ", ") + ")")
@@ -241,51 +283,8 @@ final class PostgresAccounts: AccountFoldState {
                 start += page.count
             }
         }
-        try send(last: true)
+        send(last: true)
         changedAccounts = []; changedEmails = []; changedFailures = []
-    }
-
-    // MARK: - Text forms
-
-    /// The account read at `status` (then email, created seq) of `row`, nil when absent or unreadable.
-    static func account(_ result: PostgresResult, _ row: Int, status column: Int) -> Account? {
-        guard let status = result.string(row, column).flatMap(AccountStatus.init(rawValue:)),
-              let email = result.string(row, column + 1), let created = result.int(row, column + 2) else { return nil }
-        return Account(status: status, email: email, created: created)
-    }
-
-    /// The account of a row the fold is about to decide on: nil when absent, and an error when
-    /// present but unreadable (e.g. a status this build does not know), so that an append refuses
-    /// rather than read an account that holds its email as none.
-    static func loadedAccount(_ result: PostgresResult, _ row: Int, status column: Int) throws -> Account? {
-        guard !result.isNull(row, column) else { return nil }
-        guard let account = account(result, row, status: column) else {
-            throw StoreError(.damaged, "the PostgreSQL account tables hold a row this build cannot read (ledger_accounts.status \(result.string(row, column) ?? "")); run `ledger verify --store URL`")
-        }
-        return account
-    }
-
-    /// The times of a `bigint[]` in text form (`{1,2}`), oldest first; nil text: none.
-    static func times(_ text: String?) -> [Timestamp] {
-        guard let text else { return [] }
-        return text.dropFirst().dropLast().split(separator: ",").compactMap { Int64($0).map { Timestamp(millis: $0) } }
-    }
-
-    /// A `text[]` literal of `items`, each quoted.
-    static func textArray(_ items: [String]) -> String {
-        let quoted = items.map { item in
-            var out = "\""
-            for character in item {
-                if character == "\\" || character == "\"" { out.append("\\") }
-                out.append(character)
-            }
-            return out + "\""
-        }
-        return "{" + quoted.joined(separator: ",") + "}"
-    }
-
-    /// A `bigint[]` literal of the times' milliseconds.
-    static func bigintArray(_ times: [Timestamp]) -> String {
-        "{" + times.map { String($0.millis) }.joined(separator: ",") + "}"
+        return statements
     }
 }

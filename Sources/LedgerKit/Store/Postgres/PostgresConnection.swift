@@ -8,6 +8,7 @@ import Glibc
 public final class PostgresConnection {
     /// The server, password redacted, for messages.
     public let url: PostgresURL
+    /// The libpq connection (`PGconn *`).
     let connection: OpaquePointer
 
     /// Connects to `url`; throws a one-line `PostgresError` naming the server and the problem.
@@ -42,7 +43,7 @@ public final class PostgresConnection {
         return try checked(result)
     }
 
-    /// The rows of a statement's `result`, or the error it reports (see `execute`).
+    /// The rows of a statement's `result`, or the failure it reports (the result is cleared then).
     func checked(_ result: OpaquePointer?) throws -> PostgresResult {
         guard let result else { throw lostOrFailed(String(cString: PQerrorMessage(connection))) }
         switch PQresultStatus(result) {
@@ -60,7 +61,7 @@ public final class PostgresConnection {
         }
     }
 
-    private func lostOrFailed(_ message: String) -> PostgresError {
+    func lostOrFailed(_ message: String) -> PostgresError {
         PostgresError("the connection to PostgreSQL at \(url.redacted) was lost: \(message)", connectionLost: !isOpen)
     }
 
@@ -127,7 +128,7 @@ public final class PostgresConnection {
         return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
 
-    private static func withOptionalCStrings<T>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> T) -> T {
+    static func withOptionalCStrings<T>(_ strings: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> T) -> T {
         guard !strings.isEmpty else { return body(nil) }
         let copies: [UnsafeMutablePointer<CChar>?] = strings.map { $0.flatMap { strdup($0) } }
         defer { copies.forEach { free($0) } }

@@ -21,13 +21,20 @@ extension PostgresEventStore {
         var folded: Int?
     }
 
+    /// The statement that reads the head and the account state's mark (one snapshot), for `accountMark(from:)`.
+    static let accountMarkQuery = """
+        SELECT (SELECT line FROM ledger_events ORDER BY seq DESC LIMIT 1),
+               (SELECT seq FROM ledger_account_state), (SELECT hash FROM ledger_account_state),
+               (SELECT hash FROM ledger_events WHERE seq = (SELECT seq FROM ledger_account_state))
+        """
+
     /// The head and the account state's mark, in one statement (one snapshot).
     static func accountMark(_ connection: PostgresConnection) throws -> AccountMark {
-        let result = try connection.execute("""
-            SELECT (SELECT line FROM ledger_events ORDER BY seq DESC LIMIT 1),
-                   (SELECT seq FROM ledger_account_state), (SELECT hash FROM ledger_account_state),
-                   (SELECT hash FROM ledger_events WHERE seq = (SELECT seq FROM ledger_account_state))
-            """)
+        try accountMark(from: try connection.execute(accountMarkQuery))
+    }
+
+    /// The mark that `accountMarkQuery` returned.
+    static func accountMark(from result: PostgresResult) throws -> AccountMark {
         var mark = AccountMark(head: .empty, lastAt: nil, folded: nil)
         if !result.isNull(0, 0) {
             let envelope = try result.bytes(0, 0) { line in try decodeEnvelope(line) }

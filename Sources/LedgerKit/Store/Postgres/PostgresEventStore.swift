@@ -7,8 +7,10 @@ import LedgerDomain
 /// head), reads the head, brings the account-state tables up to it, answers the append condition
 /// (`.uniqueEmails` from those tables; a folded one is fed what it has not seen), checks the
 /// expected version, inserts the lines (seq, prev and hash computed exactly as the file format
-/// does), folds them into the account-state tables and sends `NOTIFY` in one statement, and commits. Success is reported only after `COMMIT` returned (`synchronous_commit` on).
-/// A lost connection before `COMMIT` rolls the whole batch back on the server.
+/// does), folds them into the account-state tables and sends `NOTIFY` in one statement, and commits:
+/// three round trips (the reads, `readForAppend`; the writes; `COMMIT`). Success is reported only
+/// after `COMMIT` returned (`synchronous_commit` on). A lost connection before `COMMIT` rolls the
+/// whole batch back on the server.
 public final class PostgresEventStore: LedgerStore {
     /// The server (its password is never printed: use `url.redacted`).
     public let url: PostgresURL
@@ -91,23 +93,36 @@ public final class PostgresEventStore: LedgerStore {
     private struct LegacyStatusCheck: Error {}
 
     private func appendOnce(_ parts: [StreamAppend], _ decoded: [LedgerEvent], condition: AppendCondition?) throws -> [RecordedEvent] {
-        let connection = try begin()
+        var connection = try connection()
         var pending: [(envelope: Envelope, event: LedgerEvent)] = []
         do {
-            try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey])
-            let mark = try Self.accountMark(connection)
+            var ids = newIDs(decoded.count)
+            var accounts = PostgresAccounts(connection: connection)
+            var reads: AppendReads
+            do {
+                reads = try Self.readForAppend(connection, parts, decoded, ids: ids, rowsOf: accounts)
+            } catch let error as PostgresError where error.connectionLost {
+                // A connection the server dropped while idle (restart, idle timeout) is only found out
+                // by using it; these reads wrote nothing, so connecting again and retrying once is safe.
+                open = nil
+                connection = try self.connection()
+                accounts = PostgresAccounts(connection: connection)
+                reads = try Self.readForAppend(connection, parts, decoded, ids: ids, rowsOf: accounts)
+            }
+            let mark = reads.mark
             let head = mark.head, lastAt = mark.lastAt
-            // The account state first catches up with lines appended without it; `.uniqueEmails`
-            // then asks it, under the lock; a folded condition is fed every event it has not seen.
-            let accounts = PostgresAccounts(connection: connection)
-            try Self.catchUp(accounts, from: mark, connection)
+            // The account state first catches up with lines appended without it (the rows read with
+            // the head are then stale); `.uniqueEmails` then asks it, under the lock; a folded
+            // condition is fed every event it has not seen.
+            if mark.folded == head.seq {
+                reads.rows.forEach { accounts.absorb($0.query, $0.result) }
+            } else {
+                try Self.catchUp(accounts, from: mark, connection)
+            }
             if let folded = condition?.folded, folded.position < head.seq {
                 try Self.forEachEvent(connection, from: folded.position + 1, through: head.seq) { folded.observe($0); return true }
             }
-            var versions: [Int] = []
-            for part in parts {
-                let version = try connection.execute("SELECT coalesce(max(stream_position), 0) FROM ledger_events WHERE stream = $1",
-                                                     [part.stream]).int(0, 0) ?? 0
+            for (part, version) in zip(parts, reads.versions) {
                 guard part.expected.accepts(version) else {
                     throw StoreError.wrongVersion(stream: part.stream, expected: part.expected, actual: version)
                 }
@@ -116,13 +131,12 @@ public final class PostgresEventStore: LedgerStore {
                     try accounts.check()
                     return live
                 }
-                versions.append(version)
             }
-            let ids = try freshIDs(decoded.count, connection)
+            if reads.idsTaken { ids = try freshIDs(decoded.count, connection) }
             var chain = head
             var at = max(clock.now(), lastAt ?? Timestamp(millis: 0))
             var rows: [[String?]] = []
-            for (part, version) in zip(parts, versions) {
+            for (part, version) in zip(parts, reads.versions) {
                 for (position, event) in part.events.enumerated() {
                     let type = event.type, id = ids[pending.count]
                     let body = LineCodec.body(seq: chain.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
@@ -138,9 +152,10 @@ public final class PostgresEventStore: LedgerStore {
                     at = max(at, clock.now())
                 }
             }
-            try Self.insert(rows, connection)
+            // The lines, the account state they lead to and NOTIFY in one round trip; COMMIT is sent
+            // only once they all succeeded, so a failure before it leaves nothing stored.
             try accounts.apply(pending.map { ViewEvent(RecordedEvent(envelope: $0.envelope, event: $0.event)) })
-            try accounts.flush(through: chain, notify: String(chain.seq))
+            try connection.pipeline(Self.insertStatements(rows) + accounts.flushStatements(through: chain, notify: String(chain.seq)))
         } catch {
             if connection.isOpen { _ = try? connection.execute("ROLLBACK") }
             if Self.isMissingTable(error), connection.isOpen, (try? Self.lacksAccountTables(connection)) == true {
@@ -166,25 +181,14 @@ public final class PostgresEventStore: LedgerStore {
         return recorded
     }
 
-    /// An open connection inside a new transaction. A connection the server dropped while idle
-    /// (restart, idle timeout) is only found out by using it: `BEGIN` then fails before anything of
-    /// the batch was sent, so connecting again and retrying once is safe.
-    private func begin() throws -> PostgresConnection {
-        var connection = try connection()
-        do {
-            try connection.execute("BEGIN")
-        } catch let error as PostgresError where error.connectionLost {
-            open = nil
-            connection = try self.connection()
-            do {
-                try connection.execute("BEGIN")
-            } catch {
-                throw storeError(error, during: "the append")
-            }
-        } catch {
-            throw storeError(error, during: "the append")
+    /// `count` random ids, none repeated in the batch (`readForAppend` asks whether the log has one).
+    private func newIDs(_ count: Int) -> [String] {
+        var ids: [String] = []
+        while ids.count < count {
+            let id = Identifiers.uuid(fromRandom: random.bytes(16))
+            if !ids.contains(id) { ids.append(id) }
         }
-        return connection
+        return ids
     }
 
     /// `count` random ids, none already in the table or repeated in the batch (the unique constraint is the backstop).
@@ -213,6 +217,12 @@ public final class PostgresEventStore: LedgerStore {
 
     /// Inserts `rows` with one multi-row `INSERT` per 500 rows.
     static func insert(_ rows: [[String?]], _ connection: PostgresConnection) throws {
+        for statement in insertStatements(rows) { try connection.execute(statement.sql, statement.parameters) }
+    }
+
+    /// The statements of `insert`.
+    static func insertStatements(_ rows: [[String?]]) -> [PostgresConnection.Statement] {
+        var statements: [PostgresConnection.Statement] = []
         var start = 0
         while start < rows.count {
             let page = rows[start..<min(rows.count, start + 500)]
@@ -224,9 +234,10 @@ public final class PostgresEventStore: LedgerStore {
                               + "$\(n + 7)::integer, $\(n + 8)::jsonb, $\(n + 9), $\(n + 10), $\(n + 11))")
                 parameters += row
             }
-            try connection.execute("INSERT INTO ledger_events (seq, id, at, type, v, stream, stream_position, data, prev, hash, line) VALUES "
-                                   + values.joined(separator: ", "), parameters)
+            statements.append(.init("INSERT INTO ledger_events (seq, id, at, type, v, stream, stream_position, data, prev, hash, line) VALUES "
+                                    + values.joined(separator: ", "), parameters))
             start += page.count
         }
+        return statements
     }
 }

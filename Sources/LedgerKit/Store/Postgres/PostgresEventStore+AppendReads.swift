@@ -1,0 +1,44 @@
+import LedgerDomain
+
+// MARK: - PostgresEventStore: what an append reads
+
+/// An append's reads, sent together in one round trip (a pipeline): `BEGIN`, the append lock, then —
+/// under the lock, each statement seeing every append committed before it — the head with the
+/// account state's mark, every part's stream version, whether the batch's ids are taken, and the
+/// account rows the batch will read. The lines can only be written after this answers: their seq,
+/// prev and hash follow from the head.
+extension PostgresEventStore {
+    /// What `readForAppend` found.
+    struct AppendReads {
+        /// The head and where the account state stands.
+        var mark: AccountMark
+        /// Each part's stream version, in the parts' order.
+        var versions: [Int]
+        /// True when one of the ids is already in the log.
+        var idsTaken: Bool
+        /// The account rows the batch reads, as of the tables (valid only when they are at the head).
+        var rows: [(query: PostgresAccounts.LoadQuery, result: PostgresResult)]
+    }
+
+    /// Begins the append's transaction on `connection` and reads what it decides on; see the extension's summary.
+    static func readForAppend(_ connection: PostgresConnection, _ parts: [StreamAppend], _ decoded: [LedgerEvent], ids: [String],
+                              rowsOf accounts: PostgresAccounts) throws -> AppendReads {
+        let wanted = PostgresAccounts.keys(decoded.map(ViewEvent.Fact.init))
+        let loads = accounts.loadQueries(emails: wanted.emails, uids: wanted.uids)
+        let statements: [PostgresConnection.Statement] = [
+            .init("BEGIN"),
+            .init("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey]),
+            .init(accountMarkQuery),
+            .init("""
+                SELECT (SELECT coalesce(max(stream_position), 0) FROM ledger_events WHERE stream = q.s)
+                FROM unnest($1::text[]) WITH ORDINALITY AS q(s, n) ORDER BY q.n
+                """, [PostgresAccounts.textArray(parts.map(\.stream))]),
+            .init("SELECT count(*) FROM ledger_events WHERE id = ANY($1::uuid[])", [PostgresAccounts.textArray(ids)]),
+        ] + loads.map(\.statement)
+        let results = try connection.pipeline(statements)
+        let versions = (0..<results[3].count).map { results[3].int($0, 0) ?? 0 }
+        guard versions.count == parts.count else { throw StoreError(.io, "PostgreSQL answered \(versions.count) stream versions for \(parts.count) parts") }
+        return AppendReads(mark: try accountMark(from: results[2]), versions: versions, idsTaken: (results[4].int(0, 0) ?? 0) > 0,
+                           rows: Array(zip(loads, results.dropFirst(5))))
+    }
+}
