@@ -55,7 +55,7 @@ ratio() { echo "scale=2; $(median < "$W/$1-pg") / $(median < "$W/$1-file")" | bc
 # A file store's data folder holding the log and the writers' index (built by one register): its
 # verify checks that cache against the log, as PostgreSQL's checks its account-state tables.
 mkdir -p "$W/store-file"; cp "$W/log.jsonl" "$W/store-file/events.jsonl"
-echo 'correct horse battery staple' | LEDGER_HASH_COST=1 "$L" register --data "$W/store-file" --email bench-index@example.com --username B --password-stdin >/dev/null
+echo 'correct horse battery staple' | LEDGER_HASH_COST=1 LEDGER_CHECKPOINT_EVERY=0 "$L" register --data "$W/store-file" --email bench-index@example.com --username B --password-stdin >/dev/null
 # Every read from scratch (no checkpoint on either side), interleaved (one of each per round), so a
 # change of load on the machine hits both alike.
 export LEDGER_CHECKPOINT_EVERY=0
