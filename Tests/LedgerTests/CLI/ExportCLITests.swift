@@ -57,7 +57,8 @@ import Testing
             if at == 2_600 { #expect(end(from - 1) > (1 << 20) + 4096 && end(at) < 2 << 20) }  // both in the second
             let exported = try dir.run(["export"])
             #expect(exported.status == 1)
-            #expect(Array(exported.stdout.utf8) == lines[0..<(at - 1)].flatMap { $0 })
+            let before = Array(exported.stdout.utf8) == lines[0..<(at - 1)].flatMap { $0 }  // a Bool: no diff of 2 MB on failure
+            #expect(before, "\(exported.stdout.utf8.count) bytes written")
             #expect(exported.stderr.contains("line \(at)") && exported.stderr.contains("was already used")
                     && exported.stderr.contains("stopped there"), "\(exported.stderr)")
         }
@@ -76,7 +77,8 @@ import Testing
                 try writeBytes(Array(log.dropLast()), to: dir.logPath)
                 let exported = try dir.run(["export"])
                 #expect(exported.status == 0)
-                #expect(Array(exported.stdout.utf8) == bytes)
+                let whole = Array(exported.stdout.utf8) == bytes  // a Bool: no diff of 2 MB on failure
+                #expect(whole, "\(exported.stdout.utf8.count) bytes written")
                 let said = repeating ? "an incomplete write" : "a whole event without its final newline"
                 #expect(exported.stderr.contains(said) && exported.stderr.contains("not exported"), "\(exported.stderr)")
             }
