@@ -1,91 +1,86 @@
 // MARK: - FingerprintSet
 
-/// A set of 64-bit id fingerprints in one flat open-addressing table (linear probing, at most 70%
-/// full), filled a batch at a time: `insert(_:)` first touches the slot of every fingerprint of the
-/// batch in one loop with no branch on what it reads, so the table's cache misses overlap instead
-/// of coming one per line, then places them from the cache. The fingerprints are already seeded
-/// mixes (`UUIDBits.fingerprint(seed:)`), so their top bits place them.
+/// A set of 64-bit id fingerprints (`UUIDBits.fingerprint(seed:)`, seeded mixes) that may answer
+/// "maybe": a flat open-addressing table (linear probing, at most 70% full) placed by a
+/// fingerprint's top bits and holding 31 of its low bits (`tag`), so that the table of a million
+/// ids is 8 MiB, not 16: it stays mostly in the cache and its pages in the TLB. Two fingerprints
+/// whose tags are equal in one probe run are a maybe (for a million ids, about one read in a
+/// thousand; a log writer who does not know the seed cannot aim for it): the caller then checks
+/// the exact way. Filled a batch at a time: `insert(_:)` first touches the slot of every fingerprint
+/// of the batch in one loop with no branch on what it reads, so the table's cache misses overlap
+/// instead of coming one per line, then places them from the cache.
 struct FingerprintSet: Sendable {
-    /// Fingerprints by slot; 0 marks an empty slot (the fingerprint 0 itself is kept in `hasZero`).
-    private var slots: [UInt64] = []
-    private var hasZero = false
+    /// Tags by slot; 0 marks an empty slot (a tag is never 0).
+    private var slots: [UInt32] = []
     /// What the touching loop of `insert` read, kept so that the loop is not optimized away.
-    private var touched: UInt64 = 0
+    private var touched: UInt32 = 0
     /// Fingerprints held.
     private(set) var count = 0
 
-    /// An empty set.
+    /// An empty set, with no room.
     init() {}
 
-    /// Makes room for `total` fingerprints without growing again.
-    mutating func reserveCapacity(_ total: Int) {
-        var size = Swift.max(16, slots.count)
+    /// An empty set with room for `total` fingerprints. A tag does not say where its fingerprint
+    /// was placed, so the set cannot grow: a caller that needs more room makes a larger one and
+    /// inserts the fingerprints again.
+    init(capacity total: Int) {
+        var size = 16
         while total * 10 > size * 7 { size *= 2 }
-        if size > slots.count { resize(to: size) }
+        slots = [UInt32](repeating: 0, count: size)
     }
 
-    /// True when `fingerprint` is held.
-    func contains(_ fingerprint: UInt64) -> Bool {
-        if fingerprint == 0 { return hasZero }
+    /// True when `more` fingerprints fit (the table stays at most 70% full).
+    func hasRoom(for more: Int) -> Bool { (count + more) * 10 <= slots.count * 7 }
+
+    /// False when `fingerprint` is not held; true when it may be (it is, or a held one shares its tag).
+    func mayContain(_ fingerprint: UInt64) -> Bool {
         guard !slots.isEmpty else { return false }
+        let tag = Self.tag(fingerprint)
         return slots.withUnsafeBufferPointer { slots in
             let (mask, shift) = (slots.count - 1, Self.shift(slots.count))
             var i = Int(truncatingIfNeeded: fingerprint &>> shift) & mask
             while slots[i] != 0 {
-                if slots[i] == fingerprint { return true }
+                if slots[i] == tag { return true }
                 i = (i + 1) & mask
             }
             return false
         }
     }
 
-    /// Adds every fingerprint of `batch`; false when one of them was held already or appears twice
-    /// in it (the set then holds some of the batch: the caller gives up on the set).
+    /// Adds every fingerprint of `batch` (`hasRoom` for them); false when one of them may be held already or appears
+    /// twice in it (the set then holds some of the batch: the caller gives up on the set).
     mutating func insert(_ batch: UnsafeBufferPointer<UInt64>) -> Bool {
         guard !batch.isEmpty else { return true }
-        if (count + batch.count) * 10 > slots.count * 7 { reserveCapacity(Swift.max(count + batch.count, slots.count)) }
+        precondition(hasRoom(for: batch.count), "FingerprintSet.insert past its capacity")
         let (mask, shift) = (slots.count - 1, Self.shift(slots.count))
-        var zeroSeen = false
-        var touched: UInt64 = 0
+        var touched: UInt32 = 0
         let added: Int? = slots.withUnsafeMutableBufferPointer { slots in
             for value in batch { touched |= slots[Int(truncatingIfNeeded: value &>> shift) & mask] }
             var added = 0
             for value in batch {
-                if value == 0 {
-                    if zeroSeen || hasZero { return nil }
-                    zeroSeen = true
-                    continue
-                }
+                let tag = Self.tag(value)
                 var i = Int(truncatingIfNeeded: value &>> shift) & mask
                 while slots[i] != 0 {
-                    if slots[i] == value { return nil }
+                    if slots[i] == tag { return nil }
                     i = (i + 1) & mask
                 }
-                slots[i] = value
+                slots[i] = tag
                 added += 1
             }
             return added
         }
         self.touched |= touched
         guard let added else { return false }
-        count += added + (zeroSeen ? 1 : 0)
-        hasZero = hasZero || zeroSeen
+        count += added
         return true
     }
+
+    /// What a slot keeps of `fingerprint`: its low bits, below those that place it (tables up to
+    /// 2^32 slots), never 0.
+    @inline(__always)
+    private static func tag(_ fingerprint: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: fingerprint) | 1 }
 
     /// The right shift that takes a fingerprint's top bits to a slot of a table of `size` slots.
     private static func shift(_ size: Int) -> UInt64 { UInt64(64 - size.trailingZeroBitCount) }
 
-    private mutating func resize(to size: Int) {
-        let old = slots
-        slots = [UInt64](repeating: 0, count: size)
-        let (mask, shift) = (size - 1, Self.shift(size))
-        slots.withUnsafeMutableBufferPointer { slots in
-            for value in old where value != 0 {
-                var i = Int(truncatingIfNeeded: value &>> shift) & mask
-                while slots[i] != 0 { i = (i + 1) & mask }
-                slots[i] = value
-            }
-        }
-    }
 }
