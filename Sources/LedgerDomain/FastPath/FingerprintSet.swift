@@ -4,7 +4,7 @@
 /// "maybe": a flat open-addressing table (linear probing, at most 70% full) placed by a
 /// fingerprint's top bits and holding 31 of its low bits (`tag`), so that the table of a million
 /// ids is 8 MiB, not 16: it stays mostly in the cache and its pages in the TLB. Two fingerprints
-/// whose tags are equal in one probe run are a maybe (for a million ids, about one read in a
+/// whose tags are equal in one probe run are a maybe (for a million ids, fewer than one read in a
 /// thousand; a log writer who does not know the seed cannot aim for it): the caller then checks
 /// the exact way. Filled a batch at a time: `insert(_:)` first touches the slot of every fingerprint
 /// of the batch in one loop with no branch on what it reads, so the table's cache misses overlap
