@@ -58,6 +58,21 @@ public struct ChainChecker: Sendable {
     /// two do. Always false without deferring (a repeat was then refused at its line).
     public func idsMayRepeat() -> Bool { deferring && fingerprints?.mayRepeat() == true }
 
+    /// After `deferIDChecks`: `idsMayRepeat` of the lines checked since the last call (or the
+    /// first), against one another and every line before them, in one batch, so that a read can
+    /// act on lines as it goes and still never past a repeat (export writes a piece of lines only
+    /// after this said false; on a maybe it reads again without deferring). False without deferring.
+    public mutating func newIDsMayRepeat() -> Bool {
+        guard deferring else { return false }
+        return fingerprints?.newMayRepeat() == true
+    }
+
+    /// True when `id` may be that of a line checked so far: exactly without deferring, by
+    /// fingerprint (a maybe) after `deferIDChecks`.
+    public func mayHaveSeen(id: UUIDBits) -> Bool {
+        ids.contains(id) || (deferring && fingerprints?.mayHold(id) == true)
+    }
+
     /// The fingerprints of every line's id so far (with a checkpoint's before them), for a new
     /// checkpoint; nil when they are not kept, or two may be equal.
     public func idFingerprints() -> IDFingerprints? { fingerprints?.all() }

@@ -16,6 +16,9 @@ public struct RepeatedIDFinder: Sendable {
     private var fingerprints: [UInt64] = []
     /// The ids before the first one added, when continuing after them.
     private let prior: IDFingerprints?
+    /// How many of `fingerprints` `newMayRepeat` has checked, and those as a set (built only by it).
+    private var checked = 0
+    private var seen = FingerprintSet()
 
     /// An empty finder, under a fresh random seed.
     public init() {
@@ -61,6 +64,34 @@ public struct RepeatedIDFinder: Sendable {
         if addedMayRepeat() { return true }
         guard let prior, prior.count > 0 else { return false }
         return fingerprints.contains(where: prior.contains)
+    }
+
+    /// True when an id added since the last call (or the first) may equal another one added, or a
+    /// prior one (a maybe, as `mayRepeat`, or two fingerprints alike in `FingerprintSet`'s tags);
+    /// false when none does. In one batch against a set of
+    /// the fingerprints checked before, for a read that must know before it acts on the lines
+    /// (export, before it writes them). After a maybe, the answers of later calls mean nothing.
+    public mutating func newMayRepeat() -> Bool {
+        var start = checked
+        checked = fingerprints.count
+        if let prior, prior.count > 0, fingerprints[start...].contains(where: prior.contains) { return true }
+        var set = seen
+        seen = FingerprintSet()  // the set is changed in place, not copied
+        defer { seen = set }
+        if !set.hasRoom(for: checked - start) {
+            // Sized for the lines reserved, else twice those so far: the set cannot grow, so a
+            // larger one takes every fingerprint checked before again.
+            set = FingerprintSet(capacity: Swift.max(fingerprints.capacity, 2 * checked))
+            start = 0
+        }
+        return !fingerprints.withUnsafeBufferPointer { set.insert(UnsafeBufferPointer(rebasing: $0[start..<checked])) }
+    }
+
+    /// True when `id` may be one of the ids added or prior (a maybe: it is, or its fingerprint
+    /// collides); false when it is none of them.
+    public func mayHold(_ id: UUIDBits) -> Bool {
+        let fingerprint = id.fingerprint(seed: seed)
+        return seen.mayContain(fingerprint) || fingerprints[checked...].contains(fingerprint) || prior?.contains(fingerprint) == true
     }
 
     /// `mayRepeat` among the ids added. Buckets the fingerprints by their top bits (about 256 per

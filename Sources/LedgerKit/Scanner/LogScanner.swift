@@ -38,21 +38,32 @@ public enum LogScanner {
     /// problem, goes through the full decoder and checker, so items and problems are those of `scan`.
     public static func scanFacts(_ file: any LogBytes, from offset: Int = 0, checker: inout ChainChecker,
                                  _ body: (ReplayItem) -> Bool) throws {
+        try scanFactsLendingChecker(file, from: offset, checker: &checker, { item, _, _ in body(item) }, endOfChunk: { _, _ in true })
+    }
+
+    /// Like `scanFacts`, also lending `body` the checker after each line, to ask it what it has
+    /// deferred, and the chunk of the file the line lies in (valid only during the call), and
+    /// calling `endOfChunk` after a chunk's last complete line. Export checks a chunk's ids at its
+    /// end, then writes its lines from the chunk itself.
+    public static func scanFactsLendingChecker(_ file: FileDescriptor, from offset: Int = 0, checker: inout ChainChecker,
+                                               _ body: (ReplayItem, inout ChainChecker, ScanChunk) -> Bool,
+                                               endOfChunk: (inout ChainChecker, ScanChunk) -> Bool) throws {
         try pipeline(file, from: offset, firstLine: checker.lines + 1, fast: true) { batch, all in
+            let chunk = ScanChunk(bytes: all, base: batch.base)
             for (i, range) in batch.ranges.enumerated() {
                 let bytes = UnsafeBufferPointer(rebasing: all[range])
                 let offset = batch.base + range.lowerBound
                 if let facts = batch.facts(i), checker.check(at: facts, bodyHash: facts.pointee.hash) {
-                    if !body(.event(ReplayLine.event(at: facts), hash: facts.pointee.hash, offset: offset, length: bytes.count + 1)) { return false }
+                    if !body(.event(ReplayLine.event(at: facts), hash: facts.pointee.hash, offset: offset, length: bytes.count + 1), &checker, chunk) { return false }
                     continue
                 }
-                if !ReplayItem.with(finish(batch.take(i), bytes, offset: offset, checker: &checker), body) { return false }
+                if !ReplayItem.with(finish(batch.take(i), bytes, offset: offset, checker: &checker), { body($0, &checker, chunk) }) { return false }
             }
             if let rest = batch.unterminated {
                 let line = UnsafeBufferPointer(rebasing: all[rest])
-                return ReplayItem.with(decode(line, offset: batch.base + rest.lowerBound, terminated: false, checker: &checker), body)
+                return ReplayItem.with(decode(line, offset: batch.base + rest.lowerBound, terminated: false, checker: &checker), { body($0, &checker, chunk) })
             }
-            return true
+            return endOfChunk(&checker, chunk)
         }
     }
 

@@ -58,6 +58,30 @@ struct RepeatedIDFinderTests {
         #expect(!finder(pair).mayRepeat())
     }
 
+    /// `newMayRepeat` checks the ids added since its last call against one another and every one
+    /// before them (export asks it before writing each piece of lines).
+    @Test func newMayRepeatFindsARepeatInItsBatchOrAnEarlierOne() {
+        let some = ids(3_001, seed: 11)
+        for (at, from) in [(2_500, 100), (2_500, 2_400), (1, 0), (-1, -1)] {
+            var finder = RepeatedIDFinder()
+            finder.reserve(lines: 16)  // the set grows batch after batch
+            var withRepeat = Array(some.prefix(3_000))
+            if at >= 0 { withRepeat[at] = some[from] }
+            var answers: [Bool] = []
+            for (n, id) in withRepeat.enumerated() {
+                finder.add(id)
+                if (n + 1) % 1_000 == 0 { answers.append(finder.newMayRepeat()) }
+            }
+            if at >= 0 {
+                // After a maybe, later answers mean nothing.
+                #expect(answers.prefix(at / 1_000 + 1) == (0...at / 1_000).map { $0 == at / 1_000 }[...], "id \(from) again at \(at)")
+            } else {
+                #expect(answers == [false, false, false])
+                #expect(finder.mayHold(some[2_999]) && finder.mayHold(some[0]) && !finder.mayHold(some[3_000]))
+            }
+        }
+    }
+
     @Test func theZeroIdAndManyRepeatsAreFound() {
         #expect(finder([.zero, .zero]).mayRepeat())
         #expect(!finder([.zero, UUIDBits(high: 0, low: 1)]).mayRepeat())
