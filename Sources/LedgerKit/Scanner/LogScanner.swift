@@ -45,7 +45,7 @@ public enum LogScanner {
     /// deferred, and the chunk of the file the line lies in (valid only during the call), and
     /// calling `endOfChunk` after a chunk's last complete line. Export checks a chunk's ids at its
     /// end, then writes its lines from the chunk itself.
-    public static func scanFactsLendingChecker(_ file: FileDescriptor, from offset: Int = 0, checker: inout ChainChecker,
+    public static func scanFactsLendingChecker(_ file: any LogBytes, from offset: Int = 0, checker: inout ChainChecker,
                                                _ body: (ReplayItem, inout ChainChecker, ScanChunk) -> Bool,
                                                endOfChunk: (inout ChainChecker, ScanChunk) -> Bool) throws {
         try pipeline(file, from: offset, firstLine: checker.lines + 1, fast: true) { batch, all in
