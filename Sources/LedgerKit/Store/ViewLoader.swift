@@ -52,14 +52,17 @@ public enum ViewLoader {
         var start = 0
         // A checkpoint serves reads of the head, or of a seq at or after it. The strict read starts
         // from the first line: a checkpoint knows the ids before it only as fingerprints.
-        var checkpoint = usingCheckpoint && asOf?.mayUseCheckpoints != false ? Checkpoint.load(forLog: path, file: file) : nil
+        // A read whose tail cannot reach the checkpoint interval cannot save a new checkpoint either:
+        // it restores only the views it prints.
+        let interval = Checkpoint.interval
+        let restored = { (tailBytes: Int) in asOf != nil || tailBytes / LineCodec.shortestLine < interval ? selection : .all }
+        var checkpoint = usingCheckpoint && asOf?.mayUseCheckpoints != false ? Checkpoint.load(forLog: path, file: file, views: restored) : nil
         if let asOf, let found = checkpoint, !asOf.mayStart(fromCheckpointAt: found.views.head.seq) { checkpoint = nil }
         if let checkpoint {
             loaded.views = checkpoint.views
             checker = ChainChecker(continuingAfter: checkpoint.views.head)
             start = checkpoint.offset
         }
-        let interval = Checkpoint.interval
         if asOf != nil || interval == 0 { loaded.views.narrow(to: selection) }
         // Lines are 300-700 bytes: sizing the id set once for the bytes ahead spares its rehashes.
         if deferringIDs {
