@@ -56,7 +56,7 @@ public struct ChainChecker: Sendable {
     /// After `deferIDChecks`: true when two lines checked so far may share an id (a repeat, or a
     /// fingerprint collision), so the read must start over without deferring to know; false when no
     /// two do. Always false without deferring (a repeat was then refused at its line).
-    public func idsMayRepeat() -> Bool { deferring && fingerprints?.mayRepeat() == true }
+    public mutating func idsMayRepeat() -> Bool { deferring && fingerprints?.checkRepeats() == true }
 
     /// The fingerprints of every line's id so far (with a checkpoint's before them), for a new
     /// checkpoint; nil when they are not kept, or two may be equal.
