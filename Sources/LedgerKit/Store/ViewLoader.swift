@@ -19,8 +19,9 @@ public struct LoadedViews {
 public enum ViewLoader {
     /// Folds the log at `path` up to `asOf` (the whole log when nil). `progress` is called every
     /// 64 Ki events with the bytes read so far, the file's size and the events applied.
-    /// A read that cannot save a checkpoint (`--as-of`, or checkpoints off) folds only the views in
-    /// `selection` and leaves the others empty; one that can folds them all, as a checkpoint holds all.
+    /// A read that cannot save a checkpoint (`--as-of`, checkpoints off, or a checkpoint whose tail
+    /// cannot reach the interval) folds only the views in `selection` and leaves the others empty;
+    /// one that can folds them all, as a checkpoint holds all.
     /// Without `usingCheckpoint`, the whole log is folded (what must not rest on a cache's word).
     public static func load(path: String, asOf: AsOf?, now: Timestamp, views selection: LedgerViews.Selection = .all,
                             usingCheckpoint: Bool = true,
