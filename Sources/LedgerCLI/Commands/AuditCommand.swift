@@ -26,12 +26,14 @@ enum AuditCommand {
             ViewRowsWriter.registrations(views.registrations, failedOnly: true, sink: write)
             context.out(#","signInFailures":"#)
             ViewRowsWriter.signInFailures(views.signIns, at: loaded.asOfTime, sink: write)
-            context.out(#","accountChanges":"# + JSONWriter.string(.array(views.accountChanges.changes.map(\.json))))
-            context.out(#","sessionsRevoked":"# + JSONWriter.string(.array(views.accountChanges.revoked.map(\.json))))
+            context.out(#","accountChanges":"#)
+            writeArray(views.accountChanges.changes, context) { $0.json }
+            context.out(#","sessionsRevoked":"#)
+            writeArray(views.accountChanges.revoked, context) { $0.json }
             context.out(#","anomalies":"#)
-            context.out(JSONWriter.string(.array(anomalies.map {
+            writeArray(anomalies, context) {
                 .object(JSONObject([("kind", .string($0.kind)), ($0.key, .string($0.value)), ("message", .string($0.message))]))
-            })))
+            }
             context.out("}\n")
         } else {
             let failed = views.registrations.rows.filter { $0.outcome != .completed }
@@ -55,6 +57,22 @@ enum AuditCommand {
             for anomaly in anomalies { context.print(style.red("  \(anomaly.kind) \(anomaly.key)=\(anomaly.value): \(anomaly.message)")) }
         }
         return anomalies.isEmpty ? 0 : CLIError.Status.failure.rawValue
+    }
+
+    /// Writes `items` as a compact JSON array, about 64 KiB at a time: a long list is never held
+    /// whole as one string.
+    private static func writeArray<Item>(_ items: [Item], _ context: Context, _ json: (Item) -> JSONValue) {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        for (n, item) in items.enumerated() {
+            if n > 0 { out.append(UInt8(ascii: ",")) }
+            JSONWriter.write(json(item), into: &out)
+            if out.count >= 1 << 16 {
+                out.withUnsafeBytes { context.outBytes($0) }
+                out.removeAll(keepingCapacity: true)
+            }
+        }
+        out.append(UInt8(ascii: "]"))
+        out.withUnsafeBytes { context.outBytes($0) }
     }
 
     /// The human tables of account changes and revoked sessions, each in log order.

@@ -56,7 +56,7 @@ public struct ChainChecker: Sendable {
     /// After `deferIDChecks`: true when two lines checked so far may share an id (a repeat, or a
     /// fingerprint collision), so the read must start over without deferring to know; false when no
     /// two do. Always false without deferring (a repeat was then refused at its line).
-    public func idsMayRepeat() -> Bool { deferring && fingerprints?.mayRepeat() == true }
+    public mutating func idsMayRepeat() -> Bool { deferring && fingerprints?.checkRepeats() == true }
 
     /// After `deferIDChecks`: `idsMayRepeat` of the lines checked since the last call (or the
     /// first), against one another and every line before them, in one batch, so that a read can

@@ -8,6 +8,9 @@ public enum LineCodec {
     public static let memberOrder = ["seq", "id", "at", "type", "v", "stream", "data", "prev", "hash"]
     /// Length of the fixed suffix `,"hash":"<64 hex>"}`.
     public static let suffixLength = hashMarker.count + 64 + 2
+    /// Fewer bytes than any sound line has: its id, time, `prev` and hash alone are 188, its member
+    /// names 50 more. Bytes divided by it bound the lines they can hold.
+    public static let shortestLine = 200
 
     /// The hashed part of a line: every member before `,"hash":"`, in the v1 order.
     public static func body(seq: Int, id: String, at: Timestamp, type: String, v: Int, stream: String, data: JSONObject, prev: String) -> [UInt8] {

@@ -59,8 +59,16 @@ public struct RepeatedIDFinder: Sendable {
 
     /// True when two of the ids added, or one added and one prior, may be equal (see the type's
     /// note); false when no two are. The prior ids are distinct already; each added one is looked up
-    /// among them.
+    /// among them. Works on a copy of the fingerprints: `checkRepeats` spares it.
     public func mayRepeat() -> Bool {
+        var copy = self
+        return copy.checkRepeats()
+    }
+
+    /// `mayRepeat`, reordering the fingerprints where they lie (reads call it last: `newMayRepeat`
+    /// after it would see them moved):
+    /// no second array of 8 bytes an id at the end of a read.
+    public mutating func checkRepeats() -> Bool {
         if addedMayRepeat() { return true }
         guard let prior, prior.count > 0 else { return false }
         return fingerprints.contains(where: prior.contains)
@@ -94,10 +102,10 @@ public struct RepeatedIDFinder: Sendable {
         return seen.mayContain(fingerprint) || fingerprints[checked...].contains(fingerprint) || prior?.contains(fingerprint) == true
     }
 
-    /// `mayRepeat` among the ids added. Buckets the fingerprints by their top bits (about 256 per
-    /// bucket, written once to a second array), then puts each bucket in a small table by its next
-    /// bits, in cache.
-    private func addedMayRepeat() -> Bool {
+    /// `mayRepeat` among the ids added. Groups the fingerprints by their top bits in place (about
+    /// 256 per bucket; each moved once, as in an American flag sort), then puts each bucket in a
+    /// small table by its next bits, in cache.
+    private mutating func addedMayRepeat() -> Bool {
         let count = fingerprints.count
         guard count > 1 else { return false }
         var bits = 0
@@ -105,9 +113,8 @@ public struct RepeatedIDFinder: Sendable {
         let buckets = 1 << bits
         let shift = UInt64(64 - bits)  // 64 when bits is 0: `>>` then gives 0, one bucket
         var starts = [Int](repeating: 0, count: buckets + 1)
-        var bucketed = [UInt64](repeating: 0, count: count)
         var largest = 0
-        fingerprints.withUnsafeBufferPointer { all in
+        fingerprints.withUnsafeMutableBufferPointer { all in
             starts.withUnsafeMutableBufferPointer { starts in
                 for value in all { starts[Int(truncatingIfNeeded: value >> shift) + 1] += 1 }
                 for b in 0..<buckets {
@@ -116,10 +123,19 @@ public struct RepeatedIDFinder: Sendable {
                 }
                 var next = Array(starts)
                 next.withUnsafeMutableBufferPointer { next in
-                    bucketed.withUnsafeMutableBufferPointer { out in
-                        for value in all {
-                            let b = Int(truncatingIfNeeded: value >> shift)
-                            out[next[b]] = value
+                    for b in 0..<buckets {
+                        while next[b] < starts[b + 1] {
+                            // Carry the value out of this slot along the buckets it belongs to, each
+                            // displaced value going on, until one of this bucket comes back here.
+                            var value = all[next[b]]
+                            var target = Int(truncatingIfNeeded: value >> shift)
+                            while target != b {
+                                let slot = next[target]
+                                next[target] += 1
+                                swap(&value, &all[slot])
+                                target = Int(truncatingIfNeeded: value >> shift)
+                            }
+                            all[next[b]] = value
                             next[b] += 1
                         }
                     }
@@ -133,7 +149,7 @@ public struct RepeatedIDFinder: Sendable {
         let placeShift = UInt64(Swift.max(0, 64 - bits - size.trailingZeroBitCount))
         var table = [UInt64](repeating: 0, count: size)
         var used = [Bool](repeating: false, count: size)
-        return bucketed.withUnsafeBufferPointer { all in
+        return fingerprints.withUnsafeBufferPointer { all in
             table.withUnsafeMutableBufferPointer { table in
                 used.withUnsafeMutableBufferPointer { used in
                     for b in 0..<buckets {

@@ -17,12 +17,16 @@ public struct CheckpointReader {
     private init(source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) { self.source = source }
 
     /// The views and id fingerprints read from `source`, which must end right after them. The
-    /// fingerprints must be one per event the views applied, strictly increasing.
-    public static func read(policy: SignInPolicy = SignInPolicy(),
+    /// fingerprints must be one per event the views applied, strictly increasing. Only the views
+    /// `selection` keeps (`LedgerViews.narrow`) are restored; the others are checked and dropped,
+    /// so a read that prints a few views never holds the rest.
+    public static func read(policy: SignInPolicy = SignInPolicy(), views selection: LedgerViews.Selection = .all,
                             source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) throws -> (views: LedgerViews, ids: IDFingerprints) {
         var r = CheckpointReader(source: source)
         var views = LedgerViews()
         views.signIns = SignInView(policy: policy)
+        views.narrow(to: selection)
+        let kept = views.selection
         guard try r.bytes(CheckpointWriter.magic.count) == CheckpointWriter.magic else { throw CheckpointError(message: "not a ledger checkpoint (v7)") }
         views.events = try r.count()
         views.restoreHead(seq: try r.count(), hash: try r.digest())
@@ -34,19 +38,22 @@ public struct CheckpointReader {
         for _ in 0..<idCount { fingerprints.append(try r.word()) }
         guard let ids = IDFingerprints(seed: seed, sorted: fingerprints) else { throw CheckpointError(message: "id fingerprints not strictly increasing") }
         for _ in 0..<(try r.count()) {
-            views.users.restore(UserView.Record(uid: try r.uuid(), registration: try r.uuid(), email: try r.string(),
-                                                userName: try r.optionalString(), profileImage: try r.optionalUUID(),
-                                                createdAt: try r.optionalTime(), status: try r.choice(UserRow.Status.allCases),
-                                                created: try r.count(), emailVerified: try r.flag()))
+            let record = UserView.Record(uid: try r.uuid(), registration: try r.uuid(), email: try r.string(),
+                                         userName: try r.optionalString(), profileImage: try r.optionalUUID(),
+                                         createdAt: try r.optionalTime(), status: try r.choice(UserRow.Status.allCases),
+                                         created: try r.count(), emailVerified: try r.flag())
+            if kept.contains(.users) { views.users.restore(record) }
         }
         for _ in 0..<(try r.count()) {
-            views.sessions.upsert(SessionView.Record(session: try r.uuid(), uid: try r.uuid(), startedAt: try r.time(),
-                                                     expiresAt: try r.time(), endedAt: try r.optionalTime()))
+            let record = SessionView.Record(session: try r.uuid(), uid: try r.uuid(), startedAt: try r.time(),
+                                            expiresAt: try r.time(), endedAt: try r.optionalTime())
+            if kept.contains(.sessions) { views.sessions.upsert(record) }
         }
         for _ in 0..<(try r.count()) {
-            views.images.upsert(ImageView.Record(image: try r.uuid(), uid: try r.uuid(), contentType: try r.choice(ImageContentType.allCases),
-                                                 bytes: try r.count(), sha256: try r.digest(), storedAt: try r.time(),
-                                                 status: try r.choice(ImageRow.Status.allCases)))
+            let record = ImageView.Record(image: try r.uuid(), uid: try r.uuid(), contentType: try r.choice(ImageContentType.allCases),
+                                          bytes: try r.count(), sha256: try r.digest(), storedAt: try r.time(),
+                                          status: try r.choice(ImageRow.Status.allCases))
+            if kept.contains(.images) { views.images.upsert(record) }
         }
         for _ in 0..<(try r.count()) {
             var s = RegistrationRow(id: try r.uuid())
@@ -65,7 +72,7 @@ public struct CheckpointReader {
             guard compensations <= 16 else { throw CheckpointError(message: "too many compensations") }
             for _ in 0..<compensations { s.facts.compensations.append(try r.choice(EventType.allCases)) }
             s.version = try r.count()
-            views.registrations.restore(s)
+            if kept.contains(.registrations) { views.registrations.restore(s) }
         }
         for _ in 0..<(try r.count()) {
             var row = SignInView.Row(email: try r.string())
@@ -73,22 +80,25 @@ public struct CheckpointReader {
             let recent = try r.count()
             guard recent <= 64 else { throw CheckpointError(message: "too many recent failures") }
             for _ in 0..<recent { row.recentFailures.append(try r.time()) }
-            views.signIns.restore(row)
+            if kept.contains(.signIns) { views.signIns.restore(row) }
         }
         var moved: [String: UUIDBits] = [:]
         for _ in 0..<(try r.count()) { moved[try r.string()] = try r.uuid() }
-        views.users.restoreMovedAway(moved)
+        if kept.contains(.users) { views.users.restoreMovedAway(moved) }
         for _ in 0..<(try r.count()) {
-            views.ruleBreaks.append(RuleBreak(kind: try r.choice(RuleBreak.Kind.allCases), seq: try r.count(), uid: try r.uuid()))
+            let broken = RuleBreak(kind: try r.choice(RuleBreak.Kind.allCases), seq: try r.count(), uid: try r.uuid())
+            if kept.isSuperset(of: LedgerViews.ruleBreakViews) { views.ruleBreaks.append(broken) }
         }
         for _ in 0..<(try r.count()) {
-            views.accountChanges.changes.append(AccountChangeView.ChangeRow(
+            let row = AccountChangeView.ChangeRow(
                 seq: try r.count(), at: try r.time(), uid: try r.uuid(), email: try r.string(),
-                change: try r.choice(AccountChangeView.Change.allCases), reason: try r.optionalString(), newEmail: try r.optionalString()))
+                change: try r.choice(AccountChangeView.Change.allCases), reason: try r.optionalString(), newEmail: try r.optionalString())
+            if kept.contains(.accountChanges) { views.accountChanges.changes.append(row) }
         }
         for _ in 0..<(try r.count()) {
-            views.accountChanges.revoked.append(AccountChangeView.RevokedRow(
-                seq: try r.count(), at: try r.time(), uid: try r.uuid(), session: try r.uuid(), reason: try r.string()))
+            let row = AccountChangeView.RevokedRow(
+                seq: try r.count(), at: try r.time(), uid: try r.uuid(), session: try r.uuid(), reason: try r.string())
+            if kept.contains(.accountChanges) { views.accountChanges.revoked.append(row) }
         }
         guard try r.atEnd() else { throw CheckpointError(message: "bytes after the views") }
         return (views, ids)

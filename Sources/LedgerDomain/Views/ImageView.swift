@@ -91,6 +91,11 @@ public struct ImageView: Equatable, Sendable {
     /// Images in store order.
     public var rows: [ImageRow] { records.map(\.row) }
 
+    /// Calls `body` with each image whose status is `status`, in store order, spelled out one at a time.
+    public func forEachRow(status: ImageRow.Status, _ body: (ImageRow) -> Void) {
+        records.forEachInPlace { if $0.pointee.status == status { body($0.pointee.row) } }
+    }
+
     /// Number of images.
     public var count: Int { records.count }
 

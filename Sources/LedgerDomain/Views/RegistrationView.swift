@@ -50,6 +50,11 @@ public struct RegistrationView: Equatable, Sendable {
     /// Registrations in start order.
     public var rows: [RegistrationRow] { Array(states) }
 
+    /// Calls `body` with each registration, in start order, without copying the view into an array.
+    public func forEachRow(_ body: (RegistrationRow) -> Void) {
+        states.forEachInPlace { body($0.pointee) }
+    }
+
     /// Each registration's outcome, in start order.
     public var outcomes: [RegistrationState.Outcome] {
         var out: [RegistrationState.Outcome] = []

@@ -41,7 +41,10 @@ public struct Checkpoint {
     }
 
     /// A checkpoint for `log`, opened as `file`, when one exists, is intact and matches the log; else nil.
-    public static func load(forLog log: String, file: FileDescriptor) -> Checkpoint? {
+    /// Only the views `selection` gives for the bytes of the log after the checkpoint are restored
+    /// (`CheckpointReader`; every view by default).
+    public static func load(forLog log: String, file: FileDescriptor,
+                            views selection: (_ tailBytes: Int) -> LedgerViews.Selection = { _ in .all }) -> Checkpoint? {
         guard interval > 0, FileSystem.exists(path(forLog: log)),
               let saved = try? FileDescriptor(path: path(forLog: log), flags: O_RDONLY), let size = try? saved.size(),
               size >= magic.count + 16 + 64 else { return nil }
@@ -55,7 +58,8 @@ public struct Checkpoint {
         // The views' bytes, hashed as they are read; the last 64 bytes are the digest to match.
         let end = size - 64
         var position = header.count
-        guard let (views, ids) = try? CheckpointReader.read(source: { buffer in
+        let restored = selection(((try? file.size()) ?? 0) - offset)
+        guard let (views, ids) = try? CheckpointReader.read(views: restored, source: { buffer in
             let n = try saved.read(into: buffer.baseAddress!, count: min(buffer.count, end - position), at: position)
             sha.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             position += n

@@ -39,7 +39,7 @@ public enum Auditor {
     /// The anomalies of `views`, with blobs in `blobs` and the registration locks `locks`.
     public static func anomalies(_ views: LedgerViews, blobs: any BlobStore, locks: any RegistrationLocks, snapshot: Snapshot) -> [Anomaly] {
         var out: [Anomaly] = []
-        for state in views.registrations.rows {
+        views.registrations.forEachRow { state in
             switch state.outcome {
             case .inProgress where !locks.isHeld(state.registration):
                 out.append(Anomaly(kind: "interrupted", key: "registration", value: state.registration,
@@ -66,11 +66,11 @@ public enum Auditor {
                                    message: "image file \(entry.name) has no ImageStored event (or was deleted); run `ledger recover`"))
             }
         }
-        for row in views.images.rows where row.status == .stored {
+        views.images.forEachRow(status: .stored) { row in
             guard let bytes = try? blobs.get(row.imageName) else {
                 out.append(Anomaly(kind: "missing-image-file", key: "imageName", value: row.imageName,
                                    message: "image \(row.imageName) is recorded as stored but its file is missing"))
-                continue
+                return
             }
             if bytes.count != row.bytes || SHA256.hex(bytes) != row.sha256 {
                 out.append(Anomaly(kind: "image-mismatch", key: "imageName", value: row.imageName,

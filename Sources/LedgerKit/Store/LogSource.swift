@@ -34,19 +34,22 @@ public enum LogSource {
         var checkpoint: Checkpoint?
     }
 
-    /// Opens the log; with `usingCheckpoint`, continues the checkpoint it keeps when `accept` takes it.
-    func open(usingCheckpoint: Bool, accept: (Checkpoint) -> Bool = { _ in true }) throws -> Opened {
+    /// Opens the log; with `usingCheckpoint`, continues the checkpoint it keeps when `accept` takes
+    /// it, restoring the views `selection` gives for the most lines there can be after it.
+    func open(usingCheckpoint: Bool, views selection: (_ tailLines: Int) -> LedgerViews.Selection = { _ in .all },
+              accept: (Checkpoint) -> Bool = { _ in true }) throws -> Opened {
         switch self {
         case .file(let path):
             guard FileSystem.exists(path) else { throw SystemError("open", path: path, code: ENOENT) }
             let file = try FileDescriptor(path: path, flags: O_RDONLY)
             let total = try file.size()
-            let checkpoint = usingCheckpoint ? Checkpoint.load(forLog: path, file: file).flatMap { accept($0) ? $0 : nil } : nil
+            let checkpoint = usingCheckpoint
+                ? Checkpoint.load(forLog: path, file: file, views: { selection($0 / LineCodec.shortestLine) }).flatMap { accept($0) ? $0 : nil } : nil
             let start = checkpoint?.offset ?? 0
             // Lines are 300-700 bytes.
             return Opened(bytes: file, start: start, total: total, lines: (total - start) / 450, checkpoint: checkpoint)
         case .postgres(let store):
-            let checkpoint = usingCheckpoint ? store.storedCheckpoint().flatMap { accept($0) ? $0 : nil } : nil
+            let checkpoint = usingCheckpoint ? store.storedCheckpoint(views: selection).flatMap { accept($0) ? $0 : nil } : nil
             let after = checkpoint?.views.head.seq ?? 0
             let head = try store.head().seq
             return Opened(bytes: try PostgresLineStream(store.url, from: after + 1), start: 0, total: 0,

@@ -19,8 +19,9 @@ public struct LoadedViews {
 public enum ViewLoader {
     /// Folds the log at `path` up to `asOf` (the whole log when nil). `progress` is called every
     /// 64 Ki events with the bytes read so far, the file's size and the events applied.
-    /// A read that cannot save a checkpoint (`--as-of`, or checkpoints off) folds only the views in
-    /// `selection` and leaves the others empty; one that can folds them all, as a checkpoint holds all.
+    /// A read that cannot save a checkpoint (`--as-of`, checkpoints off, or a checkpoint whose tail
+    /// cannot reach the interval) folds only the views in `selection` and leaves the others empty;
+    /// one that can folds them all, as a checkpoint holds all.
     /// Without `usingCheckpoint`, the whole log is folded (what must not rest on a cache's word).
     public static func load(path: String, asOf: AsOf?, now: Timestamp, views selection: LedgerViews.Selection = .all,
                             usingCheckpoint: Bool = true,
@@ -54,7 +55,11 @@ public enum ViewLoader {
         var loaded = LoadedViews(views: LedgerViews(), asOfTime: now)
         // A checkpoint serves reads of the head, or of a seq at or after it. The strict read starts
         // from the first line: a checkpoint knows the ids before it only as fingerprints.
-        let opened = try source.open(usingCheckpoint: usingCheckpoint && asOf?.mayUseCheckpoints != false) { found in
+        // A read whose tail cannot reach the checkpoint interval cannot save a new checkpoint either:
+        // it restores only the views it prints.
+        let interval = Checkpoint.interval
+        let opened = try source.open(usingCheckpoint: usingCheckpoint && asOf?.mayUseCheckpoints != false,
+                                     views: { tailLines in asOf != nil || tailLines < interval ? selection : .all }) { found in
             asOf.map { $0.mayStart(fromCheckpointAt: found.views.head.seq) } ?? true
         }
         let (checkpoint, start, total) = (opened.checkpoint, opened.start, opened.total)
@@ -63,7 +68,6 @@ public enum ViewLoader {
             loaded.views = checkpoint.views
             checker = ChainChecker(continuingAfter: checkpoint.views.head)
         }
-        let interval = Checkpoint.interval
         if asOf != nil || interval == 0 { loaded.views.narrow(to: selection) }
         // Sizing the id set once for the lines ahead spares its rehashes.
         if deferringIDs {

@@ -1,3 +1,4 @@
+import Foundation
 import LedgerDomain
 import LedgerKit
 import Testing
@@ -72,6 +73,27 @@ struct ViewSelectionTests {
                 // Narrowing never widens again.
                 views.narrow(to: .all)
                 #expect(views.selection == (selection.contains(.signIns) ? selection.union(.users) : selection))
+            }
+        }
+    }
+
+    @Test func aCheckpointWhoseTailCannotSaveAnotherRestoresOnlyTheSelectedViews() throws {
+        try withMixedLog(seed: 5) { _, log, full in
+            // A checkpoint at the last line: a read from it folds no line, so it can never save another.
+            let file = try FileDescriptor(path: log, flags: O_RDONLY)
+            let size = try file.size()
+            let text = try String(contentsOfFile: log, encoding: .utf8)
+            let lineStart = size - text.dropLast().split(separator: "\n").last!.utf8.count - 1
+            Checkpoint(views: full, ids: try LogRewriting.fingerprints(ofLog: log), lineStart: lineStart, offset: size).save(forLog: log)
+            var tails: [Int] = []
+            let all = try #require(Checkpoint.load(forLog: log, file: file, views: { tails.append($0); return .all }))
+            #expect(all.views == full && tails == [0])
+            for selection in selections {
+                let restored = try #require(Checkpoint.load(forLog: log, file: file, views: { _ in selection }))
+                expectNarrowed(restored.views, like: full, to: selection)
+                #expect(restored.views.ruleBreaks == (restored.views.selection.isSuperset(of: LedgerViews.ruleBreakViews) ? full.ruleBreaks : []))
+                // Through the loader: the read prints its views exactly, and holds no other.
+                expectNarrowed(try ViewLoader.load(path: log, asOf: nil, now: now, views: selection).views, like: full, to: selection)
             }
         }
     }

@@ -88,6 +88,33 @@ struct RepeatedIDFinderTests {
         let some = ids(1_000, seed: 3)
         #expect(finder(some + some).mayRepeat())
     }
+
+    /// The check done in place answers as on a copy and keeps every fingerprint (a checkpoint saved
+    /// after it carries them all), with and without a checkpoint's ids before them.
+    @Test(arguments: [1, 2, 257, 5_000, 70_000])
+    func theCheckInPlaceKeepsEveryFingerprint(_ count: Int) {
+        let distinct = ids(count, seed: 11)
+        var plain = finder(distinct)
+        let before = plain.all()
+        #expect(before != nil)
+        let plainRepeats = plain.checkRepeats()
+        #expect(!plainRepeats)
+        #expect(plain.all() == before && plain.count == count)
+        var repeated = finder(distinct + [distinct[count / 2]])
+        let repeats = repeated.checkRepeats()
+        #expect(repeats)
+        // After a checkpoint: the later ids are also looked up among its fingerprints.
+        let prior = finder(ids(3_000, seed: 12)).all()!
+        var after = RepeatedIDFinder(after: prior)
+        for id in distinct { after.add(id) }
+        let merged = after.all()
+        let afterRepeats = after.checkRepeats()
+        #expect(!afterRepeats && after.all() == merged && merged?.count == count + 3_000)
+        var again = RepeatedIDFinder(after: finder(distinct).all()!)
+        again.add(distinct[count - 1])
+        let againRepeats = again.checkRepeats()
+        #expect(againRepeats)
+    }
 }
 
 // MARK: - DeferredIDCheckTests
@@ -168,7 +195,8 @@ struct DeferredIDCheckTests {
                     if checker.check(facts, bodyHash: facts.hash) { accepted += 1 }
                 }
                 #expect(accepted == (deferring ? 10 : 9))
-                #expect(checker.idsMayRepeat() == deferring)
+                let mayRepeat = checker.idsMayRepeat()
+                #expect(mayRepeat == deferring)
             }
         }
     }

@@ -7,8 +7,9 @@ extension PostgresEventStore {
     /// whole body is never held (stored uncompressed, a piece is read without the rest).
     static let checkpointPiece = 4 << 20
 
-    /// The newest checkpoint this store keeps, when it is intact and the log holds its line; else nil.
-    public func storedCheckpoint() -> Checkpoint? {
+    /// The newest checkpoint this store keeps, when it is intact and the log holds its line; else
+    /// nil. Only the views `selection` gives for the lines after it are restored (every view by default).
+    public func storedCheckpoint(views selection: (_ tailLines: Int) -> LedgerViews.Selection = { _ in .all }) -> Checkpoint? {
         guard Checkpoint.interval > 0, let connection = try? connection(),
               let rows = try? connection.execute("SELECT seq, hash, seal, length(body) FROM ledger_checkpoints ORDER BY seq DESC LIMIT 1"),
               rows.count == 1, let seq = rows.int(0, 0), let hash = rows.string(0, 1), let seal = rows.string(0, 2),
@@ -19,7 +20,8 @@ extension PostgresEventStore {
         var position = 0
         var piece: PostgresResult?
         var pieceOffset = 0, pieceLength = 0
-        let read = try? CheckpointReader.read(source: { buffer in
+        let restored = selection(max(0, ((try? head().seq) ?? seq) - seq))
+        let read = try? CheckpointReader.read(views: restored, source: { buffer in
             if pieceOffset == pieceLength {
                 guard position < length else { return 0 }
                 let fetched = try connection.execute("SELECT substring(body FROM $2 FOR $3) FROM ledger_checkpoints WHERE seq = $1",
