@@ -52,6 +52,9 @@ cmp "$W/log.jsonl" "$W/export.jsonl" && echo "export is byte-identical to the im
 mkdir -p "$W/data-file" "$W/data-pg"
 FILE_READ=(--log "$W/log.jsonl" --data "$W/data-file"); PG_READ=(--store "$URL" --data "$W/data-pg")
 ratio() { echo "scale=2; $(median < "$W/$1-pg") / $(median < "$W/$1-file")" | bc; }
+# A read of the log: `audit` exits 1 when it reports anomalies (the generated log's images have no
+# files here), which is an answer, not a failure.
+read_log() { local read=$1; shift; "$L" "$read" "$@" || { [ $? -eq 1 ] && [ "$read" = audit ]; }; }
 # A file store's data folder holding the log and the writers' index (built by one register): its
 # verify checks that cache against the log, as PostgreSQL's checks its account-state tables.
 mkdir -p "$W/store-file"; cp "$W/log.jsonl" "$W/store-file/events.jsonl"
@@ -61,8 +64,8 @@ echo 'correct horse battery staple' | LEDGER_HASH_COST=1 LEDGER_CHECKPOINT_EVERY
 export LEDGER_CHECKPOINT_EVERY=0
 for _ in $(seq 1 "$RUNS"); do
   for read in replay users audit; do
-    seconds "$L" "$read" "${FILE_READ[@]}" --json >> "$W/$read-file"
-    seconds "$L" "$read" "${PG_READ[@]}" --json >> "$W/$read-pg"
+    seconds read_log "$read" "${FILE_READ[@]}" --json >> "$W/$read-file"
+    seconds read_log "$read" "${PG_READ[@]}" --json >> "$W/$read-pg"
   done
   seconds "$L" verify "$W/log.jsonl" --json >> "$W/verify-file"
   seconds "$L" verify --data "$W/store-file" --json >> "$W/verify-store-file"
@@ -81,8 +84,8 @@ export LEDGER_CHECKPOINT_EVERY=10000
 "$L" replay "${FILE_READ[@]}" --json >/dev/null; "$L" replay "${PG_READ[@]}" --json >/dev/null
 for _ in $(seq 1 "$RUNS"); do
   for read in replay users audit; do
-    seconds "$L" "$read" "${FILE_READ[@]}" --json >> "$W/$read-cp-file"
-    seconds "$L" "$read" "${PG_READ[@]}" --json >> "$W/$read-cp-pg"
+    seconds read_log "$read" "${FILE_READ[@]}" --json >> "$W/$read-cp-file"
+    seconds read_log "$read" "${PG_READ[@]}" --json >> "$W/$read-cp-pg"
   done
 done
 for read in replay users audit; do
