@@ -6,7 +6,7 @@
 #   cluster this script starts itself (.ci/pg-cluster) and stops on exit.
 # Builds ledger and ledger-bench in release mode; needs psql (PostgreSQL's client). Prints the
 # median of RUNS runs of each measure. Knobs: REGISTRATIONS (per run of the registrations rate,
-# default 800), REGISTRATIONS_ONLY=1 (stop after the registrations rates).
+# default 800), REGISTRATIONS_ONLY=1 (stop after the registrations rates), SKIP_REGISTRATIONS=1.
 set -euo pipefail
 URL=${1:--}; EVENTS=${2:-100000}; RUNS=${3:-5}; REGISTRATIONS=${REGISTRATIONS:-800}
 cd "$(dirname "$0")/../.."
@@ -32,7 +32,7 @@ echo "postgresql: $($B append --count 1000 --dir "$W/append-pg" --runs "$RUNS" -
 # least 25 each). Interleaved: one file run and one PostgreSQL run per round.
 echo "## whole registrations by 1, 4 and 16 processes ($REGISTRATIONS per run; median registrations/s)"
 rate() { "$B" registrations --count "$2" --dir "$3" --processes "$1" "${@:4}" | tail -1 | awk '{print $2}'; }
-for p in 1 4 16; do
+for p in $([ "${SKIP_REGISTRATIONS:-0}" = 1 ] || echo 1 4 16); do
   per=$(( REGISTRATIONS / p )); [ "$per" -lt 25 ] && per=25
   for n in $(seq 1 "$RUNS"); do
     rate "$p" "$per" "$W/reg-file-$p-$n" >> "$W/reg-file-$p"
