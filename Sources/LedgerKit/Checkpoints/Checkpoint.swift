@@ -58,7 +58,9 @@ public struct Checkpoint {
         // The views' bytes, hashed as they are read; the last 64 bytes are the digest to match.
         let end = size - 64
         var position = header.count
-        let restored = selection(((try? file.size()) ?? 0) - offset)
+        // The header is not trusted yet (the seal is checked below): an offset outside the log means no tail.
+        let logSize = (try? file.size()) ?? 0
+        let restored = selection(offset >= 0 && offset <= logSize ? logSize - offset : 0)
         guard let (views, ids) = try? CheckpointReader.read(views: restored, source: { buffer in
             let n = try saved.read(into: buffer.baseAddress!, count: min(buffer.count, end - position), at: position)
             sha.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))

@@ -52,7 +52,7 @@ public enum LogVerifier {
                 verified.problems += try CacheCheck.problems(logPath: path, log: try FileDescriptor(path: path, flags: O_RDONLY))
             case .postgres(let store):
                 if let problem = try accounts?.problem() { verified.problems.append(problem) }
-                if let checkpoint = store.storedCheckpoint() {
+                if let checkpoint = store.storedCheckpoint(checkingCache: true) {
                     verified.problems += try CacheCheck.problems(storedCheckpoint: checkpoint, log: try source.open(usingCheckpoint: false).bytes)
                 }
             }
@@ -89,7 +89,22 @@ public enum LogVerifier {
         }
         // The head of the intact prefix, as bits until the end.
         var head: (seq: Int, hash: Digest32)?
-        try LogScanner.scanFacts(opened.bytes, checker: &checker) { item in
+        do {
+            try scan(opened.bytes, &checker, &report, &head, anchors: anchors, found: &found, visit: visit)
+        } catch let error as StoreError where error.code == .damaged && error.problem != nil {
+            // The store's rows themselves do not hold one line each in `seq` order: the stream stops there.
+            if report.problems.count < maxProblems { report.problems.append(error.problem!) }
+        }
+        if checker.idsMayRepeat() { return nil }
+        if let head { report.head = Head(seq: head.seq, hash: head.hash.hex) }
+        return report
+    }
+
+    /// The scan of `verify`, adding to `report` and keeping the intact prefix's `head`.
+    private static func scan(_ bytes: any LogBytes, _ checker: inout ChainChecker, _ report: inout VerifyReport,
+                             _ head: inout (seq: Int, hash: Digest32)?, anchors: Set<Int>, found: inout [Int: Digest32],
+                             visit: ((UnsafePointer<ViewEvent>) -> Void)?) throws {
+        try LogScanner.scanFacts(bytes, checker: &checker) { item in
             switch item {
             case .event(let event, let hash, _, _):
                 report.events += 1
@@ -106,8 +121,5 @@ public enum LogVerifier {
             }
             return true
         }
-        if checker.idsMayRepeat() { return nil }
-        if let head { report.head = Head(seq: head.seq, hash: head.hash.hex) }
-        return report
     }
 }

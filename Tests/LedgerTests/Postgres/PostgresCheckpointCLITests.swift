@@ -98,17 +98,23 @@ import Testing
         }
     }
 
-    @Test(arguments: ["UPDATE ledger_checkpoints SET seal = repeat('0', 64)",
-                      "UPDATE ledger_checkpoints SET body = body || '\\x00'::bytea",
-                      "UPDATE ledger_checkpoints SET hash = repeat('a', 64)"])
-    func aCheckpointWhoseSealOrLineDoesNotHoldIsIgnored(_ damage: String) throws {
+    /// Each a damage to the row, in statements; the last two give it a seq no line has, one of
+    /// them a seq whose arithmetic would overflow (the table's CHECK dropped first, as a hand may).
+    @Test(arguments: [["UPDATE ledger_checkpoints SET seal = repeat('0', 64)"],
+                      ["UPDATE ledger_checkpoints SET body = body || '\\x00'::bytea"],
+                      ["UPDATE ledger_checkpoints SET hash = repeat('a', 64)"],
+                      ["ALTER TABLE ledger_checkpoints DROP CONSTRAINT ledger_checkpoints_seq_check",
+                       "UPDATE ledger_checkpoints SET seq = -9223372036854775808"],
+                      ["UPDATE ledger_checkpoints SET seq = 9223372036854775807"]])
+    func aCheckpointWhoseSealOrLineDoesNotHoldIsIgnored(_ damage: [String]) throws {
         try withPostgresLedger { pg in
             let failed = try populated(pg)
             let full = try read(pg, "audit", every: 0)
             #expect(((try parseObject(full))["failedRegistrations"] as? [Any])?.count == 1)
             try saveDoctored(pg, without: failed)
             #expect(try read(pg, "audit", every: 1000) != full, "the doctored checkpoint is trusted while intact")
-            try PostgresConnection(pg.url).execute(damage)
+            let connection = try PostgresConnection(pg.url)
+            for statement in damage { try connection.execute(statement) }
             #expect(try read(pg, "audit", every: 1000) == full, "and ignored once its seal or line does not hold")
             #expect(try read(pg, "replay", every: 1000) == read(pg, "replay", every: 0))
             let verified = try pg.run(["verify"])

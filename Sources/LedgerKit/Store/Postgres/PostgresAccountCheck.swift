@@ -17,7 +17,8 @@ final class PostgresAccountCheck {
         self.store = store
         let state = try? store.connection().execute("SELECT seq FROM ledger_account_state")
         mark = state.flatMap { $0.count == 1 ? $0.int(0, 0) : nil }.flatMap { $0 > 0 ? $0 : nil }
-        folded.reserve(lines: min(mark ?? 0, 1 << 24))
+        // Room for what the log holds, whatever the (unchecked) mark says.
+        folded.reserve(lines: min(mark ?? 0, (try? store.head().seq) ?? 0, 1 << 24))
     }
 
     /// Folds the next verified event of the log (from its first line on).
@@ -31,40 +32,50 @@ final class PostgresAccountCheck {
     /// reach their line (they are then rebuilt by the next append).
     func problem() throws -> LogProblem? {
         guard let mark, reached == mark else { return nil }
-        let stored: AccountTable
+        // The tables and their mark as one snapshot: appends after the mark was read move both on,
+        // and tables of another line than the fold's are not compared.
+        let read: (stored: AccountTable, unreadable: Int)?
         do {
-            stored = try Self.storedAccounts(try store.connection())
+            let connection = try store.connection()
+            read = try connection.transaction {
+                try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                guard try connection.execute("SELECT seq FROM ledger_account_state").int(0, 0) == mark else { return nil }
+                return try Self.storedAccounts(connection)
+            }
         } catch {
             throw store.storeError(error, during: "reading the account tables")
         }
-        guard let difference = stored.difference(from: folded) else { return nil }
+        guard let read else { return nil }
+        let difference = read.unreadable > 0 ? "\(read.unreadable) of their rows cannot be read" : read.stored.difference(from: folded)
+        guard let difference else { return nil }
         let tables = PostgresSchema.accountTables.joined(separator: ", ")
         return LogProblem(line: mark, kind: .cacheMismatch,
                           message: "the PostgreSQL account tables (\(tables)) disagree with the log up to this line: \(difference); drop them (the next append rebuilds them from the log)")
     }
 
-    /// Every row of the account tables, as the fold's state.
-    private static func storedAccounts(_ connection: PostgresConnection) throws -> AccountTable {
+    /// Every row of the account tables, as the fold's state, and how many rows could not be read.
+    private static func storedAccounts(_ connection: PostgresConnection) throws -> (AccountTable, unreadable: Int) {
         var out = AccountTable()
+        var unreadable = 0
         let accounts = try connection.execute("SELECT uid, status, email, created_seq FROM ledger_accounts")
         out.accounts.reserveCapacity(accounts.count)
         for row in 0..<accounts.count {
             guard let uid = accounts.string(row, 0).flatMap(UUIDBits.init(uuid:)),
-                  let account = PostgresAccounts.account(accounts, row, status: 1) else { continue }
+                  let account = PostgresAccounts.account(accounts, row, status: 1) else { unreadable += 1; continue }
             out.accounts[uid] = AccountTable.Account(status: account.status, email: account.email, created: account.created)
         }
         let emails = try connection.execute("SELECT email, last_uid FROM ledger_account_emails")
         out.emails.reserveCapacity(emails.count)
         for row in 0..<emails.count {
-            guard let email = emails.string(row, 0), let uid = emails.string(row, 1).flatMap(UUIDBits.init(uuid:)) else { continue }
+            guard let email = emails.string(row, 0), let uid = emails.string(row, 1).flatMap(UUIDBits.init(uuid:)) else { unreadable += 1; continue }
             out.emails[email] = uid
         }
         let failures = try connection.execute("SELECT email, times FROM ledger_signin_failures")
         for row in 0..<failures.count {
-            guard let email = failures.string(row, 0) else { continue }
+            guard let email = failures.string(row, 0) else { unreadable += 1; continue }
             let times = PostgresAccounts.times(failures.string(row, 1))
             if !times.isEmpty { out.failures[email] = times }
         }
-        return out
+        return (out, unreadable)
     }
 }

@@ -18,7 +18,7 @@ extension PostgresConnection {
             var values: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } }
             if bytes != nil {
                 values.append(UnsafeRawPointer(blob.baseAddress!).assumingMemoryBound(to: CChar.self))
-                lengths.append(Int32(bytes?.count ?? 0))
+                lengths.append(Int32(clamping: bytes?.count ?? 0))
                 formats.append(1)
             }
             return PQexecParams(connection, sql, Int32(values.count), nil, values, lengths, formats, binaryResults ? 1 : 0)

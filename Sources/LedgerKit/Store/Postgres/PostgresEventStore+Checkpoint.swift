@@ -3,16 +3,24 @@ import LedgerDomain
 // MARK: - PostgresEventStore: the checkpoint the store keeps
 
 extension PostgresEventStore {
+    /// The largest body kept: PostgreSQL's limit for one `bytea` value is 1 GiB.
+    static let largestCheckpoint = (1 << 30) - (1 << 20)
+
     /// Bytes of a checkpoint's body fetched per query: its views are read as they arrive, so the
     /// whole body is never held (stored uncompressed, a piece is read without the rest).
     static let checkpointPiece = 4 << 20
 
     /// The newest checkpoint this store keeps, when it is intact and the log holds its line; else
     /// nil. Only the views `selection` gives for the lines after it are restored (every view by default).
-    public func storedCheckpoint(views selection: (_ tailLines: Int) -> LedgerViews.Selection = { _ in .all }) -> Checkpoint? {
-        guard Checkpoint.interval > 0, let connection = try? connection(),
-              let rows = try? connection.execute("SELECT seq, hash, seal, length(body) FROM ledger_checkpoints ORDER BY seq DESC LIMIT 1"),
-              rows.count == 1, let seq = rows.int(0, 0), let hash = rows.string(0, 1), let seal = rows.string(0, 2),
+    /// `checkingCache` (verify) loads it even with checkpoints off here: other hosts' reads may use it.
+    public func storedCheckpoint(checkingCache: Bool = false,
+                                 views selection: (_ tailLines: Int) -> LedgerViews.Selection = { _ in .all }) -> Checkpoint? {
+        // The newest row at or before the head (one past it names no line: it is never used, and is
+        // deleted by the next save); the row's values are checked before any arithmetic on them.
+        guard checkingCache || Checkpoint.interval > 0, let connection = try? connection(), let head = try? head().seq,
+              let rows = try? connection.execute("SELECT seq, hash, seal, length(body) FROM ledger_checkpoints WHERE seq <= $1 ORDER BY seq DESC LIMIT 1",
+                                                 [String(head)]),
+              rows.count == 1, let seq = rows.int(0, 0), seq >= 1, seq <= head, let hash = rows.string(0, 1), let seal = rows.string(0, 2),
               let length = rows.int(0, 3) else { return nil }
         // The body, a piece at a time, hashed as it is read; a row deleted meanwhile (a newer one
         // saved) ends it early, and it is ignored.
@@ -20,7 +28,7 @@ extension PostgresEventStore {
         var position = 0
         var piece: PostgresResult?
         var pieceOffset = 0, pieceLength = 0
-        let restored = selection(max(0, ((try? head().seq) ?? seq) - seq))
+        let restored = selection(head - seq)
         let read = try? CheckpointReader.read(views: restored, source: { buffer in
             if pieceOffset == pieceLength {
                 guard position < length else { return 0 }
@@ -54,14 +62,21 @@ extension PostgresEventStore {
     public func saveCheckpoint(_ checkpoint: Checkpoint) {
         guard checkpoint.isWhole, let connection = try? connection() else { return }
         var body: [UInt8] = []
-        CheckpointWriter.write(checkpoint.views, ids: checkpoint.ids) { body.append(contentsOf: $0) }
+        var tooLarge = false
+        CheckpointWriter.write(checkpoint.views, ids: checkpoint.ids) { bytes in
+            guard !tooLarge else { return }
+            body.append(contentsOf: bytes)
+            tooLarge = body.count > Self.largestCheckpoint
+        }
+        // PostgreSQL stores at most 1 GiB in a bytea: a larger checkpoint is not kept (reads fold the whole log).
+        guard !tooLarge else { return }
         let seal = body.withUnsafeBytes { SHA256.hex($0) }
         let head = checkpoint.views.head
         let save = {
             try connection.transaction {
                 try connection.execute("INSERT INTO ledger_checkpoints (seq, hash, seal, body) VALUES ($1, $2, $3, $4) ON CONFLICT (seq) DO NOTHING",
                                        [String(head.seq), head.hash, seal], bytes: body, binaryResults: false)
-                try connection.execute("DELETE FROM ledger_checkpoints WHERE seq < $1", [String(head.seq)])
+                try connection.execute("DELETE FROM ledger_checkpoints WHERE seq <> $1", [String(head.seq)])
             }
         }
         do {

@@ -128,7 +128,8 @@ extension PostgresEventStore {
         try scanViewsReadingEveryEvent(wanted: wanted, visit: visit)
     }
 
-    /// Every view, folded from every event (this store keeps no checkpoint).
+    /// Every view, folded from every event: what writers and `recover` act on never rests on the
+    /// checkpoint the read commands keep (`ledger_checkpoints`).
     public func currentViews(now: Timestamp, usingCheckpoint: Bool) throws -> LedgerViews { try viewsFoldedFromEveryEvent() }
 
     /// False: the views always come from every event.

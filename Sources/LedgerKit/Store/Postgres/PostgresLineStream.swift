@@ -16,16 +16,23 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
     private var pendingStart = 0
     private var headerRead = false
     private var ended = false
+    /// The `seq` the next row must have: rows run on without a gap, one line each, so the lines
+    /// streamed are the table's rows, each where its `seq` column says.
+    private var nextSeq: Int
 
     /// A stream of `url`'s lines with seq `from` and after.
     init(_ url: PostgresURL, from seq: Int) throws {
         connection = try PostgresConnection.forStore(url)
+        nextSeq = max(1, seq)
         do {
             // In `seq` order straight from the primary key: a sort of the whole log would spill to
             // disk before the first line came out. No JIT: compiling the scan costs more than it saves.
-            try connection.execute("SET enable_sort = off")
-            try connection.execute("SET jit = off")
-            try connection.startCopyOut("COPY (SELECT line FROM \(PostgresSchema.eventsTable) WHERE seq >= \(max(1, seq)) ORDER BY seq) TO STDOUT (FORMAT binary)")
+            // Settings local to a read-only transaction (a pooled connection keeps none of them); it
+            // ends with the connection.
+            try connection.execute("BEGIN READ ONLY")
+            try connection.execute("SET LOCAL enable_sort = off")
+            try connection.execute("SET LOCAL jit = off")
+            try connection.startCopyOut("COPY (SELECT seq, line FROM \(PostgresSchema.eventsTable) WHERE seq >= \(max(1, seq)) ORDER BY seq) TO STDOUT (FORMAT binary)")
         } catch let error as PostgresError {
             throw Self.storeError(error)
         }
@@ -82,13 +89,26 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
         while cursor < message.count {
             let fields = try int(2)
             if fields == 0xFFFF { return }  // the trailer
-            guard fields == 1 else { throw StoreError(.damaged, "a PostgreSQL COPY row has \(fields) fields, not 1") }
+            guard fields == 2, try int(4) == 8 else { throw StoreError(.damaged, "a PostgreSQL COPY row is not a seq and a line") }
+            let seq = try int(8)
             let length = try int(4)
             guard length <= message.count - cursor else { throw StoreError(.damaged, "a PostgreSQL COPY row ended early") }
-            pending.append(contentsOf: UnsafeBufferPointer(rebasing: message[cursor..<(cursor + length)]))
+            let line = UnsafeBufferPointer(rebasing: message[cursor..<(cursor + length)])
+            guard seq == nextSeq else { throw Self.damage(at: nextSeq, .seqGap, "the row after seq \(nextSeq - 1) has seq \(seq)") }
+            guard length > 0, memchr(line.baseAddress!, 0x0A, length) == nil else {
+                throw Self.damage(at: seq, .invalidJSON, "the row's line is empty or holds a newline (more than one line)")
+            }
+            pending.append(contentsOf: line)
             pending.append(0x0A)
+            nextSeq &+= 1
             cursor += length
         }
+    }
+
+    /// The store's rows themselves are damaged at `seq` (what `verify` of their lines could not see).
+    private static func damage(at seq: Int, _ kind: ProblemKind, _ message: String) -> StoreError {
+        let problem = LogProblem(line: seq, kind: kind, message: "\(message) in \(PostgresSchema.eventsTable)")
+        return StoreError(.damaged, "the PostgreSQL log is damaged at \(problem)", problem: problem)
     }
 
     private static func storeError(_ error: PostgresError) -> StoreError {

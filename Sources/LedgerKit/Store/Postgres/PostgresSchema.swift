@@ -57,7 +57,7 @@ public enum PostgresSchema {
     /// kept. A cache, as `events.jsonl.checkpoint` is: a read trusts it when it is sealed and the log
     /// holds its line; `ledger verify` folds the log up to that line and reports one that disagrees.
     static let checkpointTable = [
-        "CREATE TABLE IF NOT EXISTS ledger_checkpoints (seq bigint PRIMARY KEY, hash char(64) NOT NULL, seal char(64) NOT NULL, body bytea NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS ledger_checkpoints (seq bigint PRIMARY KEY CHECK (seq >= 1), hash char(64) NOT NULL, seal char(64) NOT NULL, body bytea NOT NULL)",
         // Stored as it is: compressing tens of megabytes on every save would cost more than it saves.
         "ALTER TABLE ledger_checkpoints ALTER COLUMN body SET STORAGE EXTERNAL",
     ]

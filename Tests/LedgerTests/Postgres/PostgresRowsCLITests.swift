@@ -1,0 +1,42 @@
+import Foundation
+import LedgerKit
+import Testing
+
+/// The rows of `ledger_events` must hold one line each, in `seq` order without a gap: lines that
+/// chain as a file's would, but are spread over the rows otherwise, are damage to `verify` and the
+/// reads, not an intact log. Through the built `ledger`.
+@Suite struct PostgresRowsCLITests {
+    /// A store of two registrations (six lines).
+    private func populated(_ pg: PostgresLedger) throws {
+        for name in ["A", "B"] {
+            let result = try pg.run(LedgerDir.registerArguments(email: uniqueEmail(), username: name), stdin: "correct horse 1\n")
+            #expect(result.status == 0, "\(result)")
+        }
+        #expect(try pg.run(["verify"]).status == 0)
+    }
+
+    /// Row `seq 2` given row 3's line after its own (a newline between), and row 3 deleted: the
+    /// lines still chain, the rows do not; or the last row's `seq` moved on, leaving a gap.
+    @Test(arguments: [
+        ["UPDATE ledger_events SET line = line || E'\\n' || (SELECT line FROM ledger_events WHERE seq = 3) WHERE seq = 2",
+         "DELETE FROM ledger_events WHERE seq = 3"],
+        ["UPDATE ledger_events SET seq = 10 WHERE seq = 6"],
+    ])
+    func rowsThatDoNotHoldOneLineEachInSeqOrderAreDamage(_ damage: [String]) throws {
+        try withPostgresLedger { pg in
+            try populated(pg)
+            let connection = try PostgresConnection(pg.url)
+            for statement in damage { try connection.execute(statement) }
+            let verified = try pg.run(["verify", "--json"])
+            #expect(verified.status == 1, "\(verified)")
+            let problems = try parseObject(verified.stdout)["problems"] as? [[String: Any]] ?? []
+            #expect(problems.first?["kind"] as? String == (damage.count == 2 ? "invalid-json" : "seq-gap"), "\(problems)")
+            #expect((problems.first?["message"] as? String)?.contains("ledger_events") == true, "\(problems)")
+            for read in ["replay", "users", "audit"] {
+                let result = try pg.run([read, "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "0"])
+                #expect(result.status == 1, "\(read): \(result)")
+                #expect(result.stderr.contains("damaged") || result.stdout.contains("damaged"), "\(read): \(result)")
+            }
+        }
+    }
+}
