@@ -42,7 +42,7 @@ public enum LogVerifier {
         var accounts: PostgresAccountCheck?
         func pass(deferringIDs: Bool) throws -> VerifyReport? {
             found = [:]
-            if checkingCaches, case .postgres(let store) = source { accounts = PostgresAccountCheck(store) }
+            if checkingCaches, case .postgres(let store) = source { accounts = try PostgresAccountCheck(store) }
             return try verify(source, deferringIDs: deferringIDs, anchors: wanted, found: &found, visit: accounts.map { check in { check.visit($0) } })
         }
         var verified = try pass(deferringIDs: true) ?? pass(deferringIDs: false) ?? VerifyReport()

@@ -12,10 +12,18 @@ final class PostgresAccountCheck {
     private var folded = AccountTable()
     private var reached = 0
 
-    /// A check of `store`'s tables, nothing folded yet.
-    init(_ store: PostgresEventStore) {
+    /// A check of `store`'s tables, nothing folded yet. Tables not made yet leave nothing to check;
+    /// any other failure to read their mark is the store's error.
+    init(_ store: PostgresEventStore) throws {
         self.store = store
-        let state = try? store.connection().execute("SELECT seq FROM ledger_account_state")
+        let state: PostgresResult?
+        do {
+            state = try store.connection().execute("SELECT seq FROM ledger_account_state")
+        } catch let error as PostgresError where error.sqlState == "42P01" {
+            state = nil
+        } catch {
+            throw store.storeError(error, during: "reading the account tables' mark")
+        }
         mark = state.flatMap { $0.count == 1 ? $0.int(0, 0) : nil }.flatMap { $0 > 0 ? $0 : nil }
         // Room for what the log holds, whatever the (unchecked) mark says.
         folded.reserve(lines: min(mark ?? 0, (try? store.head().seq) ?? 0, 1 << 24))
