@@ -38,6 +38,7 @@ let package = Package(
         .testTarget(
             name: "LedgerTests",
             dependencies: ["LedgerKit", "LedgerDomain", "LedgerCLI", "ledger", "ledger-drill"],
+            exclude: ["Fixtures"],  // data the tests read in place (e.g. the NFC vectors)
             swiftSettings: strictSettings
         ),
     ],
