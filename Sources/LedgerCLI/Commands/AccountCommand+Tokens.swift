@@ -21,7 +21,7 @@ extension AccountCommand {
         },
         Action(name: "reset-password", takesAccount: false, options: ["token-stdin"], required: ["token-stdin"]) { invocation, context in
             let token = try tokenLine(invocation, context)
-            guard let password = context.readLine().map(withoutCR) else {
+            guard let password = context.readBytesLine().map({ PasswordRule.text(fromBytes: $0.last == 0x0D ? Array($0.dropLast()) : $0) }) else {
                 throw CLIError.usage("--token-stdin: standard input has one line; write the token, then the new password, a line each")
             }
             if let problem = RegistrationValidator.passwordProblem(password) { throw CLIError.usage("the new password: \(problem.message)") }
@@ -101,7 +101,7 @@ extension AccountCommand {
 
     /// The token: the first line of standard input with `--token-stdin` (spaces around it ignored).
     private static func tokenLine(_ invocation: Invocation, _ context: Context) throws -> String {
-        guard let line = context.readLine() else {
+        guard let line = context.readBytesLine().map({ String(decoding: $0, as: UTF8.self) }) else {
             throw CLIError.usage("--token-stdin: standard input is empty; write the token as its first line")
         }
         return String(withoutCR(line).drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())

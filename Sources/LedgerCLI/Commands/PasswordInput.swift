@@ -1,4 +1,5 @@
 import Glibc
+import LedgerDomain
 
 // MARK: - PasswordInput
 
@@ -10,8 +11,9 @@ enum PasswordInput {
     static func read(_ invocation: Invocation, _ context: Context, prompt: String = "Password: ",
                      missing: String = "standard input is empty; write the password as its first line") throws -> String {
         if invocation.flag("password-stdin") {
-            guard let line = context.readLine() else { throw CLIError.usage("--password-stdin: \(missing)") }
-            return line.hasSuffix("\r") ? String(line.dropLast()) : line
+            guard var line = context.readBytesLine() else { throw CLIError.usage("--password-stdin: \(missing)") }
+            if line.last == 0x0D { line.removeLast() }
+            return PasswordRule.text(fromBytes: line)  // not UTF-8: a text every check and rule refuses
         }
         guard context.stdinIsTerminal else {
             throw CLIError.usage("no password: pass --password-stdin and write it to standard input, or run in a terminal to be prompted")
@@ -29,7 +31,7 @@ enum PasswordInput {
             quiet.c_lflag &= ~tcflag_t(ECHO)
             tcsetattr(0, TCSAFLUSH, &quiet)
         }
-        let line = context.readLine() ?? ""
+        let line = PasswordRule.text(fromBytes: context.readBytesLine() ?? [])
         if hasTerminal { tcsetattr(0, TCSAFLUSH, &saved) }
         context.err("\n")
         return line

@@ -72,10 +72,10 @@ public enum RegistrationValidator {
         return .success(ValidRegistration(email: email, userName: userName, password: password, image: image))
     }
 
-    /// The password rule of sign-up and of every new password (a change, a reset): at least 8
-    /// characters. The refusal's reason and message when `password` breaks it, else nil.
+    /// The password rule of sign-up and of every new password (a change, a reset): `PasswordRule`.
+    /// The refusal's reason and message when `password` breaks it, else nil.
     public static func passwordProblem(_ password: String) -> (reason: String, message: String)? {
-        password.count >= 8 ? nil : ("password-too-short", "the password must have at least 8 characters")
+        PasswordRule.problem(password)
     }
 
     /// True when the normalized `email` follows `EmailRule`.

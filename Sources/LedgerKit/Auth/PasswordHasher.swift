@@ -21,8 +21,11 @@ public struct PasswordHasher: Sendable {
         return PasswordHasher(cost: cost)
     }
 
-    /// A new yescrypt hash of `password` with a fresh salt from `random`.
+    /// A new yescrypt hash of `password`, prepared by `PasswordRule` (NFC), with a fresh salt from
+    /// `random`, marked as made from prepared text (`$nfc$y$…`). A password `PasswordRule` cannot
+    /// check (a NUL, bytes that were not UTF-8) is refused, never hashed cut short.
     public func hash(_ password: String, random: any RandomSource) throws -> String {
+        guard PasswordRule.isCheckable(password) else { throw AuthError(.hashFailed, "a password with a NUL byte is never hashed") }
         let salt = random.bytes(32)
         var setting = [CChar](repeating: 0, count: Int(CRYPT_GENSALT_OUTPUT_SIZE))
         let made = salt.withUnsafeBufferPointer { rbytes in
@@ -31,15 +34,20 @@ public struct PasswordHasher: Sendable {
             }
         }
         guard made != nil else { throw AuthError(.hashFailed, "libxcrypt could not make a yescrypt salt") }
-        let text = try crypt(password, setting: String(decoding: setting.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        let text = try crypt(PasswordRule.prepared(password),
+                             setting: String(decoding: setting.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
         guard text.hasPrefix("$y$") else { throw AuthError(.hashFailed, "libxcrypt did not produce a yescrypt hash") }
-        return text
+        return PasswordRule.preparedHashMark + text
     }
 
-    /// True when `password` matches `storedHash`; the comparison runs in constant time.
+    /// True when `password` matches `storedHash` (prepared first when the hash is marked as made from
+    /// prepared text); the comparison runs in constant time. A password `PasswordRule` cannot check
+    /// matches nothing, after the same hashing work.
     public func verify(_ password: String, against storedHash: String) -> Bool {
-        guard let computed = try? crypt(password, setting: storedHash) else { return false }
-        let a = Array(computed.utf8), b = Array(storedHash.utf8)
+        let checkable = PasswordRule.isCheckable(password)
+        let (text, hash) = PasswordRule.checkInput(checkable ? password : "", against: storedHash)
+        guard let computed = try? crypt(text, setting: hash), checkable else { return false }
+        let a = Array(computed.utf8), b = Array(hash.utf8)
         guard a.count == b.count else { return false }
         return CRYPTO_memcmp(a, b, a.count) == 0
     }

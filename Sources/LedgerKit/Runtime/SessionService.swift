@@ -128,7 +128,7 @@ public final class SessionService {
             if hasher.verify(password, against: account.passwordHash) { return try body(account, lock) }
             (reason, attempt) = (.wrongPassword, check.attempt)
         } else {
-            _ = try? hasher.hash(password, random: random)  // the same work as a verification
+            _ = try? hasher.hash(PasswordRule.isCheckable(password) ? password : "", random: random)  // the same work as a verification
             attempt = Identifiers.uuid(fromRandom: random.bytes(16))
         }
         let failure = reason ?? .unknownEmail  // a record that lets the password be checked names its account

@@ -1,0 +1,25 @@
+import Glibc
+
+// MARK: - StandardInput
+
+/// Standard input read as bytes, a line at a time. A secret read this way keeps every byte: NUL and
+/// bytes that are not UTF-8 reach `PasswordRule`, which refuses them, instead of being cut or
+/// repaired into U+FFFD. It reads descriptor 0 a byte at a time, so it never takes more than its
+/// line: the next line stays for the next read, whoever does it.
+enum StandardInput {
+    /// The longest line read (a secret is far shorter): the rest of a longer line is dropped.
+    static let maxLine = 64 * 1024
+
+    /// The next line's bytes without its newline; nil at end of input (or on a read error) before any byte.
+    static func readLineBytes() -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let n = read(0, &byte, 1)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return n == 0 && !bytes.isEmpty ? bytes : nil }
+            if byte == 0x0A { return bytes }
+            if bytes.count < maxLine { bytes.append(byte) }
+        }
+    }
+}
