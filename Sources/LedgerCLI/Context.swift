@@ -17,6 +17,9 @@ public struct Context {
     public var environment: [String: String]
     /// Reads one line of standard input (without its newline), nil at end of input.
     public var readLine: () -> String?
+    /// Reads one line of standard input as its bytes (without the newline), nil at end of input;
+    /// nil: `readLine`'s text as UTF-8. Secrets are read this way, so no byte is repaired away.
+    public var readLineBytes: (() -> [UInt8]?)? = nil
     /// True when standard input is a terminal.
     public var stdinIsTerminal: Bool
     /// True when standard output is a terminal.
@@ -34,9 +37,15 @@ public struct Context {
     /// Keeps a large value (loaded views) alive until the process exits, so it is not freed piece by
     /// piece just before the exit frees it all at once; in-process runs let it go (the default).
     public var keepUntilExit: (Any) -> Void = { _ in }
+    /// Which standard descriptors were closed when the process started (`StandardDescriptors.ensureOpen`).
+    public var standardDescriptors = StandardDescriptors()
+    /// The `errno` of the first failed write to standard output, nil while all went out.
+    public var outputFailure: () -> Int32? = { nil }
+    /// What the command recorded so far, for the line a failed standard output leaves on standard error.
+    public var recorded = RecordedNote()
 
     /// The real process: stdio, `environ`, system clock and CSPRNG.
-    public static func process() -> Context {
+    public static func process(_ descriptors: StandardDescriptors = StandardDescriptors()) -> Context {
         var environment: [String: String] = [:]
         var pointer = environ
         while let entry = pointer.pointee {
@@ -54,13 +63,16 @@ public struct Context {
             outRaw: { bytes in out.write(bytes) },
             environment: environment,
             readLine: { Swift.readLine(strippingNewline: true) },
+            readLineBytes: { StandardInput.readLineBytes() },
             stdinIsTerminal: isatty(0) == 1,
             stdoutIsTerminal: isatty(1) == 1,
             stderrIsTerminal: isatty(2) == 1,
             terminalColumns: TerminalWidth.query(fd: 1),
             clock: SystemClock(),
             random: SecureRandom(),
-            keepUntilExit: { ExitRetained.keep($0) }
+            keepUntilExit: { ExitRetained.keep($0) },
+            standardDescriptors: descriptors,
+            outputFailure: { out.failure }
         )
     }
 
@@ -77,11 +89,18 @@ public struct Context {
         if let outRaw { outRaw(bytes) } else { out(String(decoding: bytes, as: UTF8.self)) }
     }
 
+    /// One line of standard input as bytes, without its newline; nil at end of input.
+    public func readBytesLine() -> [UInt8]? {
+        if let readLineBytes { return readLineBytes() }
+        return readLine().map { Array($0.utf8) }
+    }
+
     /// Prints a line to standard output.
     public func print(_ line: String) { out(line + "\n") }
 
-    /// Prints `ledger: <message>` to standard error.
-    public func complain(_ message: String) { err("ledger: \(message)\n") }
+    /// Prints `ledger: <message>` to standard error, as one line: control characters in it (from an
+    /// argument or a `LEDGER_*` value it quotes) are escaped.
+    public func complain(_ message: String) { err("ledger: \(OneLine.escaped(message))\n") }
 
     /// The data directory: `--data`, else `$LEDGER_DATA`, else `./ledger-data`.
     public func dataDirectory(_ invocation: Invocation) -> String {
@@ -126,7 +145,7 @@ public struct Context {
     /// The file store of the data directory, with repair notices going to standard error.
     public func fileStore(_ invocation: Invocation) -> FileEventStore {
         let store = FileEventStore(directory: dataDirectory(invocation), clock: clock, random: random)
-        store.notice = { [err] message in err("ledger: \(message)\n") }
+        store.notice = { [err] message in err("ledger: \(OneLine.escaped(message))\n") }
         return store
     }
 

@@ -1,3 +1,4 @@
+import Glibc
 import LedgerDomain
 import LedgerKit
 
@@ -39,12 +40,22 @@ public enum LedgerCLI {
     /// The command definitions.
     public static var specs: [CommandSpec] { commands.map(\.spec) }
 
-    /// Runs the process's command line and returns the exit status.
-    public static func main(_ arguments: [String]) -> Int32 {
-        let context = Context.process()
+    /// Runs the process's command line and returns the exit status. `descriptors` says which
+    /// standard descriptors were closed at start (`StandardDescriptors.ensureOpen()`, called first).
+    public static func main(_ arguments: [String], descriptors: StandardDescriptors) -> Int32 {
+        let context = Context.process(descriptors)
         let status = run(Array(arguments.dropFirst()), context: context)
         context.flush()
-        return status
+        return outputChecked(status, context)
+    }
+
+    /// `status`, unless standard output failed: then exit 3 (`io-error`) with one line on standard
+    /// error saying why and what the command had already recorded.
+    static func outputChecked(_ status: Int32, _ context: Context) -> Int32 {
+        guard let failure = context.outputFailure() else { return status }
+        let done = context.recorded.lines.isEmpty ? "" : "; already recorded: " + context.recorded.lines.joined(separator: ", ")
+        context.complain("could not write standard output (\(String(cString: strerror(failure))))\(done)")
+        return CLIError.Status.environment.rawValue
     }
 
     /// Runs `arguments` (without the program name) in `context`; never traps on bad input.
@@ -80,6 +91,10 @@ public enum LedgerCLI {
                 return 0
             }
             try LedgerEnvironment.check(context.environment)
+            if command.spec.outputMustBeReceived, context.standardDescriptors.stdoutWasClosed {
+                throw CLIError.environment("standard output is closed, and `ledger \(command.spec.name)` prints what must be received (a token, an id); nothing was done: run it with standard output open",
+                                          code: "stdout-closed")
+            }
             return try command.run(invocation, context)
         } catch {
             return fail(CLIError.from(error), context, json: json)

@@ -1,10 +1,13 @@
 import Glibc
 import LedgerCLI
 
+// Before anything is opened: descriptors 0, 1 and 2 exist, so no data file can become one of them.
+let descriptors = StandardDescriptors.ensureOpen()
+
 // One malloc arena: a read's scanner thread allocates its 1 MiB chunks in an arena of its own
 // otherwise, whose freed pages stay resident (about 10 MiB more peak memory per read). glibc's
 // `mallopt` is not in the Glibc module (malloc.h), so it is looked up; M_ARENA_MAX is -8.
 if let symbol = dlsym(nil, "mallopt") {  // nil: RTLD_DEFAULT
     _ = unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)(-8, 1)
 }
-exit(LedgerCLI.main(CommandLine.arguments))
+exit(LedgerCLI.main(CommandLine.arguments, descriptors: descriptors))

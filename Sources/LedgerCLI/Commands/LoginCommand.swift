@@ -11,7 +11,8 @@ enum LoginCommand {
         options: [.option("email", "E", "the account's email", required: true),
                   .flag("password-stdin", "read the password from the first line of standard input"),
                   .flag("json", "print {status, sessionId, uid, token, expiresAt}")],
-        details: "A refused sign-in prints the same message and exits 1 whatever the reason.")
+        details: "A refused sign-in prints the same message and exits 1 whatever the reason.",
+        outputMustBeReceived: true)
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
@@ -23,6 +24,7 @@ enum LoginCommand {
         } catch let error as AuthError where error.code == .signInRefused {
             return refused(error, invocation, context)
         }
+        context.recorded.note("session \(started.sessionId) started for uid \(started.uid), its token lost (end it with `ledger logout --session \(started.sessionId)`)")
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([
                 ("status", .string("signed-in")), ("sessionId", .string(started.sessionId)), ("uid", .string(started.uid)),

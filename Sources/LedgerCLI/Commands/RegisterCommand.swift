@@ -18,7 +18,8 @@ enum RegisterCommand {
             .option("max-image-bytes", "N", "the image size limit (default 2097152)"),
             .flag("json", "print the outcome as JSON"),
         ],
-        details: "Without --password-stdin the password is prompted for without echo (standard input must be a terminal).\nExit 0 registered; 1 rejected, failed, or K first used with another input; 2 usage; 3 I/O error.")
+        details: "Without --password-stdin the password is prompted for without echo (standard input must be a terminal).\nExit 0 registered; 1 rejected, failed, or K first used with another input; 2 usage; 3 I/O error.",
+        outputMustBeReceived: true)
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
@@ -45,6 +46,10 @@ enum RegisterCommand {
                 ("reason", .string(error.code.rawValue)), ("message", .string(refused.message)),
             ])))
             return refused.status.rawValue
+        }
+        if result.outcome == .completed {
+            let session = result.sessionId.map { ", session \($0) started, its token lost (end it with `ledger logout --session \($0)`)" } ?? ""
+            context.recorded.note("registration \(result.registration) completed as uid \(result.uid ?? "-")\(session)")
         }
         print(result, json: invocation.flag("json"), context)
         return result.outcome == .completed ? 0 : CLIError.Status.failure.rawValue

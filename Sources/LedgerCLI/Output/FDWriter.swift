@@ -6,6 +6,9 @@ import Glibc
 final class FDWriter {
     private let fd: Int32
     private var buffer: [UInt8] = []
+    /// The `errno` of the first write that failed (a full disk, a closed terminal), nil while every
+    /// write went out. The rest of the output is dropped once one fails.
+    private(set) var failure: Int32?
 
     /// A writer to `fd`.
     init(fd: Int32) {
@@ -30,19 +33,21 @@ final class FDWriter {
         writeAll(bytes)
     }
 
-    /// Writes out everything buffered; a closed pipe or full disk drops the rest quietly.
+    /// Writes out everything buffered; a failed write drops the rest and is kept in `failure`.
     func flush() {
         buffer.withUnsafeBytes { writeAll($0) }
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Writes `raw` to the descriptor; a closed pipe or full disk drops the rest quietly.
+    /// Writes `raw` to the descriptor; after a failed write nothing more is written (a closed pipe
+    /// ends the process by SIGPIPE first, the quiet end of `ledger events | head`).
     private func writeAll(_ raw: UnsafeRawBufferPointer) {
+        guard failure == nil else { return }
         var done = 0
         while done < raw.count {
             let n = Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
             if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
+            if n <= 0 { failure = n < 0 ? errno : EIO; break }
             done += n
         }
     }

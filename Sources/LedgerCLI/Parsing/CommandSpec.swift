@@ -67,12 +67,15 @@ public struct CommandSpec: Sendable {
     public let details: String
     /// The global options that apply to it (`storeOptions`, or only `--help`).
     public let globals: [OptionSpec]
+    /// True when its output carries what the user must receive (a token, a new account's id): it
+    /// refuses to act when standard output was closed at start.
+    public var outputMustBeReceived = false
 
     /// A command definition; `globals` are the global options that mean something to it.
     public init(name: String, summary: String, positionals: [PositionalSpec] = [], options: [OptionSpec] = [], details: String = "",
-                globals: [OptionSpec] = CommandSpec.globalOptions) {
+                globals: [OptionSpec] = CommandSpec.globalOptions, outputMustBeReceived: Bool = false) {
         self.name = name; self.summary = summary; self.positionals = positionals; self.options = options; self.details = details
-        self.globals = globals
+        self.globals = globals; self.outputMustBeReceived = outputMustBeReceived
     }
 
     /// `--help`, which every command takes.

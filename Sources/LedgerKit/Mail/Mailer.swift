@@ -6,20 +6,35 @@ import LedgerDomain
 /// Sends messages to users in the sendmail tradition: `LEDGER_MAILER` is a command line, run with
 /// `/bin/sh -c`, that gets the whole RFC 5322 message on its standard input (never in its arguments
 /// or environment). Its standard output is discarded and its standard error is ours; a non-zero
-/// exit or a signal is an error, never a silent success.
+/// exit or a signal is an error, never a silent success. It gets an allow-listed environment
+/// (`allowedEnvironment`), never the store's URL or any other secret of the process.
 public struct Mailer: Sendable {
     /// The command line.
     public let command: String
     /// The sender's address (`LEDGER_MAIL_FROM`).
     public let from: String
+    /// The environment the mailer runs with (`NAME=value` entries), already allow-listed.
+    public let environment: [String]
 
     /// The sender when `LEDGER_MAIL_FROM` is unset.
     public static let defaultFrom = "ledger@localhost"
     /// How to set a mailer.
     public static let setup = "set LEDGER_MAILER to a command that reads a message on its standard input, e.g. LEDGER_MAILER='/usr/sbin/sendmail -t'"
 
-    /// A mailer running `command`, sending from `from`.
-    public init(command: String, from: String = Mailer.defaultFrom) { self.command = command; self.from = from }
+    /// A mailer running `command`, sending from `from`, with the allow-listed part of `environment`.
+    public init(command: String, from: String = Mailer.defaultFrom, environment: [String: String] = [:]) {
+        self.command = command; self.from = from
+        self.environment = environment.filter { Self.isAllowed($0.key) }.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+    }
+
+    /// The variables a mailer may see: what a sendmail needs to run and to speak the user's language,
+    /// and the `LEDGER_MAIL_*` settings. Nothing else (no `LEDGER_STORE`, no `PGPASSWORD`, no token).
+    public static let allowedEnvironment: Set<String> = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "TZ", "TMPDIR"]
+
+    /// True when the variable `name` is passed to the mailer.
+    public static func isAllowed(_ name: String) -> Bool {
+        allowedEnvironment.contains(name) || name.hasPrefix("LC_") || name.hasPrefix("LEDGER_MAIL_")
+    }
 
     /// The mailer `LEDGER_MAILER` and `LEDGER_MAIL_FROM` name. Throws `MailError(.notConfigured)`
     /// when there is none, `EnvironmentError` when the sender is no address.
@@ -27,7 +42,7 @@ public struct Mailer: Sendable {
         guard let command = environment["LEDGER_MAILER"], command.contains(where: { !$0.isWhitespace }) else {
             throw MailError(.notConfigured, "no mailer: \(setup)")
         }
-        return Mailer(command: command, from: try LedgerEnvironment.mailFrom(environment["LEDGER_MAIL_FROM"]))
+        return Mailer(command: command, from: try LedgerEnvironment.mailFrom(environment["LEDGER_MAIL_FROM"]), environment: environment)
     }
 
     /// Runs the mailer with `message` on its standard input and waits for it. Throws
@@ -45,8 +60,10 @@ public struct Mailer: Sendable {
         let words: [String] = ["/bin/sh", "-c", command]
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+        defer { envp.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, envp)
         close(ends[0])
         guard spawned == 0 else {
             close(ends[1])
@@ -65,10 +82,24 @@ public struct Mailer: Sendable {
     }
 
     /// Writes all of `text` to `fd`; the `errno` of a failed write (`EPIPE` when the reader is
-    /// gone, which then raises no signal), nil when all was written.
+    /// gone), nil when all was written. SIGPIPE is blocked in this thread alone while it writes and
+    /// a SIGPIPE it raised is taken back before it is unblocked: the process's signal dispositions
+    /// (a library's caller's) are never changed.
     private static func write(_ text: String, to fd: Int32) -> Int32? {
-        let previous = signal(SIGPIPE, SIG_IGN)
-        defer { signal(SIGPIPE, previous) }
+        var pipeSignal = sigset_t(), previous = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        var wasPending = sigset_t()
+        sigpending(&wasPending)
+        let pendingBefore = sigismember(&wasPending, SIGPIPE) == 1
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+        defer {
+            if !pendingBefore {
+                var zero = timespec(tv_sec: 0, tv_nsec: 0)
+                while sigtimedwait(&pipeSignal, nil, &zero) < 0 && errno == EINTR {}
+            }
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+        }
         let bytes = Array(text.utf8)
         var done = 0
         while done < bytes.count {

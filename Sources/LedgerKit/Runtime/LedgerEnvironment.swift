@@ -1,4 +1,5 @@
 import Glibc
+import LedgerDomain
 
 // MARK: - LedgerEnvironment
 
@@ -22,10 +23,14 @@ public enum LedgerEnvironment {
         return text == "1"
     }
 
-    /// `LEDGER_MAIL_FROM`: one address (`local@domain`, no space or control character); default `ledger@localhost`.
+    /// `LEDGER_MAIL_FROM`: one address, by the rule of a registered email (`EmailRule`: a dot-atom
+    /// local part, `@`, a domain; no list, no display name, no space, no header of its own); default `ledger@localhost`.
     public static func mailFrom(_ text: String?) throws(EnvironmentError) -> String {
         guard let text = given(text) else { return Mailer.defaultFrom }
-        guard text.contains("@"), !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " }) else {
+        // `@localhost` (the default's domain) has no top-level domain: checked as `@localhost.test`.
+        let lower = text.lowercasedASCII
+        let checked = lower.hasSuffix("@localhost") ? lower + ".test" : lower
+        guard EmailRule.problem(checked) == nil else {
             throw EnvironmentError("LEDGER_MAIL_FROM", "must be one address (local@domain)", text)
         }
         return text

@@ -1,0 +1,270 @@
+import Foundation
+import LedgerDomain
+import LedgerKit
+import Testing
+
+// Issue 27's attacks through the built `ledger`: the bytes a password is made of (NUL, bytes that
+// are not UTF-8, Unicode forms), enumeration by `account delete`, closed standard descriptors, lost
+// output, the mailer's environment and sender, and errors that try to print a second line.
+
+/// Runs `ledger ARGS` through `/bin/sh` with `input` as the bytes of standard input and
+/// `redirections` (e.g. `>&- 2>&-`) applied to it: what a shell, cron or a service manager does.
+func shellLedger(_ arguments: [String], input: [UInt8], redirections: String = "", env: [String: String] = [:]) throws -> ProcessResult {
+    try withTempDirectory("ledger-stdin") { folder in
+        let path = folder + "/stdin"
+        try writeBytes(input, to: path)
+        return try run("/bin/sh", ["-c", "exec \"$0\" \"$@\" <\"$HARDENING_STDIN\" \(redirections)", Paths.ledger] + arguments,
+                       env: fastHashEnvironment.merging(env) { _, new in new }.merging(["HARDENING_STDIN": path]) { _, new in new })
+    }
+}
+
+/// `text`'s UTF-8 bytes and a newline.
+private func line(_ text: String) -> [UInt8] { Array(text.utf8) + [0x0A] }
+
+@Suite struct HardeningCLITests {
+    /// A store's arguments (`--data DIR`, and `--store URL` for PostgreSQL) and its log's lines.
+    struct Target {
+        let arguments: [String]
+        let lines: () throws -> [String]
+
+        func run(_ arguments: [String], _ input: [UInt8], redirections: String = "", env: [String: String] = [:]) throws -> ProcessResult {
+            try shellLedger(arguments + self.arguments, input: input, redirections: redirections, env: env)
+        }
+
+        /// `register --json` of `email` with the password bytes `password` (a newline added).
+        func register(_ email: String, _ password: [UInt8]) throws -> ProcessResult {
+            try run(LedgerDir.registerArguments(email: email, username: "Hardened"), password + [0x0A])
+        }
+
+        func login(_ email: String, _ password: [UInt8]) throws -> ProcessResult {
+            try run(["login", "--email", email, "--password-stdin", "--json"], password + [0x0A])
+        }
+    }
+
+    static func file(_ dir: LedgerDir) -> Target {
+        Target(arguments: ["--data", dir.path], lines: { String(decoding: try dir.logBytes(), as: UTF8.self).split(separator: "\n").map(String.init) })
+    }
+
+    static func postgres(_ pg: PostgresLedger) -> Target {
+        Target(arguments: ["--data", pg.dir.path, "--store", pg.url.text],
+               lines: { try pg.export().stdout.split(separator: "\n").map(String.init) })
+    }
+
+    /// The `Failed` reason of a refused `register --json`.
+    static func failedReason(_ result: ProcessResult) -> String? {
+        (try? parseObject(result.stdout))?["reason"] as? String
+    }
+
+    // MARK: 1, 2: passwords are text, exactly
+
+    /// NUL bytes and bytes that are not UTF-8 are refused as `invalid-password` by register (a
+    /// `Failed` at validation), by change-password and by reset-password; a password made of
+    /// NUL bytes never opens anything with an empty line, and `a\0bcdefgh` is not `a`.
+    static func passwordBytes(_ target: Target) throws {
+        for (n, bad) in [[UInt8](repeating: 0, count: 8), Array("a\u{0}bcdefgh".utf8), [0x4D, 0xFC] + Array("ller2024!".utf8),
+                         Array("abcdefgh".utf8) + [0x80, 0x80]].enumerated() {
+            let email = uniqueEmail("bytes\(n)")
+            let refused = try target.register(email, bad)
+            #expect(refused.status == 1 && failedReason(refused) == "invalid-password", "\(refused)")
+            #expect(try target.login(email, []).status == 1)
+            #expect(try target.login(email, Array("a".utf8)).status == 1)
+        }
+        // An account with a good password: the bad bytes as a new password are refused, and an empty
+        // line or a cut password never signs in.
+        let email = uniqueEmail("bytes"), good = Array("correct horse bytes".utf8)
+        #expect(try target.register(email, good).status == 0)
+        for bad in [[UInt8](repeating: 0, count: 8), [0x4D, 0xFC] + Array("ller2024!".utf8)] {
+            let change = try target.run(["account", "change-password", "--email", email, "--password-stdin", "--json"], good + [0x0A] + bad + [0x0A])
+            #expect(change.status == 2 && change.stderr.contains("must be text"), "\(change)")
+        }
+        // A current password with a NUL after the real one is wrong, not cut to the real one.
+        let cut = try target.run(["account", "change-password", "--email", email, "--password-stdin", "--json"],
+                                 good + [0, 0x78] + [0x0A] + Array("another good one".utf8) + [0x0A])
+        #expect(cut.status == 1 && ChangePasswordCLITests.isRefusal(cut), "\(cut)")
+        #expect(try target.login(email, good).status == 0)
+        #expect(try target.login(email, good + [0]).status == 1)
+    }
+
+    @Test func passwordBytesOnTheFileStore() throws {
+        try withLedgerDir { dir in try Self.passwordBytes(Self.file(dir)) }
+    }
+
+    @Test func passwordBytesOnPostgres() throws {
+        try withPostgresLedger { pg in try Self.passwordBytes(Self.postgres(pg)) }
+    }
+
+    /// Latin-1 bytes that differ only in the byte that is not UTF-8 no longer collapse into one
+    /// password; Unicode forms of one text are one password (NFC), whichever was typed at sign-up.
+    @Test func unicodeFormsAreOnePasswordAndInvalidBytesAreNone() throws {
+        try withLedgerDir { dir in try Self.unicodeForms(dir) }
+    }
+
+    static func unicodeForms(_ dir: LedgerDir) throws {
+        do {
+            let target = Self.file(dir)
+            let email = uniqueEmail("forms")
+            let composed = Array("M\u{FC}ller2024!".utf8), decomposed = Array("Mu\u{308}ller2024!".utf8)
+            #expect(try target.register(email, decomposed).status == 0)
+            #expect(try target.login(email, composed).status == 0, "NFC of the decomposed form signs in")
+            #expect(try target.login(email, decomposed).status == 0)
+            for latin1 in [0xFC, 0xE4, 0xF6, 0x80] as [UInt8] {
+                #expect(try target.login(email, [0x4D, latin1] + Array("ller2024!".utf8)).status == 1)
+            }
+            // A no-break space is a space (OpaqueString's mapping).
+            let spaced = uniqueEmail("space")
+            #expect(try target.register(spaced, Array("two\u{A0}words here".utf8)).status == 0)
+            #expect(try target.login(spaced, Array("two words here".utf8)).status == 0)
+            #expect(try ledger("verify", "--data", dir.path).status == 0)
+        }
+    }
+
+    /// A hash made before passwords were prepared (no `$nfc` mark) is checked against the bytes as
+    /// typed, so those accounts keep signing in; a marked hash against the prepared text.
+    @Test func unmarkedHashesAreCheckedAsTyped() throws {
+        let hasher = PasswordHasher(cost: 1)
+        let marked = try hasher.hash("Mu\u{308}ller2024!", random: SecureRandom())
+        #expect(marked.hasPrefix("$nfc$y$"))
+        #expect(hasher.verify("M\u{FC}ller2024!", against: marked) && hasher.verify("Mu\u{308}ller2024!", against: marked))
+        // The same crypt(3) string unmarked: made from the NFC bytes as they were typed.
+        let legacy = String(marked.dropFirst(PasswordRule.preparedHashMark.count))
+        #expect(hasher.verify("M\u{FC}ller2024!", against: legacy))
+        #expect(!hasher.verify("Mu\u{308}ller2024!", against: legacy))
+        #expect(!hasher.verify("M\u{FC}ller2024!\u{0}x", against: marked))
+        #expect(throws: AuthError.self) { try hasher.hash("a\u{0}bcdefgh", random: SecureRandom()) }
+    }
+
+    // MARK: 3: no enumeration by account delete
+
+    /// `account delete EMAIL --password-stdin` answers a never-registered email as it answers a wrong
+    /// password for a registered one (stdout, stderr, exit); the log records the true reasons.
+    @Test func deleteWithAPasswordDoesNotEnumerate() throws {
+        try withLedgerDir { dir in
+            let target = Self.file(dir)
+            let known = uniqueEmail("known"), unknown = uniqueEmail("unknown")
+            #expect(try target.register(known, Array("correct horse known".utf8)).status == 0)
+            for json in [true, false] {
+                let extra = json ? ["--json"] : []
+                let a = try target.run(["account", "delete", known, "--password-stdin"] + extra, line("wrong password"))
+                let b = try target.run(["account", "delete", unknown, "--password-stdin"] + extra, line("wrong password"))
+                #expect(a.status == 1 && a.status == b.status && a.stdout == b.stdout && a.stderr == b.stderr, "\(a)\n\(b)")
+            }
+            let reasons = try target.lines().compactMap { line -> String? in
+                guard line.contains("\"SignInFailed\"") else { return nil }
+                return line.contains("unknown-email") ? "unknown" : line.contains("wrong-password") ? "wrong" : "other"
+            }
+            #expect(reasons == ["wrong", "unknown", "wrong", "unknown"])
+        }
+    }
+
+    // MARK: 4, 5: standard descriptors
+
+    /// Started with stdout and stderr closed on a log with a torn tail, `recover` (and `logout`)
+    /// never write a notice into the log: every acknowledged line stays, and `verify` passes.
+    @Test func closedDescriptorsNeverReachTheLog() throws {
+        try withLedgerDir { dir in
+            let target = Self.file(dir)
+            let registered = try target.register(uniqueEmail("fd"), Array("correct horse fd".utf8))
+            let session = try #require(try parseObject(registered.stdout)["sessionId"] as? String)
+            let acknowledged = try dir.logBytes()
+            for command in [["recover"], ["logout", "--session", session]] {
+                let log = try FileHandle(forWritingAtPath: dir.logPath).unwrap()
+                log.seekToEndOfFile()
+                log.write(Data("{\"seq\":99,\"id\":\"torn".utf8))
+                try log.close()
+                for redirections in [">&- 2>&-", "<&- >&- 2>&-"] {
+                    _ = try target.run(command, [], redirections: redirections)
+                }
+                let bytes = try dir.logBytes()
+                #expect(Array(bytes.prefix(acknowledged.count)) == acknowledged, "the acknowledged lines are intact")
+                #expect(try ledger("verify", "--data", dir.path).status == 0)
+            }
+            let ended = try target.lines().contains { $0.contains("\"SessionEnded\"") && $0.contains(session) }
+            #expect(ended, "logout with its descriptors closed still worked")
+        }
+    }
+
+    /// `login` and `register` started with stdout closed refuse before acting (exit 3, nothing
+    /// appended); with stdout failing (a full disk) they exit 3 and say on stderr what was recorded.
+    @Test func outputThatMustBeReceivedIsNeverLostInSilence() throws {
+        try withLedgerDir { dir in
+            let target = Self.file(dir)
+            let email = uniqueEmail("out"), password = Array("correct horse out".utf8)
+            #expect(try target.register(email, password).status == 0)
+            let before = try target.lines().count
+            let closed = try target.login(email, password)
+            _ = closed
+            let refused = try target.run(["login", "--email", email, "--password-stdin"], password + [0x0A], redirections: ">&-")
+            #expect(refused.status == 3 && refused.stderr.contains("standard output is closed"), "\(refused)")
+            let refusedRegister = try target.run(LedgerDir.registerArguments(email: uniqueEmail("out"), username: "Out"), password + [0x0A],
+                                                 redirections: ">&-")
+            #expect(refusedRegister.status == 3, "\(refusedRegister)")
+            #expect(try target.lines().count == before + 1, "only the first login appended")
+            let full = try target.run(["login", "--email", email, "--password-stdin"], password + [0x0A], redirections: ">/dev/full")
+            #expect(full.status == 3 && full.stderrLines.count == 1, "\(full)")
+            #expect(full.stderr.contains("could not write standard output") && full.stderr.contains("logout --session"), "\(full)")
+            // A read command whose pipe closes early ends quietly, as before.
+            let piped = try run("/bin/sh", ["-c", "\"$0\" events --data \"$1\" | head -c 10 >/dev/null; echo ${PIPESTATUS:-done}", Paths.ledger, dir.path])
+            #expect(piped.stderr.isEmpty, "\(piped)")
+        }
+    }
+
+    // MARK: 6, 7: the mailer
+
+    /// The mailer sees an allow-listed environment: PATH and the LEDGER_MAIL_* settings, never the
+    /// store URL, a database password or any other variable of the process.
+    @Test func theMailerGetsAnAllowListedEnvironment() throws {
+        try withPostgresLedger { pg in
+            try withTempDirectory("ledger-mailenv") { folder in
+                let email = uniqueEmail("mail")
+                #expect(try Self.postgres(pg).register(email, Array("correct horse mail".utf8)).status == 0)
+                let env = ["LEDGER_MAILER": "env > '\(folder)/env'; cat > /dev/null", "LEDGER_STORE": pg.url.text,
+                           "PGPASSWORD": "canary-pg-secret", "APP_SECRET": "canary-app-secret", "LEDGER_MAIL_FROM": "noreply@example.com"]
+                let sent = try shellLedger(["account", "request-reset", "--email", email, "--data", pg.dir.path], input: [], env: env)
+                #expect(sent.status == 0, "\(sent)")
+                let seen = try readText(folder + "/env")
+                #expect(seen.contains("PATH=") && seen.contains("LEDGER_MAIL_FROM=noreply@example.com"))
+                #expect(!seen.contains("canary") && !seen.contains("postgres://") && !seen.contains("LEDGER_STORE"), "\(seen)")
+            }
+        }
+    }
+
+    /// `LEDGER_MAIL_FROM` is one address: a list or a smuggled header is exit 2 `bad-environment`,
+    /// and the message is one line.
+    @Test func mailFromIsOneAddress() throws {
+        try withLedgerDir { dir in
+            for bad in ["a@b.com,evil@evil.com", "a@b.com>Bcc:evil@evil.com", "a@b.com\nBcc: evil@evil.com", "Alice <a@b.com>"] {
+                let result = try dir.run(["users", "--json"], env: ["LEDGER_MAIL_FROM": bad])
+                #expect(result.status == 2 && result.stderrLines.count == 1, "\(result)")
+                #expect((try? parseObject(result.stdout))?["code"] as? String == "bad-environment", "\(result)")
+            }
+            for good in ["noreply@example.com", "ledger@localhost"] {
+                let result = try dir.run(["users"], env: ["LEDGER_MAIL_FROM": good])
+                #expect(result.status != 2 && !result.stderr.contains("LEDGER_MAIL_FROM"), "\(result)")
+            }
+        }
+    }
+
+    // MARK: 8: one error, one line
+
+    /// An argument or a `LEDGER_*` value with a newline or an escape is echoed escaped: one line.
+    @Test func anErrorIsOneLine() throws {
+        try withLedgerDir { dir in
+            let forged = "nobody\nledger: account admin@example.com deleted"
+            let result = try dir.run(["account", "disable", forged])
+            #expect(result.status == 1 && result.stderrLines.count == 1, "\(result)")
+            #expect(result.stderr.contains("nobody\\nledger: account"))
+            let escape = try dir.run(["account", "disable", "x\u{1B}[2Jy"])
+            #expect(escape.stderrLines.count == 1 && !escape.stderr.contains("\u{1B}") && escape.stderr.contains("\\u{1B}"), "\(escape)")
+            let env = try dir.run(["users"], env: ["LEDGER_CHECKPOINT_EVERY": "5\nledger: all good"])
+            #expect(env.status == 2 && env.stderrLines.count == 1, "\(env)")
+        }
+    }
+}
+
+private extension Optional {
+    /// The value, or a harness error.
+    func unwrap() throws -> Wrapped {
+        guard let self else { throw SystemTestError("no value") }
+        return self
+    }
+}
