@@ -80,7 +80,10 @@ enum AccountCommand {
 
     /// The service the actions run through, over the invocation's store.
     static func service(_ invocation: Invocation, _ context: Context) throws -> AccountService {
-        AccountService(store: try context.store(invocation), signInLocks: try context.signInLocks(invocation), clock: context.clock)
+        let service = AccountService(store: try context.store(invocation), signInLocks: try context.signInLocks(invocation), clock: context.clock,
+                                     failpoints: try Services.failpoints(context))
+        service.beforeCrash = context.flush
+        return service
     }
 
     /// Prints what an action did to an account: `{status, uid, email, accountStatus, endedSessions}`

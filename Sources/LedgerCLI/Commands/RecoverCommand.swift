@@ -19,6 +19,7 @@ enum RecoverCommand {
                 ("repairedTornTail", .bool(report.repairedTornTail)), ("interrupted", list(report.interrupted)),
                 ("compensated", list(report.compensated)), ("stillPending", list(report.stillPending)),
                 ("skippedRunning", list(report.skippedRunning)), ("removedImages", list(report.removedImages)),
+                ("removedTemporaryFiles", list(report.removedTemporaryFiles)),
             ])))
         } else if report.changedNothing && report.stillPending.isEmpty {
             context.print("nothing to recover\(report.skippedRunning.isEmpty ? "" : " (\(report.skippedRunning.count) registrations still running)")")
@@ -28,6 +29,7 @@ enum RecoverCommand {
             for id in report.compensated { context.print("compensated: \(id)") }
             for id in report.stillPending { context.print("still compensation-pending: \(id)") }
             for name in report.removedImages { context.print("removed orphan image file: \(name)") }
+            for name in report.removedTemporaryFiles { context.print("removed a temporary file left by a crash: \(name)") }
         }
         return report.stillPending.isEmpty ? 0 : CLIError.Status.failure.rawValue
     }

@@ -57,22 +57,26 @@ public final class PostgresSignInLocks: SignInLocks {
         func readLeftover() throws {
             let result: PostgresResult
             do {
-                result = try connection.execute("SELECT attempt, session FROM ledger_signin_pending WHERE email_key = $1", [emailKey])
+                result = try connection.execute("SELECT attempt, session, outcome FROM ledger_signin_pending WHERE email_key = $1", [emailKey])
             } catch let error as PostgresError where error.sqlState == "42P01" {
                 try connection.execute(PostgresSchema.pendingCheckStatement)
                 return
+            } catch let error as PostgresError where error.sqlState == "42703" {
+                // A table from before the outcome column: add it, then read again.
+                try connection.execute(PostgresSchema.pendingCheckOutcomeColumn)
+                return try readLeftover()
             }
             if result.count == 1, let attempt = result.string(0, 0), let session = result.string(0, 1) {
-                leftover = PendingCheck(attempt: attempt, sessionId: session)
+                leftover = PendingCheck(attempt: attempt, sessionId: session, account: result.string(0, 2).flatMap(AccountVersion.init(text:)))
             }
         }
 
         func notePendingCheck(_ check: PendingCheck) throws {
             do {
                 try connection.execute("""
-                    INSERT INTO ledger_signin_pending (email_key, attempt, session) VALUES ($1, $2, $3)
-                    ON CONFLICT (email_key) DO UPDATE SET attempt = EXCLUDED.attempt, session = EXCLUDED.session
-                    """, [emailKey, check.attempt, check.sessionId])
+                    INSERT INTO ledger_signin_pending (email_key, attempt, session, outcome) VALUES ($1, $2, $3, $4)
+                    ON CONFLICT (email_key) DO UPDATE SET attempt = EXCLUDED.attempt, session = EXCLUDED.session, outcome = EXCLUDED.outcome
+                    """, [emailKey, check.attempt, check.sessionId, check.account?.text])
             } catch {
                 throw StoreError(.unavailable, "cannot record the pending password check: \(error)")
             }

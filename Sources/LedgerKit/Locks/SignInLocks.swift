@@ -54,9 +54,18 @@ public final class FileSignInLocks: SignInLocks {
             try FileSystem.makeOwnFolder(FileSystem.join(directory, "locks"))
             let path = Self.path(directory: directory, email: email)
             while true {
-                let file = try FileDescriptor(path: path, flags: O_RDWR | O_CREAT)
+                // Made new (O_EXCL tells), its name is durable only once the folder is synced: the
+                // marker's holder syncs it with the marker.
+                var created = true
+                let file: FileDescriptor
+                do {
+                    file = try FileDescriptor(path: path, flags: O_RDWR | O_CREAT | O_EXCL)
+                } catch let error as SystemError where error.code == EEXIST {
+                    created = false
+                    file = try FileDescriptor(path: path, flags: O_RDWR)
+                }
                 try file.lock(LOCK_EX)
-                if let mine = file.identity(), mine == FileIdentity(path: path) { return try Held(file: file, path: path) }
+                if let mine = file.identity(), mine == FileIdentity(path: path) { return try Held(file: file, path: path, created: created) }
             }
         }
     }
@@ -69,11 +78,13 @@ public final class FileSignInLocks: SignInLocks {
         private var marked: Bool
         /// True while the file holds the marker this holder noted (not the leftover).
         private var noted = false
+        /// True while the file's name may not be durable yet (this holder created it, the folder unsynced).
+        private var nameUnsynced: Bool
 
         /// Reads the marker a locked file holds; anything that is not a whole marker is a write
         /// that never completed (its check never ran) and is dropped.
-        init(file: FileDescriptor, path: String) throws {
-            self.file = file; self.path = path
+        init(file: FileDescriptor, path: String, created: Bool) throws {
+            self.file = file; self.path = path; self.nameUnsynced = created
             let size = try file.size()
             var bytes = [UInt8](repeating: 0, count: min(size, 128))
             let read = size == 0 ? 0 : try bytes.withUnsafeMutableBytes { try file.read(into: $0.baseAddress!, count: $0.count, at: 0) }
@@ -89,6 +100,8 @@ public final class FileSignInLocks: SignInLocks {
                 try StoreError.mapping {
                     try check.marker.withUnsafeBytes { try file.write($0, at: 0) }
                     try file.syncData()
+                    // The marker is durable only with the file's name: a power cut must not forget the check.
+                    if nameUnsynced { try FileSystem.syncDirectory(FileSystem.directoryName(path)); nameUnsynced = false }
                 }
                 noted = true
             } catch {

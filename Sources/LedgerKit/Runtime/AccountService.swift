@@ -12,10 +12,14 @@ public final class AccountService {
     let store: any LedgerStore
     let signInLocks: any SignInLocks
     let clock: any Clock
+    let failpoints: Failpoints
+    /// Called before a failpoint kills the process (the CLI flushes its output).
+    public var beforeCrash: () -> Void = {}
 
-    /// A service over `store`, taking the sign-in locks of `signInLocks` (the store's own).
-    public init(store: any LedgerStore, signInLocks: any SignInLocks, clock: any Clock) {
-        self.store = store; self.signInLocks = signInLocks; self.clock = clock
+    /// A service over `store`, taking the sign-in locks of `signInLocks` (the store's own); `failpoints`
+    /// (drills) may fail, cut or crash its appends.
+    public init(store: any LedgerStore, signInLocks: any SignInLocks, clock: any Clock, failpoints: Failpoints = Failpoints()) {
+        self.store = store; self.signInLocks = signInLocks; self.clock = clock; self.failpoints = failpoints
     }
 
     /// What a command did.
@@ -105,7 +109,11 @@ public final class AccountService {
         }
         let appended: [RecordedEvent]
         do {
-            appended = parts.isEmpty ? [] : try store.append(parts, condition: .uniqueEmails)  // an email change claims its email
+            if let first = parts.first?.events.first { try failpoints.beforeAppending(first.type) }
+            appended = parts.isEmpty ? [] : try failpoints.append(parts, flush: beforeCrash) {
+                try store.append($0, condition: .uniqueEmails)  // an email change claims its email
+            }
+            for part in parts { for event in part.events { failpoints.afterAppending(event.type, flush: beforeCrash) } }
         } catch let error as StoreError where error.condition == .emailTaken {
             throw AccountRefusal(code: .emailTaken, message: error.message)
         }

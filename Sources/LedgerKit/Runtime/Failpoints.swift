@@ -19,7 +19,8 @@ public struct Failpoints: Sendable {
     }
 
     /// Events that may carry a failpoint.
-    public static let events: [EventType] = [.accountCreated, .imageStored, .profileWritten, .imageDeleted, .accountDeleted, .sessionStarted, .signInFailed]
+    public static let events: [EventType] = [.accountCreated, .imageStored, .profileWritten, .imageDeleted, .accountDeleted, .sessionStarted, .signInFailed,
+                                             .passwordChanged, .emailChanged, .accountDisabled, .sessionEnded]
 
     /// The configured actions.
     public private(set) var actions: [EventType: Action] = [:]

@@ -16,10 +16,12 @@ public struct RecoveryReport: Equatable, Sendable {
     public var skippedRunning: [String] = []
     /// Orphan image files removed.
     public var removedImages: [String] = []
+    /// Temporary files of the data folder whose writer died (`StaleTemporaryFiles`), removed.
+    public var removedTemporaryFiles: [String] = []
 
     /// True when nothing was changed.
     public var changedNothing: Bool {
-        !repairedTornTail && interrupted.isEmpty && compensated.isEmpty && removedImages.isEmpty
+        !repairedTornTail && interrupted.isEmpty && compensated.isEmpty && removedImages.isEmpty && removedTemporaryFiles.isEmpty
     }
 }
 
@@ -31,6 +33,7 @@ extension RegistrationCoordinator {
     public func recover() throws -> RecoveryReport {
         var report = RecoveryReport()
         report.repairedTornTail = try store.repairTail()
+        report.removedTemporaryFiles = try StaleTemporaryFiles.remove(in: directory)
         var views = try currentViews()
         for candidate in views.registrations.rows where candidate.outcome == .inProgress || candidate.outcome == .compensationPending {
             let registration = candidate.registration

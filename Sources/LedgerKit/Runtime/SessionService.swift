@@ -119,7 +119,11 @@ public final class SessionService {
                                                 policy: policy, at: clock.now())
         let attempt: String
         if reason == nil, let account = record.account {
-            let check = PendingCheck(attempt: Identifiers.uuid(fromRandom: random.bytes(16)), sessionId: session?(account.uid) ?? Identifiers.uuid(fromRandom: random.bytes(16)))
+            // An account command's outcome goes to the account's stream: its version now lets the
+            // next holder tell from the log whether the outcome was appended.
+            let version = session == nil ? AccountVersion(uid: account.uid, version: try store.streamVersion(StreamCategory.account.stream(account.uid))) : nil
+            let check = PendingCheck(attempt: Identifiers.uuid(fromRandom: random.bytes(16)),
+                                     sessionId: session?(account.uid) ?? Identifiers.uuid(fromRandom: random.bytes(16)), account: version)
             do {
                 try lock.notePendingCheck(check)
             } catch let error as StoreError {
@@ -146,6 +150,7 @@ public final class SessionService {
     /// its session or that stream already holds its failure (a holder that died after the outcome).
     func countInterrupted(_ check: PendingCheck, email: String) throws {
         guard try store.streamVersion(StreamCategory.session.stream(check.sessionId)) == 0 else { return }
+        if let account = check.account, try store.streamVersion(StreamCategory.account.stream(account.uid)) > account.version { return }
         do {
             _ = try store.append([.signInFailed(SignInFailed(email: email, reason: .wrongPassword))],
                                  to: StreamCategory.signin.stream(check.attempt), expected: .noStream)

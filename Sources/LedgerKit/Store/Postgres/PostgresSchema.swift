@@ -48,6 +48,7 @@ public enum PostgresSchema {
         )
         """,
         pendingCheckStatement,
+        pendingCheckOutcomeColumn,
         dropLegacyStatusCheck,
     ] + checkpointTable
 
@@ -77,9 +78,14 @@ public enum PostgresSchema {
         CREATE TABLE IF NOT EXISTS ledger_signin_pending (
             email_key text PRIMARY KEY,
             attempt uuid NOT NULL,
-            session uuid NOT NULL
+            session uuid NOT NULL,
+            outcome text
         )
         """
+
+    /// The pending check's `outcome` (`<uid>:<version>` of an account command, `PendingCheck.account`),
+    /// added to a table made before it.
+    public static let pendingCheckOutcomeColumn = "ALTER TABLE ledger_signin_pending ADD COLUMN IF NOT EXISTS outcome text"
 
     /// The account-state tables, the account fold's state (`PostgresAccounts`) as of the line
     /// `ledger_account_state` names: a cache of the log, written in each append's transaction.

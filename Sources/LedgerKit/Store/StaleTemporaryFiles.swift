@@ -1,0 +1,39 @@
+import Glibc
+import LedgerDomain
+
+// MARK: - StaleTemporaryFiles
+
+/// The temporary files of the data folder's atomic writes (`FileSystem.writeAtomically`: the index
+/// and view checkpoints, `events.jsonl.index.checkpoint.tmp-<pid>`) whose writer is gone: a crash
+/// while one was written leaves it behind (hundreds of kilobytes each), and `recover` removes it.
+/// A temporary file whose process still runs is left alone; so is every name the ledger does not write.
+public enum StaleTemporaryFiles {
+    /// The writer's process id of a temporary name `events.<…>.tmp-<pid>` in the data folder, else nil.
+    public static func writer(of name: String) -> Int32? {
+        guard name.hasPrefix("events."), let marker = name.firstRange(of: ".tmp-"),
+              let pid = Int32(name[marker.upperBound...]), pid > 0, String(pid) == name[marker.upperBound...] else { return nil }
+        return pid
+    }
+
+    /// Removes each stale temporary file of `directory` (then syncs the folder once); returns their names.
+    public static func remove(in directory: String) throws -> [String] {
+        guard let folder = opendir(directory) else {
+            if errno == ENOENT { return [] }
+            throw SystemError("list", path: directory)
+        }
+        var stale: [String] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            guard let pid = writer(of: name), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            stale.append(name)
+        }
+        closedir(folder)
+        for name in stale where unlink(FileSystem.join(directory, name)) != 0 && errno != ENOENT {
+            throw SystemError("remove", path: FileSystem.join(directory, name))
+        }
+        if !stale.isEmpty { try FileSystem.syncDirectory(directory) }
+        return stale.sorted()
+    }
+}
