@@ -88,4 +88,90 @@ import Testing
             #expect(try dir.run(["verify"]).status == 0)
         }
     }
+
+    // MARK: - 10. Account commands decide from the verified log
+
+    @Test func disableOfADeletedAccountIsRefusedWhateverTheCheckpointSays() throws {
+        try withLedgerDir { dir in
+            _ = try dir.register(email: "alice@example.com", username: "Alice")
+            #expect(try dir.run(["account", "delete", "alice@example.com"]).status == 0)
+            try CacheForgery.checkpoint(dir) { $0.filter { $0.type != "AccountDeleted" } }
+            let count = try envelopes(dir).count
+            let disable = try dir.run(["account", "disable", "alice@example.com", "--json"])
+            #expect(disable.status == 1 && code(disable) == "account-deleted", "\(disable)")
+            #expect(try envelopes(dir).count == count, "nothing appended")
+        }
+    }
+
+    @Test func deleteRemovesNoImageTheCheckpointLendsTheTarget() throws {
+        try withLedgerDir { dir in
+            let alice = try parseObject(try dir.register(email: "alice@example.com", username: "Alice", image: samplePNG).stdout)
+            let image = try #require(alice["profileImageName"] as? String)
+            _ = try dir.register(email: "bob@example.com", username: "Bob")
+            try CacheForgery.checkpoint(dir) { all in
+                all.map { e in
+                    var e = e
+                    if e.type == "ProfileWritten", e.data["email"] == .string("bob@example.com") { e.data["profileImageName"] = .string(image) }
+                    return e
+                }
+            }
+            #expect(try dir.run(["account", "delete", "bob@example.com"]).status == 0)
+            #expect(dir.imageFiles() == [image], "alice's image file is kept")
+            #expect(try dir.data(of: "ImageDeleted").isEmpty)
+        }
+    }
+
+    @Test func deleteOfAnEmailDeletesItsOwnAccountWhenTheCheckpointSwapsEmails() throws {
+        try withLedgerDir { dir in
+            let alice = try uid(try dir.register(email: "alice@example.com", username: "Alice"))
+            _ = try dir.register(email: "bob@example.com", username: "Bob")
+            try CacheForgery.checkpoint(dir) { all in
+                all.map { e in
+                    var e = e
+                    if e.data["email"] == .string("alice@example.com") { e.data["email"] = .string("bob@example.com") }
+                    else if e.data["email"] == .string("bob@example.com") { e.data["email"] = .string("alice@example.com") }
+                    return e
+                }
+            }
+            #expect(try dir.run(["account", "delete", "alice@example.com"]).status == 0)
+            #expect(try dir.data(of: "AccountDeleted").compactMap { $0["uid"] as? String } == [alice])
+            #expect(try dir.login(email: "bob@example.com", password: "correct horse 1").status == 0, "bob is live")
+        }
+    }
+
+    @Test func disableEndsTheSessionsTheCheckpointHides() throws {
+        try withLedgerDir { dir in
+            let alice = try uid(try dir.register(email: "alice@example.com", username: "Alice"))
+            #expect(try dir.login(email: "alice@example.com", password: "correct horse 1").status == 0)
+            let started = try dir.data(of: "SessionStarted").filter { $0["uid"] as? String == alice }.compactMap { $0["sessionId"] as? String }
+            #expect(started.count == 2)
+            try CacheForgery.checkpoint(dir) { $0.filter { $0.type != "SessionStarted" } }
+            #expect(try dir.run(["account", "disable", "alice@example.com"]).status == 0)
+            let ended = try dir.data(of: "SessionEnded").compactMap { $0["sessionId"] as? String }
+            #expect(Set(ended) == Set(started), "every session of the account ended")
+        }
+    }
+
+    // MARK: - 11. recover decides from the verified log
+
+    @Test func recoverLeavesACompleteRegistrationTheCachesCallInProgress() throws {
+        try withLedgerDir { dir in
+            let carol = try parseObject(try dir.register(email: "carol@example.com", username: "Carol", image: samplePNG).stdout)
+            let registration = try #require(carol["registration"] as? String)
+            let image = try #require(carol["profileImageName"] as? String)
+            let stream = StreamCategory.registration.stream(registration)
+            let lines = try envelopes(dir).filter { $0.stream == stream }
+            let stored = try #require(lines.firstIndex { $0.type == "ImageStored" })
+            let hidden = Set(lines[(stored + 1)...].map(\.seq))
+            try CacheForgery.checkpoint(dir) { $0.filter { !hidden.contains($0.seq) } }
+            try CacheForgery.shortenStream(dir, stream, keeping: stored + 1)
+            let recovered = try dir.run(["recover", "--json"])
+            #expect(recovered.status == 0, "\(recovered)")
+            let report = try parseObject(recovered.stdout)
+            #expect((report["interrupted"] as? [String])?.isEmpty == true && (report["compensated"] as? [String])?.isEmpty == true, "\(report)")
+            #expect(dir.imageFiles() == [image])
+            #expect(try dir.data(of: "AccountDeleted").isEmpty)
+            #expect(try dir.login(email: "carol@example.com", password: "correct horse 1").status == 0)
+        }
+    }
 }
