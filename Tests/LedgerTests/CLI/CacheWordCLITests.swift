@@ -174,4 +174,61 @@ import Testing
             #expect(try dir.login(email: "carol@example.com", password: "correct horse 1").status == 0)
         }
     }
+
+    // MARK: - 12. A used reset token stays used
+
+    @Test func aUsedResetTokenStaysUsedWhenTheIndexForgetsItsUse() throws {
+        try withLedgerDir { dir in
+            try withTempDirectory { folder in
+                let mailbox = try Mailbox(folder: folder)
+                let dave = try uid(try dir.register(email: "dave@example.com", username: "Dave"))
+                #expect(try dir.run(["account", "request-reset", "--email", "dave@example.com"], env: mailbox.environment).status == 0)
+                let token = try mailbox.lastToken()
+                #expect(try dir.run(["account", "reset-password", "--token-stdin"], stdin: token + "\nfirst new password\n").status == 0)
+                let stream = StreamCategory.account.stream(dave)
+                let count = try envelopes(dir).filter { $0.stream == stream }.count
+                try CacheForgery.shortenStream(dir, stream, keeping: count - 1)  // forget the PasswordChanged
+                let again = try dir.run(["account", "reset-password", "--token-stdin", "--json"], stdin: token + "\nsecond new password\n")
+                #expect(again.status == 1 && code(again) == "token-refused", "\(again)")
+                #expect(try dir.data(of: "PasswordChanged").count == 1)
+                #expect(try dir.login(email: "dave@example.com", password: "first new password").status == 0)
+            }
+        }
+    }
+
+    // MARK: - What a cache can hide from a fast command, audit finds afterwards
+
+    @Test func auditReportsATokenRedeemedTwice() throws {
+        try withLedgerDir { dir in
+            try withTempDirectory { folder in
+                let mailbox = try Mailbox(folder: folder)
+                _ = try dir.register(email: "dave@example.com", username: "Dave")
+                #expect(try dir.run(["account", "request-reset", "--email", "dave@example.com"], env: mailbox.environment).status == 0)
+                #expect(try dir.run(["account", "reset-password", "--token-stdin"], stdin: try mailbox.lastToken() + "\nfirst new password\n").status == 0)
+                #expect(try !anomalyKinds(dir).contains("token-redeemed-twice"))
+                // The reset's line again, as a second redemption of the same token would append it.
+                var all = try envelopes(dir)
+                var copy = try #require(all.last { $0.type == "PasswordChanged" })
+                copy.seq = all.count + 1
+                copy.id = "00000000-0000-4000-8000-00000000abcd"
+                all.append(copy)
+                try writeBytes(LogRewriting.chained(all), to: dir.logPath)
+                #expect(try dir.run(["verify"]).status == 0)
+                #expect(try anomalyKinds(dir).contains("token-redeemed-twice"))
+            }
+        }
+    }
+
+    @Test func auditReportsASessionStillActiveAfterItsAccountWasDisabled() throws {
+        try withLedgerDir { dir in
+            _ = try dir.register(email: "alice@example.com", username: "Alice")
+            #expect(try dir.run(["account", "disable", "alice@example.com"]).status == 0)
+            #expect(try !anomalyKinds(dir).contains("session-active-after-disable"))
+            // The disable's batch without its SessionEnded line, as if the disable had not seen the session.
+            let all = try envelopes(dir).filter { $0.type != "SessionEnded" }
+            try writeBytes(LogRewriting.chained(all), to: dir.logPath)
+            #expect(try dir.run(["verify"]).status == 0)
+            #expect(try anomalyKinds(dir).contains("session-active-after-disable"))
+        }
+    }
 }
