@@ -9,16 +9,18 @@ enum AuditCommand {
     static let spec = CommandSpec(
         name: "audit", summary: "failed registrations, sign-in failures per email, account changes, revoked sessions, and anomalies (exit 1 if any)",
         options: ReadOptions.specs,
-        details: "Anomalies: interrupted, account-without-profile, orphan-image-file, foreign-file, missing-image-file, image-mismatch.")
+        details: "Anomalies: interrupted, account-without-profile, orphan-image-file, foreign-file, missing-image-file, image-mismatch; "
+            + "rule breaks of the log: duplicate-live-account, signin-while-locked, password-checked-while-locked, session-without-account, "
+            + "token-redeemed-twice, session-active-after-disable.")
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
         let blobs = FileBlobStore(directory: try ReadOptions.directory(invocation, context))
         let locks = try ReadOptions.locks(invocation, context)
         let snapshot = try Auditor.snapshot(blobs: blobs, locks: locks)
-        let loaded = try ReadOptions.load(invocation, context, views: [.registrations, .images, .signIns, .accountChanges])
+        let loaded = try ReadOptions.load(invocation, context, views: [.registrations, .images, .signIns, .accountChanges, .sessions])
         let views = loaded.views
-        let anomalies = Auditor.anomalies(views, blobs: blobs, locks: locks, snapshot: snapshot)
+        let anomalies = Auditor.anomalies(views, at: loaded.asOfTime, blobs: blobs, locks: locks, snapshot: snapshot)
         if invocation.flag("json") {
             // `{"failedRegistrations":[…],"signInFailures":[…],"accountChanges":[…],"sessionsRevoked":[…],"anomalies":[…]}`, the long lists streamed.
             let write = { (bytes: UnsafeRawBufferPointer) in context.out(String(decoding: bytes, as: UTF8.self)) }

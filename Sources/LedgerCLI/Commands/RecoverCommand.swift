@@ -3,27 +3,47 @@ import LedgerKit
 
 // MARK: - RecoverCommand
 
-/// `ledger recover`: finishes registrations whose process died, removes orphan images, repairs a torn tail.
+/// `ledger recover [--accept-history]`: finishes registrations whose process died, removes orphan
+/// images, repairs a torn tail; with `--accept-history`, first discards the caches that recorded
+/// another history.
 enum RecoverCommand {
     /// The definition.
-    static let spec = CommandSpec(name: "recover", summary: "finish interrupted registrations, remove orphan images, repair a torn tail",
-                                  options: [.flag("json", "print what was done as JSON")],
-                                  details: "Registrations whose process is still running are left alone. Running it twice changes nothing the second time.")
+    static let spec = CommandSpec(
+        name: "recover", summary: "finish interrupted registrations, remove orphan images, repair a torn tail",
+        options: [
+            .flag("accept-history", "first discard the caches beside the log (events.jsonl.index, its checkpoint, events.jsonl.checkpoint): "
+                + "after restoring the log from a backup on purpose, when writers refuse with history-rewritten"),
+            .flag("json", "print what was done as JSON"),
+        ],
+        details: """
+        Registrations whose process is still running are left alone. Running it twice changes nothing the second time.
+        Decides from the whole verified log, never from a cache (about a second per million events).
+        --accept-history is the deliberate way back after a legitimate restore: the caches recorded another
+        history (that is what history-rewritten means), so check the log first (ledger verify --expect SEQ:HASH).
+        """)
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
+        var discarded: [String] = []
+        if invocation.flag("accept-history"), let store = try context.store(invocation) as? FileEventStore {
+            discarded = try store.discardCaches()
+        }
         let report = try Services.coordinator(invocation, context).recover()
         if invocation.flag("json") {
             let list = { (items: [String]) -> JSONValue in .array(items.map(JSONValue.string)) }
-            context.printJSON(.object(JSONObject([
+            var members: [(String, JSONValue)] = [
                 ("repairedTornTail", .bool(report.repairedTornTail)), ("interrupted", list(report.interrupted)),
                 ("compensated", list(report.compensated)), ("stillPending", list(report.stillPending)),
                 ("skippedRunning", list(report.skippedRunning)), ("removedImages", list(report.removedImages)),
                 ("removedTemporaryFiles", list(report.removedTemporaryFiles)),
-            ])))
-        } else if report.changedNothing && report.stillPending.isEmpty {
-            context.print("nothing to recover\(report.skippedRunning.isEmpty ? "" : " (\(report.skippedRunning.count) registrations still running)")")
+            ]
+            if invocation.flag("accept-history") { members.append(("discardedCaches", list(discarded))) }
+            context.printJSON(.object(JSONObject(members)))
         } else {
+            for path in discarded { context.print("discarded cache: \(path)") }
+            if report.changedNothing && report.stillPending.isEmpty {
+                context.print("nothing to recover\(report.skippedRunning.isEmpty ? "" : " (\(report.skippedRunning.count) registrations still running)")")
+            }
             if report.repairedTornTail { context.print("repaired a torn last line") }
             for id in report.interrupted { context.print("interrupted: \(id)") }
             for id in report.compensated { context.print("compensated: \(id)") }

@@ -40,7 +40,7 @@ enum ReportCommand {
             throw CLIError.noLog(at: source.name)
         }
         let problem = verified.problems.first.map { "line \($0.line): \($0.kind.rawValue): \($0.message)" }
-        let anomalies = Auditor.anomalies(loaded.views, blobs: blobs, locks: locks, snapshot: snapshot).map {
+        let anomalies = Auditor.anomalies(loaded.views, at: loaded.asOfTime, blobs: blobs, locks: locks, snapshot: snapshot).map {
             ReportModel.Anomaly(kind: $0.kind, key: $0.key, value: $0.value, message: $0.message)
         }
         let model = ReportModel(views: loaded.views, asOf: loaded.asOfTime, since: since, anomalies: anomalies,

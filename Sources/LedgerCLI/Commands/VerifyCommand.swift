@@ -20,7 +20,9 @@ enum VerifyCommand {
         and its kind (torn-tail, invalid-json, seq-gap, bad-hash, broken-chain, unknown-type, invalid-data;
         cache-mismatch when events.jsonl.index, events.jsonl.index.checkpoint or events.jsonl.checkpoint disagrees with the log,
         or with --store URL the account-state tables or the ledger_checkpoints row;
-        head-mismatch when an --expect head is not a line of the intact log).
+        head-mismatch when an --expect head is not a line of the intact log;
+        history-rewritten when one of those caches recorded another hash for a line the log still holds:
+        writers refuse until `ledger recover --accept-history`).
         """
     )
 
@@ -59,5 +61,5 @@ enum VerifyCommand {
     }
 
     /// True for the kinds found about an intact log (its caches, recorded heads), not in its lines.
-    private static func isAboutTheIntactLog(_ kind: ProblemKind) -> Bool { kind == .cacheMismatch || kind == .headMismatch }
+    private static func isAboutTheIntactLog(_ kind: ProblemKind) -> Bool { kind == .cacheMismatch || kind == .headMismatch || kind == .historyRewritten }
 }

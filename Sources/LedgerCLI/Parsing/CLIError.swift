@@ -58,6 +58,8 @@ public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
             case .conditionFailed:
                 let advice = error.condition == .registrationRunning ? "wait for it to finish, or run `ledger recover` if it died" : nil
                 return .failure(advise(error.message, advice), code: code)
+            case .historyRewritten:
+                return .failure(error.message, code: code)
             case .invalidBatch:
                 return .failure(advise(error.message, "this is a bug in ledger; please report it"), code: code)
             case .io where error.cause.map { $0.isFolder || $0.isPermissionDenied } == true:

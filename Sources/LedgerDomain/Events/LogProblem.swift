@@ -20,6 +20,8 @@ public enum ProblemKind: String, CaseIterable, Sendable {
     case cacheMismatch = "cache-mismatch"
     /// The log does not hold a head recorded earlier (`ledger verify --expect SEQ:HASH`).
     case headMismatch = "head-mismatch"
+    /// A cache beside the log recorded another hash for a line the log still holds (`HistoryRewrite`).
+    case historyRewritten = "history-rewritten"
 }
 
 /// One problem found on one line of a log.

@@ -47,6 +47,7 @@ extension AccountService {
     /// redemptions of one token cannot both succeed: the second's append fails, and reading again
     /// finds the token used. Throws `AccountRefusal(.tokenRefused)` for any token `AccountTokens` does not
     /// find redeemable, and another `AccountRefusal` when the account's state does not allow `action`.
+    /// The token's state is folded from the account's stream read through the whole verified log.
     public func redeem(_ kind: AccountTokens.Kind, token: String, _ action: AccountAction) throws -> Outcome {
         let refused = AccountRefusal(code: .tokenRefused, message: Self.tokenRefusal)
         guard let uid = AccountToken.uid(of: token) else { throw refused }
@@ -57,7 +58,9 @@ extension AccountService {
             attempts += 1
             do {
                 return try run(account: uid) { standing in
-                    let tokens = AccountTokens(try store.readIndexedStream(stream).map(\.event))
+                    // The whole verified log, not the index's slot of the stream: a slot shortened to
+                    // forget the token's use would let it work again.
+                    let tokens = AccountTokens(try store.readStream(stream).map(\.event))
                     guard tokens.redeemable(kind, tokenHash: tokenHash, accountEmail: standing.email, at: clock.now()) else { throw refused }
                     return action
                 }

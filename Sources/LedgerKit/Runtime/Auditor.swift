@@ -6,7 +6,7 @@ import LedgerDomain
 public struct Anomaly: Equatable, Sendable {
     /// `account-without-profile`, `orphan-image-file`, `foreign-file`, `missing-image-file`, `image-mismatch`, `interrupted`,
     /// or a `RuleBreak.Kind`: `duplicate-live-account`, `signin-while-locked`, `password-checked-while-locked`,
-    /// `session-without-account`.
+    /// `session-without-account`, `token-redeemed-twice`, `session-active-after-disable`.
     public var kind: String
     /// The member naming the subject: `registration`, `uid`, `imageName` or `file`.
     public var key: String
@@ -36,8 +36,9 @@ public enum Auditor {
         Snapshot(files: try blobs.names(), running: try locks.imagesOfRunningRegistrations())
     }
 
-    /// The anomalies of `views`, with blobs in `blobs` and the registration locks `locks`.
-    public static func anomalies(_ views: LedgerViews, blobs: any BlobStore, locks: any RegistrationLocks, snapshot: Snapshot) -> [Anomaly] {
+    /// The anomalies of `views` at `now` (their as-of instant), with blobs in `blobs` and the registration locks `locks`.
+    public static func anomalies(_ views: LedgerViews, at now: Timestamp, blobs: any BlobStore, locks: any RegistrationLocks,
+                                 snapshot: Snapshot) -> [Anomaly] {
         var out: [Anomaly] = []
         views.registrations.forEachRow { state in
             switch state.outcome {
@@ -53,7 +54,7 @@ public enum Auditor {
                 break
             }
         }
-        for broken in views.ruleBreaks {
+        for broken in views.ruleBreaks + views.ruleBreaksAfterwards(at: now) {
             out.append(Anomaly(kind: broken.kind.rawValue, key: "uid", value: broken.uid.uuidString, message: message(broken)))
         }
         for entry in snapshot.files.map(BlobFolderEntry.init(name:)) {
@@ -92,6 +93,10 @@ public enum Auditor {
             return "a wrong password was checked (seq \(broken.seq)) for account \(uid) while its email was locked out: more password checks than the lockout allows"
         case .sessionWithoutAccount:
             return "a session started (seq \(broken.seq)) for account \(uid), which was never created, is deleted or has no profile"
+        case .tokenRedeemedTwice:
+            return "a token of account \(uid) was redeemed (seq \(broken.seq)) when it had no unused one: a token redeemed twice"
+        case .sessionActiveAfterDisable:
+            return "a session of account \(uid) is still active although the account was disabled or deleted (seq \(broken.seq)); end it with `ledger account sign-out-everywhere`"
         }
     }
 }

@@ -30,6 +30,13 @@ public struct RecoveryReport: Equatable, Sendable {
 extension RegistrationCoordinator {
     /// Finishes every registration whose process died, removes orphan image files (`BlobFolderEntry`)
     /// and repairs a torn tail. Registrations whose lock a live process holds are left alone. Idempotent.
+    ///
+    /// Every decision comes from the verified log, never from a cache (a re-sealed checkpoint could
+    /// call a complete registration in progress, a shortened index slot end its stream early, and
+    /// compensating it deletes a live account and its image): the candidates from a fold of the whole
+    /// log, each one's state from its stream read again through the whole log once its lock is held.
+    /// Cost: two folds of the log (about a second per million events each), plus one read per
+    /// registration left unfinished.
     public func recover() throws -> RecoveryReport {
         var report = RecoveryReport()
         report.repairedTornTail = try store.repairTail()
@@ -43,7 +50,7 @@ extension RegistrationCoordinator {
             }
             defer { lock.release() }
             var state = RegistrationState(registration: registration)
-            try store.readIndexedStream(StreamCategory.registration.stream(registration)).forEach { state.evolve($0) }
+            try store.readStream(StreamCategory.registration.stream(registration)).forEach { state.evolve($0) }
             if state.outcome == .inProgress {
                 state = try record(RegistrationSaga.interrupted(state), on: state)
                 report.interrupted.append(registration)
@@ -58,15 +65,10 @@ extension RegistrationCoordinator {
         let files = try blobs.names()
         let running = try locks.imagesOfRunningRegistrations()
         views = LedgerViews()  // free the first fold before the second
+        // Removing is destructive: a blob is an orphan only when the whole verified log says so (a
+        // re-sealed checkpoint may have forgotten a live user's image).
         views = try currentViews()
         let entries = files.map(BlobFolderEntry.init(name:))
-        // Removing is destructive: a blob the checkpoint calls an orphan is removed only when the whole
-        // verified log says so too (a re-sealed checkpoint may have forgotten a live user's image).
-        if entries.contains(where: { if case .image = $0 { $0.isOrphan(images: views.images, running: running) } else { false } }),
-           store.viewsMayComeFromACheckpoint {
-            views = LedgerViews()
-            views = try currentViews(usingCheckpoint: false)
-        }
         // A foreign file (not a name the ledger writes) is left: `audit` reports it as one for the operator.
         for entry in entries where entry.isOrphan(images: views.images, running: running) {
             if case .image(let name) = entry {
@@ -86,8 +88,8 @@ extension RegistrationCoordinator {
         return report
     }
 
-    /// Every view, folded up to the head (from the store's checkpoint unless not `usingCheckpoint`).
-    private func currentViews(usingCheckpoint: Bool = true) throws -> LedgerViews {
-        try store.currentViews(now: clock.now(), usingCheckpoint: usingCheckpoint)
+    /// Every view, folded from the whole verified log up to the head (never from a checkpoint).
+    private func currentViews() throws -> LedgerViews {
+        try store.currentViews(now: clock.now(), usingCheckpoint: false)
     }
 }

@@ -11,7 +11,11 @@ extension FileEventStore {
     ///
     /// First, when `log` is another file than the one `prefix` verified (a log replaced at its
     /// path), `prefix` starts over: what it verified says nothing of this file.
-    func syncIndexFile(_ log: FileDescriptor) {
+    ///
+    /// Before a cache is dropped or replaced, what the caches recorded is checked against the log:
+    /// one that recorded another hash for a line the log still holds is evidence of a rewrite, not
+    /// staleness, and throws `StoreError(.historyRewritten)`, every cache left as it is.
+    func syncIndexFile(_ log: FileDescriptor) throws {
         guard let identity = log.identity() else { return }
         if let verified = verifiedLog, verified != identity { prefix = VerifiedPrefix() }
         verifiedLog = identity
@@ -35,6 +39,9 @@ extension FileEventStore {
                 return
             }
         }
+        if let rewrite = try RecordedHeads.rewrite(logPath: logPath, log: log) {
+            throw StoreError(.historyRewritten, rewrite.message)
+        }
         if Checkpoint.interval > 0,
            let (restored, coverage) = WritersIndex.loadCheckpoint(path: indexCheckpointPath, log: log, into: indexPath) {
             prefix = VerifiedPrefix(table: restored, coverage: coverage)
@@ -52,7 +59,7 @@ extension FileEventStore {
     /// log (the shared index file adopted or rebuilt, what was appended since verified, a torn tail
     /// repaired), and the index file told what it now covers.
     func catchUpAsWriter(_ log: FileDescriptor) throws {
-        syncIndexFile(log)
+        try syncIndexFile(log)
         try catchUp(log, repairing: true)
         if prefix.lostTable {
             indexFileDisabled = true

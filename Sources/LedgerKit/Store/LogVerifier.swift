@@ -27,7 +27,8 @@ public enum LogVerifier {
     ///
     /// Each head of `anchors` (one recorded earlier, `--expect SEQ:HASH`) must be a line of the
     /// intact log with that hash, else a `head-mismatch`. With `checkingCaches`, the caches beside an
-    /// intact log are checked against it too (`CacheCheck`: any disagreement is a `cache-mismatch`).
+    /// intact log are checked against it too (`CacheCheck`: any disagreement is a `cache-mismatch`),
+    /// and a line a cache recorded that the intact log holds with another hash is a `history-rewritten`.
     public static func verify(path: String, expecting anchors: [Head] = [], checkingCaches: Bool = false) throws -> VerifyReport {
         try verify(.file(path), expecting: anchors, checkingCaches: checkingCaches)
     }
@@ -37,7 +38,10 @@ public enum LogVerifier {
     public static func verify(_ source: LogSource, expecting anchors: [Head] = [], checkingCaches: Bool = false) throws -> VerifyReport {
         // Ids are checked once at the end; on a maybe (a repeated id: damage) the log is read again
         // with the per-line check, which names the line.
-        let wanted = Set(anchors.map(\.seq))
+        // The lines the caches beside a log file recorded (`HistoryRewrite`), found on the way as anchors are.
+        var recorded: [RecordedHead] = []
+        if checkingCaches, case .file(let path) = source { recorded = RecordedHeads.of(logPath: path).filter { $0.intact() } }
+        let wanted = Set(anchors.map(\.seq) + recorded.map(\.head.seq))
         var found: [Int: Digest32] = [:]
         var accounts: PostgresAccountCheck?
         func pass(deferringIDs: Bool) throws -> VerifyReport? {
@@ -56,6 +60,9 @@ public enum LogVerifier {
                     verified.problems += try CacheCheck.problems(storedCheckpoint: checkpoint, log: try source.open(usingCheckpoint: false).bytes)
                 }
             }
+        }
+        for rewrite in recorded.compactMap({ HistoryRewrite.evidence(cache: $0.cache, recorded: $0.head, found: found[$0.head.seq]?.hex) }) {
+            verified.problems.append(LogProblem(line: rewrite.seq, kind: .historyRewritten, message: rewrite.message))
         }
         for anchor in anchors { if let problem = mismatch(anchor, found: found[anchor.seq], head: verified.head) { verified.problems.append(problem) } }
         return verified

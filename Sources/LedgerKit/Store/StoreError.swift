@@ -20,6 +20,9 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case invalidBatch = "invalid-batch"
         /// The store's server cannot be reached, its connection was lost, or it has no ledger schema.
         case unavailable = "store-unavailable"
+        /// A cache beside the log recorded another hash for a line the log still holds
+        /// (`HistoryRewrite`): writers refuse until `ledger recover --accept-history`.
+        case historyRewritten = "history-rewritten"
     }
 
     /// The `reason` of an `io` error for a store file that is a symbolic link or not a regular file,

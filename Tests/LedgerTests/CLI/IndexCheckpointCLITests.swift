@@ -83,6 +83,15 @@ import Testing
             let refused = try dir.register(email: "user6@example.com")
             #expect(refused.status != 0 && refused.stderr.contains("damaged"), "\(refused)")
             try writeBytes(intact, to: dir.logPath)
+            if forgery == "another head" {
+                // A checkpoint that recorded another hash for a line the log holds is evidence of a
+                // rewrite, not staleness: writers refuse and verify says so, until the operator accepts the log.
+                let alarm = try dir.register(email: "user6@example.com")
+                #expect(alarm.status == 1 && alarm.stderr.contains("recover --accept-history"), "\(alarm)")
+                let reported = try dir.run(["verify", "--json"])
+                #expect(reported.status == 1 && reported.stdout.contains(#""kind":"history-rewritten""#), "\(reported)")
+                #expect(try dir.run(["recover", "--accept-history"]).status == 0)
+            }
             #expect(try registration(dir, "user6@example.com") == "registered")
             #expect(try registration(dir, "user1@example.com") == "failed")
             let checked = try dir.run(["verify", "--json"])

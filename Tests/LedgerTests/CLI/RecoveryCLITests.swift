@@ -365,10 +365,10 @@ struct FailpointCase: CustomTestStringConvertible, Sendable {
         }
     }
 
-    /// `recover` folds its views as the read commands do, from the checkpoint and the lines after it:
-    /// a compensation-pending registration behind the checkpoint is found and finished without
-    /// reading the prefix again (a damaged line there shows it: the whole-log fold refuses it).
-    @Test func recoverReadsTheCheckpointThenTheTail() throws {
+    /// `recover` decides from the whole verified log, never from the checkpoint (issue 27, item 11):
+    /// a damaged line behind a checkpoint stops it as it stops a read without one, and once the log
+    /// is whole again the compensation-pending registration behind the checkpoint is finished.
+    @Test func recoverFoldsTheWholeLogWhateverTheCheckpoint() throws {
         try withLedgerDir { dir in
             let every = ["LEDGER_CHECKPOINT_EVERY": "1"]
             #expect(try dir.register(email: uniqueEmail("first"), env: every).status == 0)
@@ -378,9 +378,13 @@ struct FailpointCase: CustomTestStringConvertible, Sendable {
             let registration = try #require(try parseObject(pending.stdout)["registration"] as? String)
             #expect(try dir.run(["users", "--json"], env: every).status == 0)  // saves the checkpoint
             #expect(try dir.register(email: uniqueEmail("after"), env: every).status == 0)
+            let intact = try dir.logBytes()
             try damageLine(dir.logPath, line: 0)
-            let whole = try dir.run(["recover", "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "0"])
-            #expect(whole.status == 1, "\(whole)")  // damaged: the whole log was read
+            for env in [["LEDGER_CHECKPOINT_EVERY": "0"], every] {
+                let refused = try dir.run(["recover", "--json"], env: env)
+                #expect(refused.status == 1 && refused.stdout.contains("damaged"), "\(refused)")  // the whole log was read
+            }
+            try writeBytes(intact, to: dir.logPath)
             let recovered = try dir.run(["recover", "--json"], env: every)
             #expect(recovered.status == 0, "\(recovered)")
             #expect(try parseObject(recovered.stdout)["compensated"] as? [String] == [registration])
