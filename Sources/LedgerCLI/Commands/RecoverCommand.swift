@@ -25,8 +25,12 @@ enum RecoverCommand {
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
         var discarded: [String] = []
-        if invocation.flag("accept-history"), let store = try context.store(invocation) as? FileEventStore {
-            discarded = try store.discardCaches()
+        if invocation.flag("accept-history") {
+            switch try context.store(invocation) {
+            case let store as FileEventStore: discarded = try store.discardCaches()
+            case let store as PostgresEventStore: discarded = try store.discardCaches()
+            default: break
+            }
         }
         let report = try Services.coordinator(invocation, context).recover()
         if invocation.flag("json") {

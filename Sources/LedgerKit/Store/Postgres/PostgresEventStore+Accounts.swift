@@ -44,7 +44,35 @@ extension PostgresEventStore {
         if let folded = result.int(0, 1), folded <= mark.head.seq, folded == 0 || result.string(0, 2) == result.string(0, 3) {
             mark.folded = folded
         }
+        // The tables recorded another hash for a line the log still holds: a rewritten history, not
+        // a stale cache (that would name a line past the head, after a restore from an older backup).
+        if let seq = result.int(0, 1), let recorded = result.string(0, 2),
+           let rewrite = HistoryRewrite.evidence(cache: "the account-state tables (ledger_account_state)",
+                                                 recorded: Head(seq: seq, hash: recorded), found: result.string(0, 3)) {
+            throw StoreError(.historyRewritten, rewrite.message)
+        }
         return mark
+    }
+
+    /// The operator's way back after a legitimate restore (`ledger recover --accept-history`): forgets
+    /// the account-state tables' mark and the views checkpoint, under the append lock, so the next
+    /// append folds the tables again from the log as it now is. Returns what it discarded.
+    public func discardCaches() throws -> [String] {
+        let connection = try connection()
+        do {
+            return try connection.transaction {
+                try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey])
+                var discarded: [String] = []
+                for table in ["ledger_account_state", "ledger_checkpoints"] {
+                    guard try connection.execute("SELECT to_regclass('\(table)') IS NOT NULL").string(0, 0) == "t" else { continue }
+                    try connection.execute("DELETE FROM \(table)")
+                    discarded.append(table)
+                }
+                return discarded
+            }
+        } catch {
+            throw storeError(error, during: "discarding the caches")
+        }
     }
 
     /// Brings `accounts` (and its tables) from `mark` up to the head, inside the caller's transaction

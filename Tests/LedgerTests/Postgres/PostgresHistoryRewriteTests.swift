@@ -1,0 +1,43 @@
+import Foundation
+import LedgerDomain
+import LedgerKit
+import Testing
+
+// Issue 27, item 9 on PostgreSQL: the account-state tables record the seq and hash of the last line
+// they folded. A history rewritten in `ledger_events` and re-chained to its head (the tables left
+// alone) is evidence, not staleness: writers refuse with `history-rewritten` instead of folding the
+// tables again in silence, until `ledger recover --accept-history` says the log is the one to keep.
+
+@Suite struct PostgresHistoryRewriteTests {
+    @Test func aRechainedHistoryIsRefusedByWritersUntilAccepted() throws {
+        try withPostgresLedger { pg in
+            let password = "correct horse rewrite"
+            for n in 0..<2 {
+                let registered = try pg.run(LedgerDir.registerArguments(email: uniqueEmail("rewrite\(n)"), username: "R"), stdin: password + "\n")
+                try #require(registered.status == 0, "\(registered)")
+            }
+            // Line 1 edited (its time moved by a millisecond) and every line re-chained after it.
+            var envelopes = try LogRewriting.envelopes(Array(try pg.export().stdout.utf8))
+            envelopes[0].at = Timestamp(millis: envelopes[0].at.millis + 1)
+            let lines = splitLines(LogRewriting.chained(envelopes))
+            let admin = try PostgresConnection(pg.url)
+            for (n, line) in lines.enumerated() {
+                let text = String(decoding: line.dropLast(), as: UTF8.self)
+                #expect(try admin.execute("UPDATE ledger_events SET line = $1, hash = $2 WHERE seq = $3",
+                                          [text, String(text.suffix(66).prefix(64)), String(n + 1)]).affectedRows == 1)
+            }
+            #expect(try pg.run(["verify"]).status == 0, "the rewritten chain holds on its own")
+            let before = try pg.export().stdout
+            let refused = try pg.run(LedgerDir.registerArguments(email: uniqueEmail("after"), username: "A"), stdin: password + "\n")
+            #expect(refused.status == 1 && refused.stderr.contains("the history was rewritten"), "\(refused)")
+            #expect(refused.stderr.contains("ledger_account_state") && refused.stderr.contains("--accept-history"), "\(refused)")
+            #expect(try pg.export().stdout == before, "nothing appended, the tables kept as evidence")
+            let accepted = try pg.run(["recover", "--accept-history", "--json"])
+            #expect(accepted.status == 0, "\(accepted)")
+            #expect((try parseObject(accepted.stdout)["discardedCaches"] as? [String])?.contains("ledger_account_state") == true, "\(accepted)")
+            let registered = try pg.run(LedgerDir.registerArguments(email: uniqueEmail("after"), username: "A"), stdin: password + "\n")
+            #expect(registered.status == 0, "\(registered)")
+            #expect(try pg.run(["verify"]).status == 0)
+        }
+    }
+}
