@@ -40,7 +40,13 @@ enum RecordedHeads {
         }
         guard !suspects.isEmpty else { return nil }
         let found = try hashes(of: Set(suspects.map(\.head.seq)), in: log)
-        return suspects.lazy.compactMap { HistoryRewrite.evidence(cache: $0.cache, recorded: $0.head, found: found[$0.head.seq]?.hex) }.first
+        if let rewrite = suspects.lazy.compactMap({ HistoryRewrite.evidence(cache: $0.cache, recorded: $0.head, found: found[$0.head.seq]?.hex) }).first {
+            return rewrite
+        }
+        // A cache names a line past the log's end: stale after a restore from an older backup, or a
+        // rewrite whose tail was dropped to look like one. The password lines the index recorded tell.
+        guard suspects.contains(where: { found[$0.head.seq] == nil }) else { return nil }
+        return RecordedPasswordLines.rewrite(logPath: logPath, log: log, intactEnd: try log.size())
     }
 
     /// The hashes of the lines of `log`'s intact prefix whose seq is in `seqs`.

@@ -78,6 +78,34 @@ import Testing
         }
     }
 
+    /// The same rewrite with the log's last line dropped afterwards, so the index's header names a
+    /// line past the end and the index would pass for stale: the password line it recorded still
+    /// proves the rewrite, to writers and to `verify` (found by an attack on the first fix).
+    @Test func aRewriteWhoseTailWasDroppedIsStillARewrite() throws {
+        try withLedgerDir { dir in
+            _ = try dir.register(email: "alice@example.com", username: "Alice")
+            _ = try dir.register(email: "mallory@example.com", username: "Mallory", password: "planted password 1")
+            #expect(try dir.run(["account", "change-password", "--email", "alice@example.com", "--password-stdin"],
+                                stdin: "correct horse 1\nalice's new password\n").status == 0)
+            _ = try dir.login(email: "nobody@example.com", password: "whatever it is")  // one more line, to drop
+            var all = try envelopes(dir)
+            let planted = try #require(all.first { $0.type == "AccountCreated" && $0.data["email"] == .string("mallory@example.com") }?.data["passwordHash"])
+            let at = try #require(all.firstIndex { $0.type == "PasswordChanged" })
+            all[at].data["passwordHash"] = planted
+            all.removeLast()
+            try writeBytes(LogRewriting.chained(all), to: dir.logPath)
+            for checkpointEvery in ["10000", "1"] {
+                let login = try dir.run(["login", "--email", "alice@example.com", "--password-stdin", "--json"], stdin: "planted password 1\n",
+                                        env: ["LEDGER_CHECKPOINT_EVERY": checkpointEvery])
+                #expect(login.status == 1 && code(login) == "history-rewritten", "\(login)")
+            }
+            #expect(try envelopes(dir).count == all.count, "nothing appended")
+            let verified = try dir.run(["verify", "--json"])
+            let kinds = ((try parseObject(verified.stdout)["problems"] as? [[String: Any]]) ?? []).compactMap { $0["kind"] as? String }
+            #expect(verified.status == 1 && kinds == ["history-rewritten"], "\(verified)")
+        }
+    }
+
     @Test func aLogRestoredFromAnOlderBackupIsStalenessNotARewrite() throws {
         try withLedgerDir { dir in
             _ = try dir.register(email: "alice@example.com", username: "Alice")
