@@ -38,6 +38,9 @@ def problems(obj, envelope, data):
         yield f"envelope {'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}"
     if isinstance(obj, dict) and isinstance(obj.get("at"), str) and not real_date(obj["at"]):
         yield f"envelope at: {obj['at']!r} is not a real calendar date"
+    mark = obj.get("batch") if isinstance(obj, dict) else None
+    if isinstance(mark, list) and len(mark) == 2 and all(type(x) is int for x in mark) and mark[0] > mark[1]:
+        yield f"envelope batch: index {mark[0]} is past the batch's count {mark[1]}"
     if not isinstance(obj, dict) or not isinstance(obj.get("data"), dict):
         return
     check = data.get((obj.get("type"), obj.get("v")))

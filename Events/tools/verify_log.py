@@ -4,6 +4,7 @@ Prints "ok N <seq> <hash>" and exits 0, or "bad line N: <why>" and exits 1."""
 import hashlib, json, re, sys
 
 KEYS = ["seq", "id", "at", "type", "v", "stream", "data", "prev", "hash"]
+BATCH_KEYS = KEYS[:6] + ["batch"] + KEYS[6:]  # a line of a batch of 2 lines or more
 TAIL = re.compile(r'(.*),"hash":"([0-9a-f]{64})"\}', re.S)
 
 
@@ -15,8 +16,15 @@ def unique(pairs):
     return dict(pairs)
 
 
+def sound(mark):
+    """True for a batch member [index, count]: integers, 2 <= count <= 2**31 - 1, 1 <= index <= count."""
+    return (isinstance(mark, list) and len(mark) == 2 and all(type(x) is int for x in mark)
+            and 2 <= mark[1] <= 2**31 - 1 and 1 <= mark[0] <= mark[1])
+
+
 def verify(raw):
     lines, seq, prev, ids = raw.split(b"\n"), 0, "0" * 64, set()
+    want, start = None, 0  # the batch member the next line must have; the open batch's first line
     for n, line in enumerate(lines[:-1], 1):
         try:
             text = line.decode("utf-8")
@@ -24,8 +32,11 @@ def verify(raw):
         except ValueError as e:
             return f"bad line {n}: not a JSON line ({e})"
         m = TAIL.fullmatch(text)
-        if not isinstance(obj, dict) or list(obj) != KEYS or not m or obj["hash"] != m[2]:
+        if not isinstance(obj, dict) or list(obj) not in (KEYS, BATCH_KEYS) or not m or obj["hash"] != m[2]:
             return f"bad line {n}: envelope members missing, out of order or hash not last"
+        mark = obj.get("batch")
+        if "batch" in obj and not sound(mark):
+            return f"bad line {n}: envelope member batch {mark!r} is not [index,count]"
         if hashlib.sha256(m[1].encode("utf-8")).hexdigest() != m[2]:
             return f"bad line {n}: hash mismatch"
         if type(obj["seq"]) is not int or obj["seq"] != seq + 1:
@@ -34,8 +45,14 @@ def verify(raw):
             return f"bad line {n}: prev does not match the previous line's hash"
         if not isinstance(obj["id"], str) or obj["id"] in ids:
             return f"bad line {n}: id {obj['id']!r} is not a string or is a duplicate"
+        if mark != want and not (want is None and mark and mark[0] == 1):
+            return f"bad line {n}: batch {mark!r} does not continue the batch before it (broken batch)"
+        start = n if mark and mark[0] == 1 else start
+        want = [mark[0] + 1, mark[1]] if mark and mark[0] < mark[1] else None
         seq, prev = seq + 1, m[2]
         ids.add(obj["id"])
+    if want:
+        return f"bad line {start}: the log ends inside a batch of {want[1]} lines (a cut batch: torn tail)"
     if lines[-1]:
         return f"bad line {len(lines)}: no final newline (torn tail)"
     return f"ok {seq} {seq} {prev}"

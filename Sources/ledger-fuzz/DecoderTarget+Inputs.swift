@@ -59,7 +59,7 @@ extension DecoderTarget {
         }
     }
 
-    static let envelopeKeys = ["seq", "id", "at", "type", "v", "stream", "data", "prev", "hash"]
+    static let envelopeKeys = ["seq", "id", "at", "type", "v", "stream", "batch", "data", "prev", "hash"]
 
     /// Edge values for an envelope member.
     func edgeValue(for key: String, _ rng: inout SplitMix64) -> [UInt8] {
@@ -81,6 +81,9 @@ extension DecoderTarget {
         case "id":
             let uuid = Identifiers.uuid(fromRandom: rng.bytes(16))
             return quoted(rng.pick([uuid, uuid.uppercased(), String(uuid.dropLast()), uuid + "a", uuid.replacingFirstDash(), ""]))
+        case "batch":
+            return Array(rng.pick(["[1,2]", "[2,2]", "[1,3]", "[0,2]", "[1,1]", "[3,2]", "[1]", "[1,2,3]", "[1.0,2]", "[\"1\",2]", "[01,2]", "[-1,2]",
+                                   "[1,2147483648]", "[2147483647,2147483647]", "[1,99999999999999999999]", "null", "{}", "\"1/2\"", "[ 1,2]"]).utf8)
         case "prev", "hash":
             let hex = Identifiers.hex(rng.bytes(32))
             return quoted(rng.pick([hex, hex.uppercased(), String(hex.dropLast()), hex + "0", Envelope.genesisHash, String(repeating: "g", count: 64)]))
@@ -196,9 +199,12 @@ extension DecoderTarget {
         var lines: [[UInt8]] = []
         var prev = Envelope.genesisHash
         var at = Timestamp(rfc3339: "2026-11-29T09:00:00.123Z")!
+        // Batches of one to three lines, so the corpus holds lines with and without `batch`.
+        var marks: [BatchMark] = []
+        while marks.count < count { marks += BatchMark.marks(count: min(count - marks.count, rng.pick([1, 1, 2, 3]))) }
         for n in 0..<count {
             let (event, stream) = sampleEvent(n, &rng)
-            let made = line(seq: n + 1, event: event, stream: stream, prev: prev, at: at, &rng, sha256: sha256)
+            let made = line(seq: n + 1, event: event, stream: stream, batch: marks[n], prev: prev, at: at, &rng, sha256: sha256)
             lines.append(made.line)
             prev = made.hash
             at = at.adding(milliseconds: Int64(1 + rng.below(60_000)))
@@ -206,10 +212,10 @@ extension DecoderTarget {
         return lines
     }
 
-    static func line(seq: Int, event: LedgerEvent, stream: String, prev: String, at: Timestamp,
+    static func line(seq: Int, event: LedgerEvent, stream: String, batch: BatchMark = .unmarked, prev: String, at: Timestamp,
                              _ rng: inout SplitMix64, sha256: (ArraySlice<UInt8>) -> String) -> (line: [UInt8], hash: String) {
         let body = LineCodec.body(seq: seq, id: Identifiers.uuid(fromRandom: rng.bytes(16)), at: at, type: event.type.rawValue,
-                                  v: event.type.currentVersion, stream: stream, data: event.data, prev: prev)
+                                  v: event.type.currentVersion, stream: stream, batch: batch, data: event.data, prev: prev)
         let hash = sha256(body[...])
         return (Array(LineCodec.line(body: body, hash: hash).dropLast()), hash)
     }

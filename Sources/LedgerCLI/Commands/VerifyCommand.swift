@@ -17,7 +17,7 @@ enum VerifyCommand {
         ],
         details: """
         Exit 0 and print the head as SEQ:HASH (ready for --expect) when intact; exit 1 naming each problem
-        and its kind (torn-tail, invalid-json, seq-gap, bad-hash, broken-chain, unknown-type, invalid-data;
+        and its kind (torn-tail, invalid-json, seq-gap, bad-hash, broken-chain, unknown-type, invalid-data, broken-batch;
         cache-mismatch when events.jsonl.index, events.jsonl.index.checkpoint or events.jsonl.checkpoint disagrees with the log,
         or with --store URL the account-state tables or the ledger_checkpoints row;
         head-mismatch when an --expect head is not a line of the intact log;

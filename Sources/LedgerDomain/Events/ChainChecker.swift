@@ -14,16 +14,28 @@ public struct ChainChecker: Sendable {
     /// The last line's declared seq and hash (declared values, so one bad line is reported once).
     private var headSeq = 0
     private var headHash = Digest32.zero
+    /// The `batch` the next line must have: `unmarked` when it may stand alone or start a batch, or
+    /// `unknownBatch` when the lines before it are not known (any mark is taken).
+    private var expectedBatch = BatchMark.unmarked
 
     /// A checker at the start of a log.
     public init() {}
 
-    /// A checker that continues after `head` (ids before it are not known, so duplicates against them go unseen).
+    /// A checker that continues after `head` (ids before it are not known, so duplicates against them
+    /// go unseen; nor is the batch it may be in, so its first line may be any line of a batch).
     public init(continuingAfter head: Head) {
         headSeq = head.seq
         headHash = Digest32(hex: head.hash) ?? .zero
         lines = head.seq
+        expectedBatch = Self.unknownBatch
     }
+
+    /// True when the last line checked left a batch open: it is line `index` < `count` of one.
+    public var batchIsOpen: Bool { expectedBatch != .unmarked && expectedBatch != Self.unknownBatch }
+
+    /// The expectation of a checker that does not know the lines before its first: `[1,0]`, a mark
+    /// no line can have.
+    private static let unknownBatch = BatchMark.unmarked.next
 
     /// Makes room for the ids of about `lines` more lines at once (no rehash while the set grows),
     /// up to 4 Mi ids (a 128 MiB table): an estimate from a file's size must not allocate for lines
@@ -93,12 +105,39 @@ public struct ChainChecker: Sendable {
     public mutating func check(at facts: UnsafePointer<ReplayLine>, bodyHash: Digest32) -> Bool {
         let (seq, id, prev, hash) = (facts.pointee.event.seq, facts.pointee.id, facts.pointee.prev, facts.pointee.hash)
         guard bodyHash == hash, headSeq < Int.max, seq == headSeq + 1, prev == headHash else { return false }
+        // Lines outside batches expecting none (nearly all): one test.
+        let batch = facts.pointee.batch
+        if batch.raw | expectedBatch.raw != 0 {
+            guard Self.follows(batch, expected: expectedBatch) else { return false }
+        }
         if !deferring, !ids.insert(id) { return false }
+        expectedBatch = Self.expectation(after: batch)
         fingerprints?.add(id)
         lines += 1
         headSeq = seq
         headHash = hash
         return true
+    }
+
+    /// True when a line marked `batch` may follow lines that left `expected`.
+    private static func follows(_ batch: BatchMark, expected: BatchMark) -> Bool {
+        if expected == unknownBatch { return true }
+        if expected.isUnmarked { return batch.isUnmarked || batch.index == 1 }
+        return batch == expected
+    }
+
+    /// What the line after a line marked `batch` must have.
+    @inline(__always)
+    private static func expectation(after batch: BatchMark) -> BatchMark { batch.leavesBatchOpen ? batch.next : .unmarked }
+
+    /// Why a line marked `batch` may not follow lines that left `expected` (`follows` is false).
+    private static func batchProblem(_ batch: BatchMark, expected: BatchMark) -> String {
+        if expected.isUnmarked {
+            return "batch \(batch) is line \(batch.index) of a batch of \(batch.count), but no line before it started that batch"
+        }
+        let open = "the batch before it has \(expected.count) lines and line \(expected.index) comes next"
+        if batch.isUnmarked { return "\(open), but this line is not in a batch: the batch is interrupted" }
+        return "batch \(batch): \(open), as [\(expected.index),\(expected.count)]; the batch is interrupted"
     }
 
     /// What a line's envelope gives on its own, without any other line: the typed event, or the
@@ -139,6 +178,8 @@ public struct ChainChecker: Sendable {
         lines += 1
         let line = lines
         let expected = head
+        let batch = envelope.batchMark, wanted = expectedBatch
+        expectedBatch = Self.expectation(after: batch)
         headSeq = envelope.seq
         headHash = Digest32(hex: envelope.hash) ?? .zero
         let id = Identifiers.uuidBits(envelope.id)!
@@ -156,6 +197,9 @@ public struct ChainChecker: Sendable {
             throw LogProblem(line: line, kind: .brokenChain, message: "prev \(envelope.prev.prefix(12))… is not the previous line's hash \(expected.hash.prefix(12))…")
         }
         guard isNewID else { throw LogProblem(line: line, kind: .invalidData, message: "id \(envelope.id) was already used") }
+        guard Self.follows(batch, expected: wanted) else {
+            throw LogProblem(line: line, kind: .brokenBatch, message: Self.batchProblem(batch, expected: wanted))
+        }
         switch prepared {
         case .event(let event): return RecordedEvent(envelope: envelope, event: event)
         case .problem(let kind, let message): throw LogProblem(line: line, kind: kind, message: message)
@@ -165,6 +209,10 @@ public struct ChainChecker: Sendable {
     /// True when `id` was used by a line checked so far.
     public func hasSeen(id: String) -> Bool { Identifiers.uuidBits(id).map(ids.contains) ?? false }
 
-    /// Records a line that could not be decoded at all, so numbering stays right.
-    public mutating func skipUndecodable() { lines += 1 }
+    /// Records a line that could not be decoded at all, so numbering stays right (the batch it may
+    /// belong to is not known: the next line may be any line of one).
+    public mutating func skipUndecodable() {
+        lines += 1
+        expectedBatch = Self.unknownBatch
+    }
 }

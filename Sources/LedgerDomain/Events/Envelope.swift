@@ -14,6 +14,9 @@ public struct Envelope: Equatable, Sendable {
     public var v: Int
     /// `<category>-<lowercase uuid>`.
     public var stream: String
+    /// The line's place in its batch (`"batch":[index,count]`), on every line of a batch of two
+    /// lines or more; nil on a batch of one line.
+    public var batch: BatchMark?
     /// The payload.
     public var data: JSONObject
     /// The previous line's `hash` (64 zeros on the first line).
@@ -22,10 +25,14 @@ public struct Envelope: Equatable, Sendable {
     public var hash: String
 
     /// An envelope from its members.
-    public init(seq: Int, id: String, at: Timestamp, type: String, v: Int, stream: String, data: JSONObject, prev: String, hash: String) {
+    public init(seq: Int, id: String, at: Timestamp, type: String, v: Int, stream: String, batch: BatchMark? = nil,
+                data: JSONObject, prev: String, hash: String) {
         self.seq = seq; self.id = id; self.at = at; self.type = type; self.v = v
-        self.stream = stream; self.data = data; self.prev = prev; self.hash = hash
+        self.stream = stream; self.batch = batch; self.data = data; self.prev = prev; self.hash = hash
     }
+
+    /// `batch`, `BatchMark.unmarked` when absent.
+    public var batchMark: BatchMark { batch ?? .unmarked }
 
     /// The `prev` of the first line.
     public static let genesisHash = String(repeating: "0", count: 64)

@@ -14,6 +14,7 @@ extension LineCodec {
               cursor.expect(#","type":""#), let type = cursor.plainString(), !type.isEmpty,
               cursor.expect(#","v":"#), let v = cursor.positiveInt(),
               cursor.expect(#","stream":""#), let stream = cursor.plainString(), StreamName.parse(stream) != nil,
+              let batch = cursor.batch(),
               cursor.expect(#","data":"#), cursor.peek == UInt8(ascii: "{"),
               let (value, end) = try? JSONReader.parseValue(in: line, at: cursor.index, depth: 1),
               case .object(let data) = value
@@ -24,7 +25,8 @@ extension LineCodec {
               cursor.index == bodyLength, cursor.expect(#","hash":""#), let hash = cursor.plainString(), Identifiers.isLowerHex(hash),
               cursor.expect("}"), cursor.index == line.count
         else { return nil }
-        return (Envelope(seq: seq, id: id, at: at, type: type, v: v, stream: stream, data: data, prev: prev, hash: hash), bodyLength)
+        return (Envelope(seq: seq, id: id, at: at, type: type, v: v, stream: stream, batch: batch.isUnmarked ? nil : batch,
+                         data: data, prev: prev, hash: hash), bodyLength)
     }
 }
 
@@ -62,6 +64,14 @@ private struct CanonicalCursor {
         // A fraction or exponent makes it another spelling: leave it to the generic reader.
         if let byte = peek, byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { return nil }
         return value
+    }
+
+    /// The optional `,"batch":[index,count]` member: `BatchMark.unmarked` when the bytes do not continue
+    /// with it, nil when they do but not as a sound mark in canonical spelling.
+    mutating func batch() -> BatchMark? {
+        guard expect(#","batch":["#) else { return BatchMark.unmarked }
+        guard let index = positiveInt(), expect(","), let count = positiveInt(), expect("]") else { return nil }
+        return BatchMark(index: index, count: count)
     }
 
     /// The rest of a string whose opening quote was consumed, when it is printable ASCII without

@@ -4,16 +4,21 @@
 public enum LineCodec {
     /// `,"hash":"` — the bytes that separate a line's hashed body from its hash.
     public static let hashMarker = Array(#","hash":""#.utf8)
-    /// The envelope members, in the order every line must have them.
+    /// The envelope members, in the order every line must have them (`batch` only on the lines of a
+    /// batch of two lines or more: see `memberOrderInBatch`).
     public static let memberOrder = ["seq", "id", "at", "type", "v", "stream", "data", "prev", "hash"]
+    /// The envelope members of a line that has `batch`, in order.
+    public static let memberOrderInBatch = ["seq", "id", "at", "type", "v", "stream", "batch", "data", "prev", "hash"]
     /// Length of the fixed suffix `,"hash":"<64 hex>"}`.
     public static let suffixLength = hashMarker.count + 64 + 2
     /// Fewer bytes than any sound line has: its id, time, `prev` and hash alone are 188, its member
     /// names 50 more. Bytes divided by it bound the lines they can hold.
     public static let shortestLine = 200
 
-    /// The hashed part of a line: every member before `,"hash":"`, in the v1 order.
-    public static func body(seq: Int, id: String, at: Timestamp, type: String, v: Int, stream: String, data: JSONObject, prev: String) -> [UInt8] {
+    /// The hashed part of a line: every member before `,"hash":"`, in the v1 order; `batch` is
+    /// written only when given and not `none`.
+    public static func body(seq: Int, id: String, at: Timestamp, type: String, v: Int, stream: String, batch: BatchMark? = nil,
+                            data: JSONObject, prev: String) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(320)
         out.append(contentsOf: #"{"seq":"#.utf8)
@@ -28,6 +33,13 @@ public enum LineCodec {
         out.append(contentsOf: String(v).utf8)
         out.append(contentsOf: #","stream":"#.utf8)
         JSONWriter.writeString(stream, into: &out)
+        if let batch, !batch.isUnmarked {
+            out.append(contentsOf: #","batch":["#.utf8)
+            out.append(contentsOf: String(batch.index).utf8)
+            out.append(UInt8(ascii: ","))
+            out.append(contentsOf: String(batch.count).utf8)
+            out.append(UInt8(ascii: "]"))
+        }
         out.append(contentsOf: #","data":"#.utf8)
         JSONWriter.write(.object(data), into: &out)
         out.append(contentsOf: #","prev":""#.utf8)
@@ -68,7 +80,7 @@ public enum LineCodec {
               zip(hashMarker.indices, hashMarker).allSatisfy({ line[bodyLength + $0] == $1 }),
               object.members.last?.key == "hash"
         else { throw invalid(#"the line must end with ,"hash":"<64 lowercase hex>"}"#) }
-        if let extra = object.keys.first(where: { !memberOrder.contains($0) }) { throw invalid("unexpected envelope member \"\(extra)\"") }
+        if let extra = object.keys.first(where: { !memberOrderInBatch.contains($0) }) { throw invalid("unexpected envelope member \"\(extra)\"") }
         guard let seq = object["seq"]?.intValue, seq >= 1 else { throw invalid("seq must be a positive integer") }
         guard let id = object["id"]?.stringValue, Identifiers.isLowercaseUUID(id) else { throw invalid("id must be a lowercase UUID") }
         guard let atText = object["at"]?.stringValue, Timestamp.isCanonical(atText), let at = Timestamp(rfc3339: atText)
@@ -77,10 +89,18 @@ public enum LineCodec {
         guard let v = object["v"]?.intValue, v >= 1 else { throw invalid("v must be a positive integer") }
         guard let stream = object["stream"]?.stringValue, StreamName.parse(stream) != nil
         else { throw invalid("stream must be <registration|session|signin|account>-<lowercase uuid>") }
+        var batch: BatchMark?
+        if let member = object["batch"] {
+            guard case .array(let pair) = member, pair.count == 2, let index = pair[0].intValue, let count = pair[1].intValue,
+                  let mark = BatchMark(index: index, count: count)
+            else { throw invalid("batch must be [index,count]: integers with 2 ≤ count ≤ \(BatchMark.maxCount) and 1 ≤ index ≤ count") }
+            batch = mark
+        }
         guard let data = object["data"]?.objectValue else { throw invalid("data must be a JSON object") }
         guard let prev = object["prev"]?.stringValue, Identifiers.isLowerHex(prev) else { throw invalid("prev must be 64 lowercase hex digits") }
         guard let hash = object["hash"]?.stringValue, Identifiers.isLowerHex(hash) else { throw invalid("hash must be 64 lowercase hex digits") }
-        guard object.keys == memberOrder else { throw invalid("envelope members must be in the order \(memberOrder.joined(separator: ", "))") }
-        return (Envelope(seq: seq, id: id, at: at, type: type, v: v, stream: stream, data: data, prev: prev, hash: hash), bodyLength)
+        let order = batch == nil ? memberOrder : memberOrderInBatch
+        guard object.keys == order else { throw invalid("envelope members must be in the order \(order.joined(separator: ", "))") }
+        return (Envelope(seq: seq, id: id, at: at, type: type, v: v, stream: stream, batch: batch, data: data, prev: prev, hash: hash), bodyLength)
     }
 }

@@ -16,6 +16,9 @@ public enum ProblemKind: String, CaseIterable, Sendable {
     case unknownType = "unknown-type"
     /// `data` does not match its type's schema (or `v` is unknown, or `id` repeats).
     case invalidData = "invalid-data"
+    /// A line's `batch` does not continue the lines before it: a batch interrupted by a line outside
+    /// it or by another batch, or a line claiming a place in a batch no line before it started.
+    case brokenBatch = "broken-batch"
     /// A cache beside the log (the writers' index, the checkpoint) says what the log does not (`ledger verify`).
     case cacheMismatch = "cache-mismatch"
     /// The log does not hold a head recorded earlier (`ledger verify --expect SEQ:HASH`).

@@ -13,10 +13,12 @@ public struct ReplayLine: Sendable {
     public var hash: Digest32
     /// Length of the hashed body (the bytes before `,"hash":"`).
     public var bodyLength: Int
+    /// The line's place in its batch (`unmarked` on a batch of one line).
+    public var batch: BatchMark
 
     /// A line from its parts.
-    public init(event: ViewEvent, id: UUIDBits, prev: Digest32, hash: Digest32, bodyLength: Int) {
-        self.event = event; self.id = id; self.prev = prev; self.hash = hash; self.bodyLength = bodyLength
+    public init(event: ViewEvent, id: UUIDBits, prev: Digest32, hash: Digest32, bodyLength: Int, batch: BatchMark = .unmarked) {
+        self.event = event; self.id = id; self.prev = prev; self.hash = hash; self.bodyLength = bodyLength; self.batch = batch
     }
 }
 
@@ -39,9 +41,18 @@ extension LineCodec {
         else { return nil }
         let type = catalogue[entry].type
         var slots = MemberSlots()
+        var batch = BatchMark.unmarked
         guard r.expect(#","v":"#), let v = r.positiveInt(), v == type.currentVersion,
-              r.expect(#","stream":""#), let (category, stream) = r.stream(), type.belongs(in: category),
-              r.expect(#","data":"#), r.dataObject(into: &slots, rules: catalogue[entry].rules),
+              r.expect(#","stream":""#), let (category, stream) = r.stream(), type.belongs(in: category)
+        else { return nil }
+        // Most lines have no `batch`: for them this is the `,"data":` check they need anyway.
+        if !r.expect(#","data":"#) {
+            guard r.expect(#","batch":["#), let index = r.positiveInt(), r.expect(","), let count = r.positiveInt(), r.expect("]"),
+                  let mark = BatchMark(index: index, count: count), r.expect(#","data":"#)
+            else { return nil }
+            batch = mark
+        }
+        guard r.dataObject(into: &slots, rules: catalogue[entry].rules),
               slots.satisfies(catalogue[entry].rules, in: line)
         else { return nil }
         let bodyLength = line.count - suffixLength
@@ -50,7 +61,7 @@ extension LineCodec {
         else { return nil }
         let fact = catalogue[entry].payload.viewFact(slots, in: line)
         return ReplayLine(event: ViewEvent(seq: seq, at: at, category: category, stream: stream, fact: fact),
-                          id: id, prev: prev, hash: hash, bodyLength: bodyLength)
+                          id: id, prev: prev, hash: hash, bodyLength: bodyLength, batch: batch)
     }
 }
 

@@ -6,7 +6,8 @@ import LedgerDomain
 /// Fault drills from `LEDGER_FAILPOINTS=EVENT=ACTION,…`: `error` makes the step that would append
 /// EVENT fail as an I/O error would; `crash` SIGKILLs the process right after EVENT is durable;
 /// `power-loss` makes the write that holds EVENT durable only up to the line before it, then
-/// SIGKILLs the process, as a power cut in the middle of that write would.
+/// SIGKILLs the process, as a power cut in the middle of that write would (a batch cut short:
+/// not part of the log, see `append(_:to:condition:flush:)`).
 public struct Failpoints: Sendable {
     /// What a failpoint does.
     public enum Action: String, Sendable {
@@ -14,7 +15,7 @@ public struct Failpoints: Sendable {
         case error
         /// Kill the process after the event is durable.
         case crash
-        /// Write the lines of the event's batch before it durably, then kill the process.
+        /// Write the lines of the event's batch before it durably (a batch cut short), then kill the process.
         case powerLoss = "power-loss"
     }
 
@@ -49,26 +50,29 @@ public struct Failpoints: Sendable {
         }
     }
 
-    /// Appends `parts` with `append`, one write. When an event of them is set to `power-loss`, appends
-    /// instead only what a power cut just before that event's line leaves durable: the parts before
-    /// its part, and its part's events before it (nothing when it is the batch's first line); then
-    /// kills the process with SIGKILL (after `flush`).
-    public func append<Result>(_ parts: [StreamAppend], flush: () -> Void = {},
-                               _ append: ([StreamAppend]) throws -> Result) throws -> Result {
-        guard !actions.isEmpty, let cut = powerLossPrefix(of: parts) else { return try append(parts) }
-        if !cut.isEmpty { _ = try append(cut) }
+    /// Appends `parts` to `store` under `condition`, one write. When an event of them is set to
+    /// `power-loss`, leaves instead what a power cut just before that event's line leaves: on a
+    /// store that can show it (`PowerLossDrill`, the file store), the batch's lines before it
+    /// written and synced as that write would have them — a batch cut short, which readers take as
+    /// a torn tail and the next writer moves aside; on any other store (PostgreSQL: an unfinished
+    /// transaction) nothing. Then kills the process with SIGKILL (after `flush`).
+    @discardableResult
+    public func append(_ parts: [StreamAppend], to store: any EventStore, condition: AppendCondition?,
+                       flush: () -> Void = {}) throws -> [RecordedEvent] {
+        guard !actions.isEmpty, let kept = powerLossLines(of: parts) else { return try store.append(parts, condition: condition) }
+        if kept > 0, let drill = store as? any PowerLossDrill { try? drill.appendCutByPowerLoss(parts, condition: condition, keepingLines: kept) }
         flush()
         kill(getpid(), SIGKILL)
         throw StoreError(.io, "injected power loss (LEDGER_FAILPOINTS)")  // not reached: the process is gone
     }
 
-    /// The parts a power cut before the first line set to `power-loss` leaves, nil when none is set.
-    func powerLossPrefix(of parts: [StreamAppend]) -> [StreamAppend]? {
-        for (index, part) in parts.enumerated() {
-            guard let line = part.events.firstIndex(where: { actions[$0.type] == .powerLoss }) else { continue }
-            var kept = Array(parts[..<index])
-            if line > 0 { kept.append(StreamAppend(Array(part.events[..<line]), to: part.stream, expected: part.expected)) }
-            return kept
+    /// The number of lines of the batch `parts` writes before the first line set to `power-loss`,
+    /// nil when none is set.
+    func powerLossLines(of parts: [StreamAppend]) -> Int? {
+        var before = 0
+        for part in parts {
+            if let line = part.events.firstIndex(where: { actions[$0.type] == .powerLoss }) { return before + line }
+            before += part.events.count
         }
         return nil
     }

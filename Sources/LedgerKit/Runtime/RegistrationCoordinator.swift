@@ -216,7 +216,7 @@ public final class RegistrationCoordinator {
         var parts = [StreamAppend(events, to: StreamCategory.registration.stream(state.registration), expected: expected)]
         let started = state.outcome == .completed ? newSession() : nil
         if let started { parts.append(started.part) }
-        _ = try failpoints.append(parts, flush: beforeCrash) { try store.append($0, condition: condition) }
+        try failpoints.append(parts, to: store, condition: condition, flush: beforeCrash)
         if let started { session?.started = started.started }
         events.forEach { failpoints.afterAppending($0.type, flush: beforeCrash) }
         if started != nil { failpoints.afterAppending(.sessionStarted, flush: beforeCrash) }

@@ -49,7 +49,7 @@ public final class SessionService {
     /// Appends a session made by `newSession` and returns what its owner gets.
     private func start(_ session: (part: StreamAppend, started: Started)) throws -> Started {
         try failpoints.beforeAppending(.sessionStarted)
-        _ = try failpoints.append([session.part], flush: beforeCrash) { try store.append($0, condition: nil) }
+        try failpoints.append([session.part], to: store, condition: nil, flush: beforeCrash)
         failpoints.afterAppending(.sessionStarted, flush: beforeCrash)
         return session.started
     }
@@ -139,7 +139,7 @@ public final class SessionService {
         try failpoints.beforeAppending(.signInFailed)
         let refused = StreamAppend([.signInFailed(SignInFailed(email: email, reason: failure))], to: StreamCategory.signin.stream(attempt),
                                    expected: .noStream)
-        _ = try failpoints.append([refused], flush: beforeCrash) { try store.append($0, condition: nil) }
+        try failpoints.append([refused], to: store, condition: nil, flush: beforeCrash)
         failpoints.afterAppending(.signInFailed, flush: beforeCrash)
         if failure == .wrongPassword { try? lock.clearPendingCheck() }  // a marker left over is not counted again: its stream exists
         throw AuthError(.signInRefused, Self.refusal)

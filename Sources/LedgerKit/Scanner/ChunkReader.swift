@@ -35,7 +35,7 @@ struct ChunkReader {
             offset += n
             if n == 0 { eof = true }
             var ranges: [Range<Int>] = []
-            var cursor = 0
+            var cursor = 0  // where the bytes after the lines returned start
             bytes.withUnsafeBufferPointer { all in
                 let end = all.count
                 while cursor < end {
@@ -46,7 +46,14 @@ struct ChunkReader {
                     cursor = newline + 1
                 }
             }
-            guard !ranges.isEmpty || eof else { continue }  // a line longer than what was read: read on
+            // The lines of a batch left open at the end (those of a batch cut by a crash, at the end
+            // of the log) stay together: in the next read, or in the last one, which decides.
+            let open = bytes.withUnsafeBufferPointer { Self.openBatchLines(ranges, in: $0) }
+            if !eof && open > 0 {
+                cursor = ranges[ranges.count - open].lowerBound
+                ranges.removeLast(open)
+            }
+            guard !ranges.isEmpty || eof else { continue }  // a line, or an open batch, longer than what was read: read on
             var unterminated: Range<Int>?
             if eof {
                 if cursor < bytes.count { unterminated = cursor..<bytes.count }
@@ -54,7 +61,27 @@ struct ChunkReader {
                 carry = Array(bytes[cursor...])
                 bytes.removeLast(bytes.count - cursor)
             }
-            return LineBatch(bytes: bytes, base: base, ranges: ranges, unterminated: unterminated, eof: eof, firstLine: firstLine)
+            return LineBatch(bytes: bytes, base: base, ranges: ranges, unterminated: unterminated, eof: eof, firstLine: firstLine,
+                             openBatchLines: eof ? open : 0)
         }
+    }
+
+    /// How many of the last `ranges` are the lines of a batch still open after them: the last says
+    /// `[k,n]` with `k < n`, and the `k - 1` before it `[1,n]` … `[k-1,n]` (fewer when `ranges` start
+    /// inside the batch). 0 when the last line closes its batch or has no mark, and when the lines
+    /// before it do not continue as their marks say: then they are not a batch, and the chain check
+    /// names their damage. One decode per read, `k` when a batch is open.
+    static func openBatchLines(_ ranges: [Range<Int>], in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        func markOf(_ range: Range<Int>) -> BatchMark? {
+            (try? LineCodec.decode(UnsafeBufferPointer(rebasing: bytes[range]), lineNumber: 0))?.0.batchMark
+        }
+        guard let last = ranges.last, let mark = markOf(last), mark.leavesBatchOpen else { return 0 }
+        var lines = 1
+        while lines < mark.index && lines < ranges.count {
+            guard let before = markOf(ranges[ranges.count - 1 - lines]),
+                  before == BatchMark(index: mark.index - lines, count: mark.count) else { return 0 }
+            lines += 1
+        }
+        return lines
     }
 }

@@ -22,6 +22,9 @@ final class LineBatch: @unchecked Sendable {
     let unterminated: Range<Int>?
     /// True when the file ends with this batch.
     let eof: Bool
+    /// In the file's last batch: how many of its last complete lines are a batch the end of the
+    /// file leaves open (`ChunkReader.openBatchLines`), a torn tail if they verify; else 0.
+    let openBatchLines: Int
     /// The 1-based line number of `ranges[0]`.
     let firstLine: Int
     /// Lines per claimed block.
@@ -36,9 +39,9 @@ final class LineBatch: @unchecked Sendable {
     /// The next block to claim (it may run past the last block).
     private let claims = Atomic<Int>(0)
 
-    init(bytes: [UInt8], base: Int, ranges: [Range<Int>], unterminated: Range<Int>?, eof: Bool, firstLine: Int) {
+    init(bytes: [UInt8], base: Int, ranges: [Range<Int>], unterminated: Range<Int>?, eof: Bool, firstLine: Int, openBatchLines: Int = 0) {
         self.bytes = bytes; self.base = base; self.ranges = ranges; self.unterminated = unterminated
-        self.eof = eof; self.firstLine = firstLine
+        self.eof = eof; self.firstLine = firstLine; self.openBatchLines = openBatchLines
         let capacity = max(1, ranges.count)
         facts = .allocate(capacity: capacity)
         lines = .allocate(capacity: capacity)

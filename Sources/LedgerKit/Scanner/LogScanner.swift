@@ -21,7 +21,12 @@ public enum LogScanner {
     public static func scanLines(_ file: any LogBytes, from offset: Int = 0, checker: inout ChainChecker,
                                  _ body: (ScanItem, UnsafeBufferPointer<UInt8>) -> Bool) throws {
         try pipeline(file, from: offset, firstLine: checker.lines + 1, fast: false) { batch, all in
-            for (i, range) in batch.ranges.enumerated() {
+            let closed = batch.ranges.count - batch.openBatchLines
+            for i in 0..<batch.ranges.count {
+                if i == closed, let torn = cutBatch(batch, all, checker: checker) {
+                    return body(torn, UnsafeBufferPointer(rebasing: all[batch.ranges[i].lowerBound...]))
+                }
+                let range = batch.ranges[i]
                 let bytes = UnsafeBufferPointer(rebasing: all[range])
                 if !body(finish(batch.take(i), bytes, offset: batch.base + range.lowerBound, checker: &checker), bytes) { return false }
             }
@@ -50,7 +55,12 @@ public enum LogScanner {
                                                endOfChunk: (inout ChainChecker, ScanChunk) -> Bool) throws {
         try pipeline(file, from: offset, firstLine: checker.lines + 1, fast: true) { batch, all in
             let chunk = ScanChunk(bytes: all, base: batch.base)
-            for (i, range) in batch.ranges.enumerated() {
+            let closed = batch.ranges.count - batch.openBatchLines
+            for i in 0..<batch.ranges.count {
+                if i == closed, let torn = cutBatch(batch, all, checker: checker) {
+                    return ReplayItem.with(torn, { body($0, &checker, chunk) })
+                }
+                let range = batch.ranges[i]
                 let bytes = UnsafeBufferPointer(rebasing: all[range])
                 let offset = batch.base + range.lowerBound
                 if let facts = batch.facts(i), checker.check(at: facts, bodyHash: facts.pointee.hash) {
@@ -164,14 +174,50 @@ public enum LogScanner {
         }
     }
 
+    /// At the end of the log: the torn tail that the batch its last `openBatchLines` complete lines
+    /// leave open starts (those lines and any bytes after them), when they verify as lines that
+    /// continue `checker`. An append is one write of a whole batch, acknowledged once synced, so a
+    /// batch the end of the log cuts short was never acknowledged: it is not part of the log, as
+    /// torn bytes are not. When its last line lacks only its newline and closes the batch, it is
+    /// whole: the next writer adds the newline, as for one line. Nil when there is no such batch
+    /// or its lines do not verify: they are then read as any lines, and their damage is named.
+    static func cutBatch(_ batch: LineBatch, _ all: UnsafeBufferPointer<UInt8>, checker: ChainChecker) -> ScanItem? {
+        guard batch.eof, batch.openBatchLines > 0 else { return nil }
+        let first = batch.ranges.count - batch.openBatchLines
+        let start = batch.ranges[first].lowerBound
+        var probe = checker
+        for range in batch.ranges[first...] {
+            let line = UnsafeBufferPointer(rebasing: all[range])
+            guard case .event = finish(prepare(line, number: probe.lines + 1), line, offset: batch.base + range.lowerBound, checker: &probe)
+            else { return nil }
+        }
+        let cut = batch.openBatchLines
+        var whole = false
+        var described = "\(cut) complete line\(cut == 1 ? "" : "s")"
+        if let rest = batch.unterminated {
+            let line = UnsafeBufferPointer(rebasing: all[rest])
+            if case .event = finish(prepare(line, number: probe.lines + 1), line, offset: batch.base + rest.lowerBound, checker: &probe) {
+                whole = !probe.batchIsOpen
+            }
+            described += " and \(rest.count) bytes after them"
+        }
+        let number = checker.lines + 1
+        let message = whole
+            ? "lines \(number)-\(number + cut) are a whole batch whose last line lacks its final newline: the next writer adds it"
+            : "the log ends inside a batch (\(described) from line \(number)): a batch cut by a crash, never acknowledged; the next writer moves it to events.jsonl.broken"
+        return .tornTail(LogProblem(line: number, kind: .tornTail, message: message), offset: batch.base + start, length: all.count - start)
+    }
+
     /// Decodes and verifies one line (without its newline).
     static func decode(_ line: UnsafeBufferPointer<UInt8>, offset: Int, terminated: Bool,
                        checker: inout ChainChecker) -> ScanItem {
         let number = checker.lines + 1
         guard terminated else {
             // A whole event without its newline is kept by the next writer, which adds the newline.
+            // … unless it leaves a batch open: then it is a batch cut short (its first line).
             var probe = checker
-            let whole = if case .event = finish(prepare(line, number: number), line, offset: offset, checker: &probe) { true } else { false }
+            let event = if case .event = finish(prepare(line, number: number), line, offset: offset, checker: &probe) { true } else { false }
+            let whole = event && !probe.batchIsOpen
             let message = whole ? "the last line is a whole event without its final newline: the next writer adds it"
                                 : "the last line has no final newline: an incomplete write (\(line.count) bytes)"
             return .tornTail(LogProblem(line: number, kind: .tornTail, message: message), offset: offset, length: line.count)

@@ -26,15 +26,25 @@ extension FileEventStore {
         }
     }
 
-    /// When the torn bytes are a whole line but for its final newline — an acknowledged event whose
-    /// `\n` was lost, or a write cut just before it, which holds a whole event all the same — adds
-    /// the newline and fsyncs, so the event is kept (true); false for a truly partial line.
+    /// When the torn bytes are whole lines but for the last one's final newline, closing any batch
+    /// they are in — an acknowledged batch whose `\n` was lost, or a write cut just before it, which
+    /// holds a whole batch all the same — adds the newline and fsyncs, so the batch is kept (true);
+    /// false for a truly partial line, or lines of a batch cut short (`LogScanner.cutBatch`).
     func completeLine(_ log: FileDescriptor, torn: (problem: LogProblem, offset: Int, length: Int)) throws -> Bool {
         let bytes = try Self.bytes(of: log, at: torn.offset, count: torn.length)
+        guard bytes.count == torn.length, bytes.last != 0x0A else { return false }
         var probe = prefix.checker
-        guard bytes.count == torn.length, bytes.last != 0x0A,
-              case .event = bytes.withUnsafeBufferPointer({ LogScanner.decode($0, offset: torn.offset, terminated: true, checker: &probe) })
-        else { return false }
+        var start = 0
+        for (index, byte) in bytes.enumerated() where byte == 0x0A || index == bytes.count - 1 {
+            let end = byte == 0x0A ? index : bytes.count
+            let whole = bytes.withUnsafeBufferPointer { all in
+                if case .event = LogScanner.decode(UnsafeBufferPointer(rebasing: all[start..<end]), offset: torn.offset + start,
+                                                   terminated: true, checker: &probe) { true } else { false }
+            }
+            guard whole else { return false }
+            start = index + 1
+        }
+        guard !probe.batchIsOpen else { return false }
         let newline: [UInt8] = [0x0A]
         try newline.withUnsafeBytes { (raw) throws in try log.write(raw, at: torn.offset + torn.length) }
         do {

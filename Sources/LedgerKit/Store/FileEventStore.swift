@@ -8,7 +8,7 @@ import LedgerDomain
 /// Keeps what it knows of the verified prefix of the log (`VerifiedPrefix`: size, head, stream
 /// versions, over the writers' index when there is one) and catches up on what other processes
 /// appended each time it takes the lock.
-public final class FileEventStore: LedgerStore {
+public final class FileEventStore: LedgerStore, PowerLossDrill {
     /// The data directory.
     public let directory: String
     /// `DIR/events.jsonl`.
@@ -38,6 +38,8 @@ public final class FileEventStore: LedgerStore {
     var appendFiles: AppendFiles?
     /// Random bytes drawn ahead for event ids (see `IDBytes`).
     let idBytes = IDBytes()
+    /// Set by `appendCutByPowerLoss`: the next write keeps only this many lines of its batch.
+    private var powerCut: Int?
 
     /// A store over `directory` (created on the first write).
     public init(directory: String, clock: any Clock = SystemClock(), random: any RandomSource = SecureRandom()) {
@@ -92,7 +94,11 @@ public final class FileEventStore: LedgerStore {
         let start = prefix.verifiedSize
         var batchIDs = Set<String>()
         let streams = parts.flatMap { part in part.events.map { _ in part.stream } }
-        for (stream, (event, data)) in zip(streams, decoded) {
+        // Each line of a batch of two or more says its place in it, so a batch cut by a crash is
+        // known from its last line, and readers take it as a torn tail: all or nothing.
+        let marks = BatchMark.marks(count: decoded.count)
+        for (position, (stream, (event, data))) in zip(streams, decoded).enumerated() {
+            let batch = marks[position].isUnmarked ? nil : marks[position]
             // A repeated id would make the log invalid; with a sound CSPRNG this loop runs once.
             var id = Identifiers.uuid(fromRandom: idBytes.take16(from: random))
             var tries = 1
@@ -104,14 +110,20 @@ public final class FileEventStore: LedgerStore {
             batchIDs.insert(id)
             let type = event.type
             let body = LineCodec.body(seq: head.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
-                                      stream: stream, data: data, prev: head.hash)
+                                      stream: stream, batch: batch, data: data, prev: head.hash)
             let hash = SHA256.hex(body)
             let line = LineCodec.line(body: body, hash: hash)
             pending.append((Envelope(seq: head.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
-                                     stream: stream, data: data, prev: head.hash, hash: hash), start + buffer.count, line.count))
+                                     stream: stream, batch: batch, data: data, prev: head.hash, hash: hash), start + buffer.count, line.count))
             buffer.append(contentsOf: line)
             head = Head(seq: head.seq + 1, hash: hash)
             at = max(at, clock.now())
+        }
+        if let kept = powerCut, kept < pending.count {
+            let end = pending[kept].offset - start
+            try buffer.withUnsafeBytes { (raw) throws in try log.write(UnsafeRawBufferPointer(rebasing: raw[..<end]), at: start) }
+            try log.syncData()
+            throw StoreError(.io, "injected power loss after \(kept) of the batch's \(pending.count) lines (LEDGER_FAILPOINTS)")
         }
         do {
             try buffer.withUnsafeBytes { (raw) throws in try log.write(raw, at: start) }
@@ -145,6 +157,14 @@ public final class FileEventStore: LedgerStore {
         return recorded
     }
 
+
+    /// `PowerLossDrill`: the batch's first `lines` lines, as `append` would write them, written and
+    /// synced; then throws, changing nothing else (the caller kills the process).
+    public func appendCutByPowerLoss(_ parts: [StreamAppend], condition: AppendCondition?, keepingLines lines: Int) throws {
+        powerCut = lines
+        defer { powerCut = nil }
+        _ = try append(parts, condition: condition)
+    }
 
     /// Refuses every later append of this process with `error`: after a failed fsync nothing can be
     /// assumed about what the disk holds, and going on would treat the failed fsync as if it had worked.

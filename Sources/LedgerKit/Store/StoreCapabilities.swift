@@ -50,6 +50,14 @@ public protocol TailRepair: EventStore {
     func repairTail() throws -> Bool
 }
 
+/// A store whose appends a power cut can leave cut short (the `power-loss` failpoint's drill).
+public protocol PowerLossDrill: EventStore {
+    /// Appends `parts` as `append` does, but writes and syncs only the batch's first `lines` lines,
+    /// as that append's write would have them, then throws: what a power cut during the write's sync
+    /// can leave. For drills only: the process is killed right after.
+    func appendCutByPowerLoss(_ parts: [StreamAppend], condition: AppendCondition?, keepingLines lines: Int) throws
+}
+
 /// A store with every capability the ledger's commands use.
 public typealias LedgerStore = StreamVersions & IndexedStreamReads & SignInRecords & ViewScans & TailRepair
 

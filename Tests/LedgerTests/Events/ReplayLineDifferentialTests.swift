@@ -16,7 +16,8 @@ struct ReplayLineDifferentialTests {
               case .event(let event) = ChainChecker.prepare(envelope),
               let id = UUIDBits(uuid: envelope.id), let prev = Digest32(hex: envelope.prev), let hash = Digest32(hex: envelope.hash)
         else { return nil }
-        return ReplayLine(event: ViewEvent(RecordedEvent(envelope: envelope, event: event)), id: id, prev: prev, hash: hash, bodyLength: bodyLength)
+        return ReplayLine(event: ViewEvent(RecordedEvent(envelope: envelope, event: event)), id: id, prev: prev, hash: hash, bodyLength: bodyLength,
+                          batch: envelope.batchMark)
     }
 
     /// Compares both readings of `line`; returns whether the in-place reader gave facts.
@@ -31,6 +32,7 @@ struct ReplayLineDifferentialTests {
                 #expect(fast.event == full.event, "\(String(decoding: line, as: UTF8.self))", sourceLocation: sourceLocation)
                 #expect(fast.id == full.id && fast.prev == full.prev && fast.hash == full.hash && fast.bodyLength == full.bodyLength,
                         sourceLocation: sourceLocation)
+                #expect(fast.batch == full.batch, "\(String(decoding: line, as: UTF8.self))", sourceLocation: sourceLocation)
             }
             return true
         }
@@ -91,6 +93,19 @@ struct ReplayLineDifferentialTests {
         for line in try LineMutations.realLines() {
             #expect(agree(line), "no facts for \(String(decoding: line, as: UTF8.self))")
         }
+    }
+
+    /// The lines of a batch are read in place with their `batch`, and its mutations agree with the full path.
+    @Test func batchMembersAreReadInPlace() throws {
+        let marked = try LineMutations.realLines().filter { String(decoding: $0, as: UTF8.self).contains(#","batch":["#) }
+        #expect(marked.count == 3)
+        let marks = marked.compactMap { line in line.withUnsafeBufferPointer { LineCodec.readInPlace($0)?.batch } }
+        #expect(marks == BatchMark.marks(count: 3))
+        var facts = 0
+        for line in marked {
+            for mutated in LineMutations.mutations(of: line, random: SeededRandom(seed: 7)) where agree(mutated) { facts += 1 }
+        }
+        #expect(facts > 0)
     }
 
     @Test func payloadMutationsAgree() throws {

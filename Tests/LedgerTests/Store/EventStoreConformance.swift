@@ -341,7 +341,7 @@ enum EventStoreConformance {
             let e = event.envelope
             #expect(e.seq == index + 1)
             #expect(e.prev == prev)
-            let body = LineCodec.body(seq: e.seq, id: e.id, at: e.at, type: e.type, v: e.v, stream: e.stream, data: e.data, prev: e.prev)
+            let body = LineCodec.body(seq: e.seq, id: e.id, at: e.at, type: e.type, v: e.v, stream: e.stream, batch: e.batch, data: e.data, prev: e.prev)
             #expect(e.hash == SHA256.hex(body), "hash of line \(e.seq)")
             #expect(Identifiers.isLowercaseUUID(e.id))
             #expect(ids.insert(e.id).inserted, "id \(e.id) is unique")

@@ -63,16 +63,36 @@ struct LogTailTests {
         let lines = try Self.sixLines()
         try withTempDirectory { dir in
             let path = dir + "/events.jsonl"
-            try writeBytes(lines[0], to: path)
+            try writeBytes(lines[0] + lines[1], to: path)  // the first append: a batch of 2
             let tail = LogTail(path: path)
-            #expect(try Self.read(tail).lines == [lines[0]])
-            // Line 3 where line 2 belongs: a seq gap.
-            try Self.append(lines[2] + lines[3], to: path)
+            #expect(try Self.read(tail).lines == [lines[0], lines[1]])
+            // Line 4 where line 3 belongs: a seq gap.
+            try Self.append(lines[3] + lines[4], to: path)
             let damaged = try Self.read(tail)
             #expect(damaged.lines.isEmpty)
             guard case .damaged(let problem) = damaged.outcome else { Issue.record("\(damaged.outcome)"); return }
-            #expect(problem.line == 2)
+            #expect(problem.line == 3)
             #expect(try Self.read(tail).outcome == .damaged(problem), "damage stays")
+        }
+    }
+
+    /// The first line of a batch of 2 alone is a batch cut short (or still being written): nothing
+    /// of it is delivered until its second line is there, then both are.
+    @Test func aBatchIsDeliveredWholeOrNotAtAll() throws {
+        let lines = try Self.sixLines()
+        try withTempDirectory { dir in
+            let path = dir + "/events.jsonl"
+            try writeBytes(lines[0], to: path)
+            let tail = LogTail(path: path)
+            let cut = try Self.read(tail)
+            #expect(cut.lines.isEmpty)
+            guard case .caughtUp(let torn?) = cut.outcome else { Issue.record("\(cut.outcome)"); return }
+            #expect(torn.kind == .tornTail && torn.line == 1)
+            #expect(tail.verifiedEnd == 0)
+            try Self.append(lines[1], to: path)
+            let whole = try Self.read(tail)
+            #expect(whole.lines == [lines[0], lines[1]])
+            #expect(whole.outcome == .caughtUp(tornTail: nil))
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerDomain
 import Testing
 
 // MARK: - I/O fault drills through the built `ledger`
@@ -68,6 +69,19 @@ extension LedgerDir {
         try #require(lines.count >= count, "the log has \(lines.count) lines, fewer than \(count)")
         try writeBytes(lines.prefix(count).flatMap { $0 }, to: logPath)
         try? FileManager.default.removeItem(atPath: logPath + ".index")
+    }
+
+    /// `cutLog`, the kept lines then written without their `batch` members and chained again: what
+    /// a power loss left of a batch written before lines carried them (or by an older ledger), whole
+    /// lines that readers cannot tell from a batch of their own — the case `recover` finishes or undoes.
+    func cutLogWrittenWithoutBatchMarks(keepingLines count: Int) throws {
+        try cutLog(keepingLines: count)
+        let unmarked = try LogRewriting.envelopes(try logBytes()).map { envelope in
+            var plain = envelope
+            plain.batch = nil
+            return plain
+        }
+        try writeBytes(LogRewriting.chained(unmarked), to: logPath)
     }
 
     /// `DIR/events.jsonl.broken`.

@@ -49,14 +49,17 @@ final class InMemoryEventStore: LedgerStore {
         var recorded: [RecordedEvent] = []
         var bytes: [UInt8] = []
         var at = max(clock.now(), lastAt)
-        for (stream, event) in parts.flatMap({ part in part.events.map { (part.stream, $0) } }) {
+        let lines = parts.flatMap({ part in part.events.map { (part.stream, $0) } })
+        let marks = BatchMark.marks(count: lines.count)
+        for (position, (stream, event)) in lines.enumerated() {
             let id = Identifiers.uuid(fromRandom: random.bytes(16))
             let type = event.type
+            let batch = marks[position].isUnmarked ? nil : marks[position]
             let body = LineCodec.body(seq: next.head.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
-                                      stream: stream, data: event.data, prev: next.head.hash)
+                                      stream: stream, batch: batch, data: event.data, prev: next.head.hash)
             let hash = SHA256.hex(body)
             let envelope = Envelope(seq: next.head.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
-                                    stream: stream, data: event.data, prev: next.head.hash, hash: hash)
+                                    stream: stream, batch: batch, data: event.data, prev: next.head.hash, hash: hash)
             do {
                 recorded.append(try next.check(envelope, bodyHash: hash))
             } catch {

@@ -13,6 +13,11 @@ enum LineMutations {
             for (n, type) in EventType.allCases.enumerated() {
                 _ = try store.append([Fixtures.event(type, n)], to: Fixtures.stream(for: type, n), expected: .noStream)
             }
+            // A batch of three lines, in two streams: lines with `"batch":[1,3]` … `[3,3]`.
+            let registration = Fixtures.stream(.registration, 90)
+            _ = try store.append([StreamAppend([Fixtures.event(.accountCreated, 90), Fixtures.event(.profileWritten, 90)], to: registration, expected: .noStream),
+                                  StreamAppend([Fixtures.event(.sessionStarted, 91)], to: Fixtures.stream(.session, 91), expected: .noStream)],
+                                 condition: nil)
             var lines = splitLines(try readBytes(store.logPath)).map { Array($0.dropLast()) }
             lines += splitLines(try readBytes(Paths.demoLog)).map { Array($0.dropLast()) }
             return lines
@@ -31,6 +36,14 @@ enum LineMutations {
             (#","prev":""#, #","prev":" "#), (#"T"#, #"t"#), (#"Z""#, #"z""#), (#""}"#, #"" }"#), (#","hash":"#, #","hash" :"#),
             (#","data":{"#, #","data":["#), (#","data":{"#, #","data":{"x":1,"#), (#"}"prev""#, #"} "prev""#),
             (#","at":""#, #","at":"\u0032"#), (#""uid":"#, #""uid":"#), (#","id":""#, #","id":"\u0030"#),
+            // The `batch` member: respelled, malformed, out of its place, given twice, and added to a line without it.
+            (#","batch":[1,3]"#, ""), (#""batch":[1,"#, #""batch":[0,"#), (#""batch":["#, #""batch": ["#), (#""batch":[1,"#, #""batch":[1 ,"#),
+            (#","batch":[1,3]"#, #","batch":[1,1]"#), (#","batch":[1,3]"#, #","batch":[4,3]"#), (#","batch":[1,3]"#, #","batch":[1,3,1]"#),
+            (#","batch":[1,3]"#, #","batch":[1.0,3]"#), (#","batch":[1,3]"#, #","batch":["1",3]"#), (#","batch":[1,3]"#, #","batch":{}"#),
+            (#","batch":[1,3]"#, #","batch":[1,3],"batch":[1,3]"#), (#","batch":[1,3]"#, #","batch":[1]"#), (#","batch":[1,3]"#, #","batch":null"#),
+            (#","batch":[1,3]"#, #","batch":[01,3]"#), (#","batch":[1,3]"#, #","batch":[1,2147483648]"#), (#","batch":[1,3]"#, #","batch":[2147483647,2147483647]"#),
+            (#","batch":[1,3]"#, #","batch":[-1,3]"#), (#","batch":[2,3],"data":"#, #","data":"#), (#","batch":[3,3]"#, #","batch":[3,3] "#),
+            (#","data":"#, #","batch":[2,2],"data":"#), (#","prev":"#, #","batch":[1,2],"prev":"#), (#","stream":"#, #","batch":[1,2],"stream":"#),
         ]
         for (from, to) in swaps where text.contains(from) {
             if let range = text.range(of: from) { out.append(Array(text.replacingCharacters(in: range, with: to).utf8)) }

@@ -18,7 +18,7 @@ enum LogRewriting {
         var out: [UInt8] = []
         var prev = Envelope.genesisHash
         for (n, e) in envelopes.enumerated() {
-            let body = LineCodec.body(seq: renumbering ? n + 1 : e.seq, id: e.id, at: e.at, type: e.type, v: e.v, stream: e.stream,
+            let body = LineCodec.body(seq: renumbering ? n + 1 : e.seq, id: e.id, at: e.at, type: e.type, v: e.v, stream: e.stream, batch: e.batch,
                                       data: e.data, prev: prev)
             prev = body.withUnsafeBytes { SHA256.hex($0) }
             out += LineCodec.line(body: body, hash: prev)

@@ -136,14 +136,18 @@ public final class PostgresEventStore: LedgerStore {
             var chain = head
             var at = max(clock.now(), lastAt ?? Timestamp(millis: 0))
             var rows: [[String?]] = []
+            // The lines a file store would write for the batch, `batch` marks included: one transaction
+            // is all or nothing already, but the lines stay the same bytes in either store.
+            let marks = BatchMark.marks(count: decoded.count)
             for (part, version) in zip(parts, reads.versions) {
                 for (position, event) in part.events.enumerated() {
                     let type = event.type, id = ids[pending.count]
+                    let batch = marks[pending.count].isUnmarked ? nil : marks[pending.count]
                     let body = LineCodec.body(seq: chain.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
-                                              stream: part.stream, data: event.data, prev: chain.hash)
+                                              stream: part.stream, batch: batch, data: event.data, prev: chain.hash)
                     let hash = SHA256.hex(body)
                     let envelope = Envelope(seq: chain.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
-                                            stream: part.stream, data: event.data, prev: chain.hash, hash: hash)
+                                            stream: part.stream, batch: batch, data: event.data, prev: chain.hash, hash: hash)
                     var line = LineCodec.line(body: body, hash: hash)
                     line.removeLast()  // the newline is the file's separator, not part of the stored line
                     rows.append(Self.row(envelope, streamPosition: version + position + 1, line: String(decoding: line, as: UTF8.self)))
