@@ -111,9 +111,8 @@ public final class AccountService {
         let appended: [RecordedEvent]
         do {
             if let first = parts.first?.events.first { try failpoints.beforeAppending(first.type) }
-            appended = parts.isEmpty ? [] : try failpoints.append(parts, flush: beforeCrash) {
-                try store.append($0, condition: .uniqueEmails)  // an email change claims its email
-            }
+            // An email change claims its email.
+            appended = parts.isEmpty ? [] : try failpoints.append(parts, to: store, condition: .uniqueEmails, flush: beforeCrash)
             for part in parts { for event in part.events { failpoints.afterAppending(event.type, flush: beforeCrash) } }
         } catch let error as StoreError where error.condition == .emailTaken {
             throw AccountRefusal(code: .emailTaken, message: error.message)
