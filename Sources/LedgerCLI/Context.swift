@@ -43,6 +43,9 @@ public struct Context {
     public var outputFailure: () -> Int32? = { nil }
     /// What the command recorded so far, for the line a failed standard output leaves on standard error.
     public var recorded = RecordedNote()
+    /// Called before a command whose output must be received runs: a closed pipe on standard output
+    /// is then a failure it reports (exit 3), not the quiet end of a reader.
+    public var outputMustBeReceived: () -> Void = {}
 
     /// The real process: stdio, `environ`, system clock and CSPRNG.
     public static func process(_ descriptors: StandardDescriptors = StandardDescriptors()) -> Context {
@@ -72,7 +75,8 @@ public struct Context {
             random: SecureRandom(),
             keepUntilExit: { ExitRetained.keep($0) },
             standardDescriptors: descriptors,
-            outputFailure: { out.failure }
+            outputFailure: { out.failure },
+            outputMustBeReceived: { out.quietOnClosedPipe = false }
         )
     }
 

@@ -44,6 +44,15 @@ public enum LedgerCLI {
     /// standard descriptors were closed at start (`StandardDescriptors.ensureOpen()`, called first).
     public static func main(_ arguments: [String], descriptors: StandardDescriptors) -> Int32 {
         let context = Context.process(descriptors)
+        // An argument is text: bytes that are not UTF-8 would be repaired into U+FFFD, and two keys
+        // or names that differ only there would become one.
+        if let bad = (1..<Int(max(CommandLine.argc, 1))).first(where: { n in
+            CommandLine.unsafeArgv[n].map { String(validatingCString: $0) == nil } ?? false
+        }) {
+            context.complain("argument \(bad) is not valid UTF-8 text; every argument must be")
+            context.flush()
+            return CLIError.Status.usage.rawValue
+        }
         let status = run(Array(arguments.dropFirst()), context: context)
         context.flush()
         return outputChecked(status, context)
@@ -95,6 +104,7 @@ public enum LedgerCLI {
                 throw CLIError.environment("standard output is closed, and `ledger \(command.spec.name)` prints what must be received (a token, an id); nothing was done: run it with standard output open",
                                           code: "stdout-closed")
             }
+            if command.spec.outputMustBeReceived { context.outputMustBeReceived() }
             return try command.run(invocation, context)
         } catch {
             return fail(CLIError.from(error), context, json: json)

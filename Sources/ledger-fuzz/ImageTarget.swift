@@ -68,7 +68,7 @@ struct ImageTarget {
     }
 
     static let reasons: Set<String> = [
-        "missing-email", "missing-username", "missing-password", "invalid-email", "password-too-short", "invalid-password", "invalid-username",
+        "missing-email", "missing-username", "missing-password", "invalid-email", "password-too-short", "password-too-long", "invalid-password", "invalid-username",
         "image-too-large", "invalid-image", "invalid-image-path", "image-unreadable",
     ]
 

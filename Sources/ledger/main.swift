@@ -3,6 +3,9 @@ import LedgerCLI
 
 // Before anything is opened: descriptors 0, 1 and 2 exist, so no data file can become one of them.
 let descriptors = StandardDescriptors.ensureOpen()
+// A closed pipe is an error the CLI handles itself (`FDWriter`): the quiet end of a reader, exit 3
+// for `register` and `login`, whose session or account must not be created for nobody in silence.
+signal(SIGPIPE, SIG_IGN)
 
 // One malloc arena: a read's scanner thread allocates its 1 MiB chunks in an arena of its own
 // otherwise, whose freed pages stay resident (about 10 MiB more peak memory per read). glibc's

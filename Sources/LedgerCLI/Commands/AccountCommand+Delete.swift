@@ -39,6 +39,7 @@ extension AccountCommand {
             reason = .operator
             outcome = try service(invocation, context).run(.delete(reason: reason), account: key)
         }
+        context.recorded.note("account \(outcome.uid) deleted (\(reason.rawValue)), \(outcome.endedSessions.count) sessions ended")
         let removal = AccountService.removeImage(deletedBy: outcome, from: FileBlobStore(directory: context.dataDirectory(invocation)))
         if case .left(let name, let problem) = removal {
             context.complain("account \(outcome.uid) is deleted, but its image file \(name) could not be removed (\(problem)); `ledger recover` removes it")

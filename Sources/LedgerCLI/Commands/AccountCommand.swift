@@ -90,6 +90,7 @@ enum AccountCommand {
     /// with `--json`, else a line saying `done` and the sessions it ended.
     static func report(_ outcome: AccountService.Outcome, status: String, done: String, endsSessions: Bool = true,
                        _ invocation: Invocation, _ context: Context) {
+        if !outcome.appended.isEmpty { context.recorded.note("account \(outcome.uid) \(done), \(outcome.endedSessions.count) sessions ended") }
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([
                 ("status", .string(status)), ("uid", .string(outcome.uid)), ("email", .string(outcome.email)),

@@ -13,6 +13,7 @@ enum LogoutCommand {
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
         let session = Identifiers.typed(invocation.required("session"))
         _ = try Services.sessions(invocation, context).logout(sessionId: session)
+        context.recorded.note("session \(session) ended")
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([("status", .string("signed-out")), ("sessionId", .string(session))])))
         } else {

@@ -33,6 +33,11 @@ enum RecoverCommand {
             }
         }
         let report = try Services.coordinator(invocation, context).recover()
+        if !report.changedNothing {
+            context.recorded.note("recover: \(report.interrupted.count) interrupted, \(report.compensated.count) compensated, "
+                + "\(report.removedImages.count) image files and \(report.removedTemporaryFiles.count) temporary files removed"
+                + (report.repairedTornTail ? ", a torn tail repaired" : ""))
+        }
         if invocation.flag("json") {
             let list = { (items: [String]) -> JSONValue in .array(items.map(JSONValue.string)) }
             var members: [(String, JSONValue)] = [

@@ -47,6 +47,9 @@ enum RegisterCommand {
             ])))
             return refused.status.rawValue
         }
+        if result.outcome != .completed {
+            context.recorded.note("registration \(result.registration) \(result.outcome.rawValue)")
+        }
         if result.outcome == .completed {
             let session = result.sessionId.map { ", session \($0) started, its token lost (end it with `ledger logout --session \($0)`)" } ?? ""
             context.recorded.note("registration \(result.registration) completed as uid \(result.uid ?? "-")\(session)")
@@ -78,6 +81,9 @@ enum RegisterCommand {
     }
 
     static func print(_ result: RegistrationResult, json: Bool, _ context: Context) {
+        if result.outcome != .completed {
+            context.recorded.note("registration \(result.registration) \(result.outcome.rawValue)")
+        }
         if result.outcome == .completed {
             if json {
                 context.printJSON(.object(JSONObject([

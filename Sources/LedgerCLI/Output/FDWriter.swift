@@ -9,6 +9,9 @@ final class FDWriter {
     /// The `errno` of the first write that failed (a full disk, a closed terminal), nil while every
     /// write went out. The rest of the output is dropped once one fails.
     private(set) var failure: Int32?
+    /// True while a closed pipe (EPIPE) ends the process quietly, by SIGPIPE's default action, as
+    /// `ledger events | head` expects; false for output that must be received (then it is a failure).
+    var quietOnClosedPipe = true
 
     /// A writer to `fd`.
     init(fd: Int32) {
@@ -39,14 +42,18 @@ final class FDWriter {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Writes `raw` to the descriptor; after a failed write nothing more is written (a closed pipe
-    /// ends the process by SIGPIPE first, the quiet end of `ledger events | head`).
+    /// Writes `raw` to the descriptor; after a failed write nothing more is written.
     private func writeAll(_ raw: UnsafeRawBufferPointer) {
         guard failure == nil else { return }
         var done = 0
         while done < raw.count {
             let n = Glibc.write(fd, raw.baseAddress! + done, raw.count - done)
             if n < 0 && errno == EINTR { continue }
+            if n < 0 && errno == EPIPE && quietOnClosedPipe {
+                // The reader is gone and nothing here must reach it: end as a pipeline expects.
+                signal(SIGPIPE, SIG_DFL)
+                raise(SIGPIPE)
+            }
             if n <= 0 { failure = n < 0 ? errno : EIO; break }
             done += n
         }

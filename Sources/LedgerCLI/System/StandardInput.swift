@@ -7,8 +7,10 @@ import Glibc
 /// repaired into U+FFFD. It reads descriptor 0 a byte at a time, so it never takes more than its
 /// line: the next line stays for the next read, whoever does it.
 enum StandardInput {
-    /// The longest line read (a secret is far shorter): the rest of a longer line is dropped.
-    static let maxLine = 64 * 1024
+    /// The longest line read whole (a secret is far shorter): a longer one is returned as its first
+    /// `maxLine + 1` bytes, which every password rule refuses as too long, and the rest is not read
+    /// (`< /dev/zero` ends at once).
+    static let maxLine = 4096
 
     /// The next line's bytes without its newline; nil at end of input (or on a read error) before any byte.
     static func readLineBytes() -> [UInt8]? {
@@ -19,7 +21,8 @@ enum StandardInput {
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { return n == 0 && !bytes.isEmpty ? bytes : nil }
             if byte == 0x0A { return bytes }
-            if bytes.count < maxLine { bytes.append(byte) }
+            bytes.append(byte)
+            if bytes.count > maxLine { return bytes }
         }
     }
 }

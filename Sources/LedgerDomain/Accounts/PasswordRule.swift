@@ -6,6 +6,8 @@
 public enum PasswordRule {
     /// The fewest characters a new password has (counted after preparation).
     public static let minimumLength = 8
+    /// The most UTF-8 bytes a new password has once prepared (crypt(3) takes at most 511).
+    public static let maximumBytes = 511
 
     /// The mark before the crypt(3) string of a hash made from prepared text (`$nfc$y$…`). A hash
     /// without it was made from the bytes as typed (before this rule), and is checked that way: one
@@ -25,16 +27,34 @@ public enum PasswordRule {
     public static func isCheckable(_ password: String) -> Bool { !password.utf8.contains(0) }
 
     /// What is wrong with `password` as a new password (sign-up, change, reset): the refusal's reason
-    /// and message, else nil. Text without control characters (OpaqueString's FreeformClass refuses
-    /// them), at least `minimumLength` characters once prepared.
+    /// and message, else nil. Text of characters OpaqueString's FreeformClass allows (`isAllowed`),
+    /// at least `minimumLength` characters and at most `maximumBytes` bytes once prepared.
     public static func problem(_ password: String) -> (reason: String, message: String)? {
-        if password.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-            return ("invalid-password", "the password must be text: UTF-8 without NUL bytes or control characters")
+        if !password.unicodeScalars.allSatisfy(isAllowed) {
+            return ("invalid-password", "the password must be text: UTF-8 without NUL bytes, control, format, invisible, private-use or unassigned characters")
         }
-        guard prepared(password).count >= minimumLength else {
+        let text = prepared(password)
+        guard text.count >= minimumLength else {
             return ("password-too-short", "the password must have at least \(minimumLength) characters")
         }
+        guard text.utf8.count <= maximumBytes else {
+            return ("password-too-long", "the password must have at most \(maximumBytes) bytes of UTF-8")
+        }
         return nil
+    }
+
+    /// True for a character a new password may hold: not a control (C0, DEL, C1), a format or
+    /// default-ignorable character (a BOM, a zero-width space, a bidi control: invisible, so the same
+    /// visible text would not sign in), a line or paragraph separator, a surrogate, a private-use,
+    /// unassigned or noncharacter code point (RFC 8264's FreeformClass disallows them); the zero-width
+    /// joiner and non-joiner stay allowed, as some scripts need them.
+    public static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.value == 0x200C || scalar.value == 0x200D { return true }
+        let properties = scalar.properties
+        switch properties.generalCategory {
+        case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator: return false
+        default: return !properties.isNoncharacterCodePoint && !properties.isDefaultIgnorableCodePoint
+        }
     }
 
     /// `password` prepared as RFC 8265's OpaqueString enforces it: every non-ASCII space (category

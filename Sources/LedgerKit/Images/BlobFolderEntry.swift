@@ -25,6 +25,19 @@ public enum BlobFolderEntry: Equatable, Sendable {
         }
     }
 
+    /// The entry named `name` in the folder `folder`: a folder (or anything that is neither a
+    /// regular file nor a link) is `foreign` whatever its name, so `recover` never tries to remove
+    /// it and `audit` names it for the operator.
+    public init(name: String, in folder: String) {
+        var info = stat()
+        let path = folder.hasSuffix("/") ? folder + name : folder + "/" + name
+        if lstat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG, (info.st_mode & S_IFMT) != S_IFLNK {
+            self = .foreign(name)
+        } else {
+            self.init(name: name)
+        }
+    }
+
     /// The entry's name.
     public var name: String {
         switch self {
@@ -45,7 +58,7 @@ public enum BlobFolderEntry: Equatable, Sendable {
     /// The writer's process id of a temporary blob name `<uuid>.tmp-<pid>`, else nil.
     private static func writer(ofTemporary name: String) -> Int32? {
         guard let marker = name.firstRange(of: ".tmp-"), Identifiers.isLowercaseUUID(String(name[..<marker.lowerBound])) else { return nil }
-        guard let pid = Int32(name[marker.upperBound...]), pid > 0 else { return nil }
+        guard let pid = Int32(name[marker.upperBound...]), pid > 0, String(pid) == name[marker.upperBound...] else { return nil }
         return pid
     }
 }

@@ -13,8 +13,9 @@ public struct PendingCheck: Equatable, Sendable {
     public var sessionId: String
     /// For an account command (change the password or the email, delete): its account and that
     /// account stream's version when the check was announced. The right password's outcome appends
-    /// to that stream under the same lock, so a stream grown past it is the outcome, settled by the
-    /// log whether or not the marker's removal reached the disk.
+    /// to that stream under the same lock, so the stream's next event, when it is such an outcome
+    /// (`CheckedPasswordOutcome`), settles the check by the log whether or not the marker's removal
+    /// reached the disk.
     public var account: AccountVersion?
 
     /// A check from its ids.

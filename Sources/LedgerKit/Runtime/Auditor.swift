@@ -27,13 +27,18 @@ public enum Auditor {
         public let files: [String]
         /// Image names noted by registrations that live processes are running.
         public let running: Set<String>
+        /// The blob folder, when the blobs are files (what each name is also depends on its kind of file).
+        public var folder: String? = nil
+
+        /// What each name present is.
+        var entries: [BlobFolderEntry] { files.map { name in folder.map { BlobFolderEntry(name: name, in: $0) } ?? BlobFolderEntry(name: name) } }
     }
 
     /// Captures the blob folder and the running registrations; call it before loading the views.
     /// Throws when either cannot be read (e.g. a linked `profile_image/` or `locks/`), rather than
     /// reporting every stored image as missing.
     public static func snapshot(blobs: any BlobStore, locks: any RegistrationLocks) throws -> Snapshot {
-        Snapshot(files: try blobs.names(), running: try locks.imagesOfRunningRegistrations())
+        Snapshot(files: try blobs.names(), running: try locks.imagesOfRunningRegistrations(), folder: (blobs as? FileBlobStore)?.folder)
     }
 
     /// The anomalies of `views` at `now` (their as-of instant), with blobs in `blobs` and the registration locks `locks`.
@@ -57,7 +62,7 @@ public enum Auditor {
         for broken in views.ruleBreaks + views.ruleBreaksAfterwards(at: now) {
             out.append(Anomaly(kind: broken.kind.rawValue, key: "uid", value: broken.uid.uuidString, message: message(broken)))
         }
-        for entry in snapshot.files.map(BlobFolderEntry.init(name:)) {
+        for entry in snapshot.entries {
             if case .foreign(let name) = entry {
                 out.append(Anomaly(kind: "foreign-file", key: "file", value: name,
                                    message: "profile_image/\(name) is not a file ledger writes (images are named by a UUID); "

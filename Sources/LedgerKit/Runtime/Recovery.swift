@@ -68,7 +68,8 @@ extension RegistrationCoordinator {
         // Removing is destructive: a blob is an orphan only when the whole verified log says so (a
         // re-sealed checkpoint may have forgotten a live user's image).
         views = try currentViews()
-        let entries = files.map(BlobFolderEntry.init(name:))
+        let imageFolder = FileSystem.join(directory, "profile_image")
+        let entries = files.map { BlobFolderEntry(name: $0, in: imageFolder) }
         // A foreign file (not a name the ledger writes) is left: `audit` reports it as one for the operator.
         for entry in entries where entry.isOrphan(images: views.images, running: running) {
             if case .image(let name) = entry {

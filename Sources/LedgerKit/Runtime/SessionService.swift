@@ -150,7 +150,13 @@ public final class SessionService {
     /// its session or that stream already holds its failure (a holder that died after the outcome).
     func countInterrupted(_ check: PendingCheck, email: String) throws {
         guard try store.streamVersion(StreamCategory.session.stream(check.sessionId)) == 0 else { return }
-        if let account = check.account, try store.streamVersion(StreamCategory.account.stream(account.uid)) > account.version { return }
+        // An account command's outcome: the event its account stream gained right after the check
+        // began, read from the verified log (rare: only a leftover comes here), and of a kind only a
+        // checked password appends — a reset requested meanwhile by anyone settles nothing.
+        if let account = check.account {
+            let stream = try store.readStream(StreamCategory.account.stream(account.uid))
+            if stream.count > account.version, CheckedPasswordOutcome.isOutcome(stream[account.version].event) { return }
+        }
         do {
             _ = try store.append([.signInFailed(SignInFailed(email: email, reason: .wrongPassword))],
                                  to: StreamCategory.signin.stream(check.attempt), expected: .noStream)

@@ -8,9 +8,13 @@ import LedgerDomain
 /// while one was written leaves it behind (hundreds of kilobytes each), and `recover` removes it.
 /// A temporary file whose process still runs is left alone; so is every name the ledger does not write.
 public enum StaleTemporaryFiles {
-    /// The writer's process id of a temporary name `events.<…>.tmp-<pid>` in the data folder, else nil.
+    /// The names whose temporary files are the ledger's: the two checkpoints' atomic writes.
+    public static let targets = ["events.jsonl.index.checkpoint", "events.jsonl.checkpoint"]
+
+    /// The writer's process id of a temporary name `<target>.tmp-<pid>` in the data folder (a pid
+    /// written as `getpid()` writes it: digits, no sign, no leading zero), else nil.
     public static func writer(of name: String) -> Int32? {
-        guard name.hasPrefix("events."), let marker = name.firstRange(of: ".tmp-"),
+        guard let marker = name.firstRange(of: ".tmp-"), targets.contains(String(name[..<marker.lowerBound])),
               let pid = Int32(name[marker.upperBound...]), pid > 0, String(pid) == name[marker.upperBound...] else { return nil }
         return pid
     }
@@ -27,6 +31,9 @@ public enum StaleTemporaryFiles {
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
             guard let pid = writer(of: name), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            // A folder with such a name is nothing the ledger wrote: left for the operator, never in the way.
+            var info = stat()
+            guard lstat(FileSystem.join(directory, name), &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { continue }
             stale.append(name)
         }
         closedir(folder)

@@ -62,6 +62,32 @@ import Testing
         }
     }
 
+    /// A wrong current password whose `SignInFailed` could not be appended leaves its record; a reset
+    /// requested by anyone meanwhile grows the account stream, but is no outcome of a checked
+    /// password: the next sign-in still counts the guess (found by an attack on the first fix).
+    @Test func anUnrelatedEventDoesNotSettleAWrongGuess() throws {
+        try withTempDirectory("ledger-mailbox") { folder in
+            try withLedgerDir { dir in
+                let store = AccountLifecycleCLITests.fileStore(dir)
+                let email = uniqueEmail("guess"), other = uniqueEmail("other"), password = "correct horse guess"
+                for address in [email, other] {
+                    #expect(try store.run(LedgerDir.registerArguments(email: address, username: "G"), password + "\n").status == 0)
+                }
+                let guess = try store.runWith(["account", "change-password", "--email", email, "--password-stdin", "--json"],
+                                              "wrong guess 1\nanother good password\n", ["LEDGER_FAILPOINTS": "SignInFailed=error"])
+                #expect(guess.status == 3, "\(guess)")
+                let right = try store.runWith(["account", "change-password", "--email", other, "--password-stdin", "--json"],
+                                              password + "\nanother good password\n", ["LEDGER_FAILPOINTS": "PasswordChanged=error"])
+                #expect(right.status == guess.status && right.stdout == guess.stdout && right.stderr == guess.stderr,
+                        "a failed step does not tell right from wrong: \(right)\n\(guess)")
+                let mailbox = try Mailbox(folder: folder)
+                #expect(try dir.run(["account", "request-reset", "--email", email], env: mailbox.environment).status == 0)
+                #expect(try store.run(["login", "--email", email, "--password-stdin"], password + "\n").status == 0)
+                #expect(try Self.failures(store, email) == ["wrong-password"], "the guess is counted once")
+            }
+        }
+    }
+
     /// `recover` removes the temporary file of a checkpoint whose writer died, keeps one whose writer
     /// runs, and says so in `--json`.
     @Test func recoverRemovesTemporaryFilesOfDeadWriters() throws {

@@ -244,6 +244,71 @@ private func line(_ text: String) -> [UInt8] { Array(text.utf8) + [0x0A] }
         }
     }
 
+    /// Found by an attack on the first fixes: a password of invisible or unassigned characters, or
+    /// longer than crypt(3) takes, is refused at validation (a `Failed`), not at hashing; a line of
+    /// standard input without end (`< /dev/zero`) ends at once.
+    @Test func passwordsOfInvisibleOrTooManyCharactersAreRefusedAtValidation() throws {
+        try withLedgerDir { dir in
+            let target = Self.file(dir)
+            for bad in ["\u{FEFF}correct horse", "correct\u{200B}horse", "correct\u{2028}horse", "correct \u{E000}horse", "correct \u{FFFF}horse"] {
+                let refused = try target.register(uniqueEmail("invisible"), Array(bad.utf8))
+                #expect(refused.status == 1 && Self.failedReason(refused) == "invalid-password", "\(bad.unicodeScalars.map(\.value)): \(refused)")
+            }
+            let long = try target.register(uniqueEmail("long"), Array(repeating: 0x61, count: 600))
+            #expect(long.status == 1 && Self.failedReason(long) == "password-too-long", "\(long)")
+            let endless = try run("/bin/sh", ["-c", "exec \"$0\" register --data \"$1\" --email e@example.com --username E --password-stdin --json </dev/zero",
+                                              Paths.ledger, dir.path], env: fastHashEnvironment)
+            #expect(endless.status == 1 && Self.failedReason(endless) == "invalid-password", "\(endless)")
+            let joiner = try target.register(uniqueEmail("joiner"), Array("correct\u{200D}horse".utf8))
+            #expect(joiner.status == 0, "a zero-width joiner stays allowed: \(joiner)")
+        }
+    }
+
+    /// Found by an attack: `login | true` lost its token in silence (killed by SIGPIPE after the
+    /// session started); now a closed pipe is exit 3 saying what was recorded, for `register` and
+    /// `login` only: a reader whose pipe closes still ends quietly.
+    @Test func aClosedPipeNeverLosesATokenInSilence() throws {
+        try withLedgerDir { dir in
+            let target = Self.file(dir)
+            let email = uniqueEmail("pipe"), password = Array("correct horse pipe".utf8)
+            #expect(try target.register(email, password).status == 0)
+            let piped = try run("/bin/bash", ["-c", "printf 'correct horse pipe\\n' | \"$0\" login --data \"$1\" --email \"$2\" --password-stdin | true; "
+                                              + "echo \"status ${PIPESTATUS[1]}\"", Paths.ledger, dir.path, email], env: fastHashEnvironment)
+            #expect(piped.stdout == "status 3\n" && piped.stderrLines.count == 1 && piped.stderr.contains("logout --session"), "\(piped)")
+            let reader = try run("/bin/bash", ["-c", "\"$0\" events --data \"$1\" | head -c 1 >/dev/null; echo \"status ${PIPESTATUS[0]}\"", Paths.ledger, dir.path])
+            #expect(reader.stderr.isEmpty && (reader.stdout == "status 141\n" || reader.stdout == "status 0\n"), "\(reader)")
+        }
+    }
+
+    /// Found by an attack: bytes that are not UTF-8 in an argument were repaired into U+FFFD, so two
+    /// idempotency keys became one; now such an argument is a usage error.
+    @Test func anArgumentThatIsNotTextIsRefused() throws {
+        try withLedgerDir { dir in
+            let result = try run("/bin/bash", ["-c", "\"$0\" users --data \"$1\" --email $'a\\xffb'", Paths.ledger, dir.path])
+            #expect(result.status == 2 && result.stderrLines.count == 1 && result.stderr.contains("not valid UTF-8"), "\(result)")
+        }
+    }
+
+    /// Found by an attack: a folder named like a temporary file stopped `recover` for good; only the
+    /// ledger's own temporary names, with a pid as `getpid()` writes it, are removed.
+    @Test func recoverLeavesWhatItDidNotWrite() throws {
+        try withLedgerDir { dir in
+            #expect(try dir.run(LedgerDir.registerArguments(email: uniqueEmail("left"), username: "L"), stdin: "correct horse left\n").status == 0)
+            let dead = Int32.max - 7  // no such process
+            let folder = dir.path + "/events.jsonl.checkpoint.tmp-\(dead)"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            try FileManager.default.createDirectory(atPath: dir.imageFolder + "/00000000-0000-4000-8000-000000000001", withIntermediateDirectories: true)
+            let others = ["events.jsonl.tmp-\(dead)", "events.jsonl.index.new.tmp-\(dead)"]
+            for name in others { try writeBytes([1, 2, 3], to: dir.path + "/" + name) }
+            let odd = dir.imageFolder + "/00000000-0000-4000-8000-000000000002.tmp-0\(dead)"
+            try writeBytes([1], to: odd)
+            let recovered = try dir.run(["recover", "--json"])
+            #expect(recovered.status == 0, "\(recovered)")
+            #expect(FileManager.default.fileExists(atPath: folder) && FileManager.default.fileExists(atPath: odd))
+            for name in others { #expect(FileManager.default.fileExists(atPath: dir.path + "/" + name), "\(name)") }
+        }
+    }
+
     // MARK: 8: one error, one line
 
     /// An argument or a `LEDGER_*` value with a newline or an escape is echoed escaped: one line.

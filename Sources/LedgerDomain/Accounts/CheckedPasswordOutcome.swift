@@ -1,0 +1,20 @@
+// MARK: - CheckedPasswordOutcome
+
+/// Which events only a command that checked the account's password appends: the owner's
+/// `change-password` (`PasswordChanged`, reason `change`), `change-email` (`EmailChanged`) and
+/// `delete --password-stdin` (`AccountDeleted`, reason `user-request`). A pending password check of
+/// an account command is settled by the log when the event its account stream gained right after
+/// the check began is one of these (every later checked command counts a leftover first, so that
+/// event is the check's own outcome); any other event there (a reset requested by anyone, an
+/// operator's disable) settles nothing, and the check counts as a wrong password.
+public enum CheckedPasswordOutcome {
+    /// True when `event` is the outcome of a command that checked its account's password.
+    public static func isOutcome(_ event: LedgerEvent) -> Bool {
+        switch event {
+        case .passwordChanged(let changed): changed.reason == .change
+        case .emailChanged: true
+        case .accountDeleted(let deleted): deleted.reason == .userRequest
+        default: false
+        }
+    }
+}
