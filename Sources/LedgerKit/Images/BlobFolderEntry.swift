@@ -9,8 +9,8 @@ import LedgerDomain
 public enum BlobFolderEntry: Equatable, Sendable {
     /// An image blob: a lowercase UUID.
     case image(String)
-    /// A temporary file of a blob's atomic write (`<uuid>.tmp-<pid>`), and whether its writer runs.
-    case temporary(String, writerRunning: Bool)
+    /// A temporary file of a blob's atomic write (`<uuid>.tmp-<pid>`), and the image (`<uuid>`) it is written for.
+    case temporary(String, image: String)
     /// Any other name: nothing the ledger writes (`notes.txt`, a copy, a folder).
     case foreign(String)
 
@@ -18,8 +18,8 @@ public enum BlobFolderEntry: Equatable, Sendable {
     public init(name: String) {
         if Identifiers.isLowercaseUUID(name) {
             self = .image(name)
-        } else if let pid = Self.writer(ofTemporary: name) {
-            self = .temporary(name, writerRunning: !(kill(pid, 0) != 0 && errno == ESRCH))
+        } else if let image = Self.image(ofTemporary: name) {
+            self = .temporary(name, image: image)
         } else {
             self = .foreign(name)
         }
@@ -46,19 +46,27 @@ public enum BlobFolderEntry: Equatable, Sendable {
     }
 
     /// True when `recover` removes it: an image no `ImageStored` in `images` owns and no running
-    /// registration (`running`) is storing, or a temporary file whose writer is gone.
+    /// registration (`running`) is storing, or a temporary file of an image no running registration
+    /// is storing. Whether a registration runs is its lock's word (held by a live process, on any
+    /// host for PostgreSQL), never the pid in the temporary name: after a reboot that pid may name an
+    /// unrelated live process, and the file would never be removed (found by
+    /// `Tests/Drills/crash_states.py`). The image is noted in the lock before its temporary file is
+    /// created, and the folder is listed before the running registrations are asked.
     public func isOrphan(images: ImageView, running: Set<String>) -> Bool {
         switch self {
         case .image(let name): images.status(of: name) != .stored && !running.contains(name)
-        case .temporary(_, let writerRunning): !writerRunning
+        case .temporary(_, let image): !running.contains(image)
         case .foreign: false
         }
     }
 
-    /// The writer's process id of a temporary blob name `<uuid>.tmp-<pid>`, else nil.
-    private static func writer(ofTemporary name: String) -> Int32? {
-        guard let marker = name.firstRange(of: ".tmp-"), Identifiers.isLowercaseUUID(String(name[..<marker.lowerBound])) else { return nil }
-        guard let pid = Int32(name[marker.upperBound...]), pid > 0, String(pid) == name[marker.upperBound...] else { return nil }
-        return pid
+    /// The image a temporary blob name `<uuid>.tmp-<pid>` is written for (`<uuid>`), else nil (the
+    /// pid written as `getpid()` writes it: digits, no sign, no leading zero).
+    private static func image(ofTemporary name: String) -> String? {
+        guard let marker = name.firstRange(of: ".tmp-") else { return nil }
+        let image = String(name[..<marker.lowerBound])
+        guard Identifiers.isLowercaseUUID(image), let pid = Int32(name[marker.upperBound...]), pid > 0,
+              String(pid) == name[marker.upperBound...] else { return nil }
+        return image
     }
 }

@@ -6,7 +6,12 @@ import LedgerDomain
 /// The temporary files of the data folder's atomic writes (`FileSystem.writeAtomically`: the index
 /// and view checkpoints, `events.jsonl.index.checkpoint.tmp-<pid>`) whose writer is gone: a crash
 /// while one was written leaves it behind (hundreds of kilobytes each), and `recover` removes it.
-/// A temporary file whose process still runs is left alone; so is every name the ledger does not write.
+/// A temporary file whose writer still runs is left alone; so is every name the ledger does not write.
+/// Whether the writer runs is the file's own `flock` (taken by `writeAtomically` as soon as the file
+/// is created, held until it is closed), not the pid in its name: after a reboot that pid may name an
+/// unrelated live process, and the file would stay forever (found by `Tests/Drills/crash_states.py`).
+/// A file taken in the instant between its creation and its writer's lock costs that writer one
+/// checkpoint save (a cache), nothing else.
 public enum StaleTemporaryFiles {
     /// The names whose temporary files are the ledger's: the two checkpoints' atomic writes.
     public static let targets = ["events.jsonl.index.checkpoint", "events.jsonl.checkpoint"]
@@ -25,22 +30,34 @@ public enum StaleTemporaryFiles {
             if errno == ENOENT { return [] }
             throw SystemError("list", path: directory)
         }
-        var stale: [String] = []
+        var stale: [(name: String, pid: Int32)] = []
         while let entry = readdir(folder) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            guard let pid = writer(of: name), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            guard let pid = writer(of: name), pid != getpid() else { continue }
             // A folder with such a name is nothing the ledger wrote: left for the operator, never in the way.
             var info = stat()
             guard lstat(FileSystem.join(directory, name), &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else { continue }
-            stale.append(name)
+            stale.append((name, pid))
         }
         closedir(folder)
-        for name in stale where unlink(FileSystem.join(directory, name)) != 0 && errno != ENOENT {
-            throw SystemError("remove", path: FileSystem.join(directory, name))
+        var removed: [String] = []
+        for (name, pid) in stale {
+            let path = FileSystem.join(directory, name)
+            // A regular file is its writer's while its lock is held. Anything else (a link, which is
+            // removed as a name, never followed) has no lock to ask: its pid's word is all there is.
+            let writerGone: Bool
+            if let file = try? FileDescriptor(path: path, flags: O_RDONLY) {
+                writerGone = (try? file.tryLock(LOCK_EX)) == true
+            } else {
+                writerGone = kill(pid, 0) != 0 && errno == ESRCH
+            }
+            guard writerGone else { continue }
+            if unlink(path) != 0 && errno != ENOENT { throw SystemError("remove", path: path) }
+            removed.append(name)
         }
-        if !stale.isEmpty { try FileSystem.syncDirectory(directory) }
-        return stale.sorted()
+        if !removed.isEmpty { try FileSystem.syncDirectory(directory) }
+        return removed.sorted()
     }
 }

@@ -82,6 +82,9 @@ public enum FileSystem {
             // elsewhere): the name goes first, then the file is created new.
             if unlink(temp) != 0, errno != ENOENT { throw SystemError("remove", path: temp) }
             let file = try FileDescriptor(path: temp, flags: O_WRONLY | O_CREAT | O_EXCL, mode: mode)
+            // Held until the file is renamed and closed: `StaleTemporaryFiles` removes a temporary
+            // file only when it can take this lock (its writer is gone), never on the pid's word.
+            _ = try? file.tryLock(LOCK_EX)
             var offset = 0
             try produce { bytes in
                 try file.write(bytes, at: offset)
