@@ -155,7 +155,7 @@ public final class SessionService {
         // checked password appends — a reset requested meanwhile by anyone settles nothing.
         if let account = check.account {
             let stream = try store.readStream(StreamCategory.account.stream(account.uid))
-            if stream.count > account.version, CheckedPasswordOutcome.isOutcome(stream[account.version].event) { return }
+            if stream.count > account.version, CheckedPasswordOutcome.startsWithOutcome(stream[account.version...].lazy.map(\.event)) { return }
         }
         do {
             _ = try store.append([.signInFailed(SignInFailed(email: email, reason: .wrongPassword))],
