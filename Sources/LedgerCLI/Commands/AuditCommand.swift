@@ -56,7 +56,9 @@ enum AuditCommand {
             context.print("")
             printAccountChanges(views.accountChanges, context)
             context.print(anomalies.isEmpty ? style.green("No anomalies.") : style.red("ANOMALIES"))
-            for anomaly in anomalies { context.print(style.red("  \(anomaly.kind) \(anomaly.key)=\(anomaly.value): \(anomaly.message)")) }
+            for anomaly in anomalies {
+                context.print(style.red("  \(anomaly.kind) \(anomaly.key)=\(OneLine.escaped(anomaly.value)): \(OneLine.escaped(anomaly.message))"))
+            }
         }
         return anomalies.isEmpty ? 0 : CLIError.Status.failure.rawValue
     }

@@ -29,7 +29,7 @@ struct Table {
     func layout(fittingIn width: Int?) -> Layout {
         var widths = headers.indices.map { i in min(maxWidth, i < minimumWidths.count ? minimumWidths[i] : 0) }
         for row in [headers] + rows {
-            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], min(maxWidth, DisplayWidth.of(cell))) }
+            for (i, cell) in row.enumerated() where i < widths.count { widths[i] = max(widths[i], min(maxWidth, DisplayWidth.of(OneLine.escaped(cell)))) }
         }
         guard let width, !widths.isEmpty else { return Layout(widths: widths) }
         let floors = widths.indices.map { isIDColumn($0) ? widths[$0] : min(widths[$0], Self.narrowest) }
@@ -86,7 +86,9 @@ struct Layout {
 
     private func line(_ cells: [String], style: Style, tone: (Int, String) -> Style.Tone?) -> String {
         var text = ""
-        for (i, cell) in cells.enumerated() {
+        for (i, raw) in cells.enumerated() {
+            // A value from the log or a file name may hold a newline or a terminal escape: shown escaped.
+            let cell = OneLine.escaped(raw)
             let width = i < widths.count ? widths[i] : DisplayWidth.of(cell)
             let cut = Self.cut(cell, to: width)
             text += style.apply(tone(i, cell), cut)

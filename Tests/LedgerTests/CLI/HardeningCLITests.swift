@@ -309,6 +309,18 @@ private func line(_ text: String) -> [UInt8] { Array(text.utf8) + [0x0A] }
         }
     }
 
+    /// Found by an attack: a file name in `profile_image/` (or a value of a re-chained log) with a
+    /// newline or a terminal escape was printed raw by `audit` and the tables; now escaped.
+    @Test func humanOutputEscapesControlCharacters() throws {
+        try withLedgerDir { dir in
+            #expect(try dir.run(LedgerDir.registerArguments(email: uniqueEmail("esc"), username: "E"), stdin: "correct horse esc\n").status == 0)
+            try writeBytes([1], to: dir.imageFolder + "/evil\nledger: all good\u{1B}[2J")
+            let audit = try dir.run(["audit"])
+            #expect(!audit.stdout.contains("\u{1B}") && audit.stdout.contains("evil\\nledger: all good\\u{1B}[2J"), "\(audit)")
+            #expect(!audit.stdout.split(separator: "\n").contains { $0.hasPrefix("ledger: all good") }, "\(audit)")
+        }
+    }
+
     // MARK: 8: one error, one line
 
     /// An argument or a `LEDGER_*` value with a newline or an escape is echoed escaped: one line.
