@@ -138,8 +138,15 @@ private func line(_ text: String) -> [UInt8] { Array(text.utf8) + [0x0A] }
     /// `account delete EMAIL --password-stdin` answers a never-registered email as it answers a wrong
     /// password for a registered one (stdout, stderr, exit); the log records the true reasons.
     @Test func deleteWithAPasswordDoesNotEnumerate() throws {
-        try withLedgerDir { dir in
-            let target = Self.file(dir)
+        try withLedgerDir { dir in try Self.deleteDoesNotEnumerate(Self.file(dir)) }
+    }
+
+    @Test func deleteWithAPasswordDoesNotEnumerateOnPostgres() throws {
+        try withPostgresLedger { pg in try Self.deleteDoesNotEnumerate(Self.postgres(pg)) }
+    }
+
+    static func deleteDoesNotEnumerate(_ target: Target) throws {
+        do {
             let known = uniqueEmail("known"), unknown = uniqueEmail("unknown")
             #expect(try target.register(known, Array("correct horse known".utf8)).status == 0)
             for json in [true, false] {
