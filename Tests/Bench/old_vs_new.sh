@@ -50,6 +50,7 @@ for side in old new; do
     cp "$LOG" "$SCR/$side/data/events.jsonl"
     # The first reads and writes save the checkpoint and build the writers' index: not timed.
     "${LEDGER[$side]}" replay "$SCR/$side/log.jsonl" --json > "$SCR/$side/replay.json"
+    "${LEDGER[$side]}" users --data "$SCR/$side/data" --json > /dev/null  # the data folder's own checkpoint
     echo "$PASSWORD" | LEDGER_HASH_COST=1 "${LEDGER[$side]}" register --data "$SCR/$side/data" --email "bench-$side@example.com" \
         --username Bench --password-stdin --json > /dev/null
 done
