@@ -14,13 +14,13 @@ public struct HistoryRewrite: Equatable, Sendable {
     public var recorded: String
     /// The hash of the log's line with that seq.
     public var found: String
-    /// When the cache recorded a line by where it starts and the log has no line starting there any
-    /// more (the bytes before it changed length): that byte offset; `seq` and `found` are then unknown.
-    public var offset: Int?
+    /// What the cache recorded and what the log holds instead, in words, when it is not a hash for a
+    /// seq (a line recorded by where it starts, or by the stream it belongs to); nil: the hashes say it.
+    public var detail: String?
 
     /// A rewrite from its parts.
-    public init(cache: String, seq: Int, recorded: String, found: String, offset: Int? = nil) {
-        self.cache = cache; self.seq = seq; self.recorded = recorded; self.found = found; self.offset = offset
+    public init(cache: String, seq: Int, recorded: String, found: String, detail: String? = nil) {
+        self.cache = cache; self.seq = seq; self.recorded = recorded; self.found = found; self.detail = detail
     }
 
     /// The rule, decided once: the rewrite that `cache`'s record of `head` proves, given the hash of
@@ -36,9 +36,8 @@ public struct HistoryRewrite: Equatable, Sendable {
 
     /// One line naming the cache, the seq and both hashes, and the way back.
     public var message: String {
-        if let offset {
-            return "\(cache) recorded a line starting at byte \(offset) with hash \(recorded), but no line of the log starts there any more: "
-                + "the history was rewritten after the cache recorded it; \(Self.remedy)"
+        if let detail {
+            return "\(cache) \(detail): the history was rewritten after the cache recorded it; \(Self.remedy)"
         }
         return "\(cache) recorded line \(seq) with hash \(recorded), but the log's line \(seq) has hash \(found): "
             + "the history was rewritten after the cache recorded it; \(Self.remedy)"

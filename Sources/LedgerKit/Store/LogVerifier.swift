@@ -64,9 +64,11 @@ public enum LogVerifier {
         for rewrite in recorded.compactMap({ HistoryRewrite.evidence(cache: $0.cache, recorded: $0.head, found: found[$0.head.seq]?.hex) }) {
             verified.problems.append(LogProblem(line: rewrite.seq, kind: .historyRewritten, message: rewrite.message))
         }
-        // The password lines the writers' index recorded, against the intact log (whatever its header says).
+        // A cache names a line past the log's end (stale, or a rewrite whose tail was dropped): the
+        // lines the writers' index recorded, slot by slot, against the intact log.
         if checkingCaches, verified.ok, !verified.problems.contains(where: { $0.kind == .historyRewritten }), case .file(let path) = source,
-           let rewrite = RecordedPasswordLines.rewrite(logPath: path, log: try FileDescriptor(path: path, flags: O_RDONLY), intactEnd: try FileDescriptor(path: path, flags: O_RDONLY).size()) {
+           recorded.contains(where: { $0.head.seq > verified.head.seq }),
+           let rewrite = RecordedIndexLines.rewrite(logPath: path, log: try FileDescriptor(path: path, flags: O_RDONLY), intactEnd: try FileDescriptor(path: path, flags: O_RDONLY).size()) {
             verified.problems.append(LogProblem(line: max(rewrite.seq, 1), kind: .historyRewritten, message: rewrite.message))
         }
         for anchor in anchors { if let problem = mismatch(anchor, found: found[anchor.seq], head: verified.head) { verified.problems.append(problem) } }

@@ -44,9 +44,9 @@ enum RecordedHeads {
             return rewrite
         }
         // A cache names a line past the log's end: stale after a restore from an older backup, or a
-        // rewrite whose tail was dropped to look like one. The password lines the index recorded tell.
+        // rewrite whose tail was dropped to look like one. The lines the index recorded, slot by slot, tell.
         guard suspects.contains(where: { found[$0.head.seq] == nil }) else { return nil }
-        return RecordedPasswordLines.rewrite(logPath: logPath, log: log, intactEnd: try log.size())
+        return RecordedIndexLines.rewrite(logPath: logPath, log: log, intactEnd: try log.size())
     }
 
     /// The hashes of the lines of `log`'s intact prefix whose seq is in `seqs`.

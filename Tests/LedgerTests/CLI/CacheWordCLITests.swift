@@ -106,6 +106,31 @@ import Testing
         }
     }
 
+    /// The tail cut and written anew (a `PasswordChanged` forged for dave with alice's password
+    /// hash where other lines were), every cache left in place: the streams whose last lines the
+    /// index recorded where the forged line now is prove the rewrite (found by a second attack).
+    @Test func aTailCutAndWrittenAnewIsARewrite() throws {
+        try withLedgerDir { dir in
+            _ = try dir.register(email: "alice@example.com", username: "Alice", password: "alice's password 1")
+            let dave = try uid(try dir.register(email: "dave@example.com", username: "Dave"))
+            for _ in 0..<4 { _ = try dir.login(email: "alice@example.com", password: "alice's password 1") }
+            var all = try envelopes(dir)
+            let aliceHash = try #require(all.first { $0.type == "AccountCreated" && $0.data["email"] == .string("alice@example.com") }?.data["passwordHash"])
+            all.removeLast(3)
+            let last = try #require(all.last)
+            all.append(Envelope(seq: last.seq + 1, id: "00000000-0000-4000-8000-0000000000f1", at: last.at, type: "PasswordChanged", v: 1,
+                                stream: "account-\(dave)",
+                                data: JSONObject([("uid", .string(dave)), ("passwordHash", aliceHash), ("reason", .string("change"))]),
+                                prev: "", hash: ""))
+            try writeBytes(LogRewriting.chained(all), to: dir.logPath)
+            let login = try dir.login(email: "dave@example.com", password: "alice's password 1")
+            #expect(login.status == 1 && code(login) == "history-rewritten", "\(login)")
+            let verified = try dir.run(["verify", "--json"])
+            let kinds = ((try parseObject(verified.stdout)["problems"] as? [[String: Any]]) ?? []).compactMap { $0["kind"] as? String }
+            #expect(verified.status == 1 && kinds == ["history-rewritten"], "\(verified)")
+        }
+    }
+
     @Test func aLogRestoredFromAnOlderBackupIsStalenessNotARewrite() throws {
         try withLedgerDir { dir in
             _ = try dir.register(email: "alice@example.com", username: "Alice")
