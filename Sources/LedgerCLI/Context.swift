@@ -46,15 +46,21 @@ public struct Context {
     /// Called before a command whose output must be received runs: a closed pipe on standard output
     /// is then a failure it reports (exit 3), not the quiet end of a reader.
     public var outputMustBeReceived: () -> Void = {}
+    /// The `LEDGER_*` variables whose value is not UTF-8 (refused before any command runs).
+    public var environmentNotText: [String] = []
 
     /// The real process: stdio, `environ`, system clock and CSPRNG.
     public static func process(_ descriptors: StandardDescriptors = StandardDescriptors()) -> Context {
         var environment: [String: String] = [:]
         var pointer = environ
+        var notText: [String] = []
         while let entry = pointer.pointee {
             let text = String(cString: entry)
             if let equals = text.firstIndex(of: "=") {
-                environment[String(text[..<equals])] = String(text[text.index(after: equals)...])
+                let name = String(text[..<equals])
+                environment[name] = String(text[text.index(after: equals)...])
+                // A value that is not UTF-8 would be repaired into U+FFFD: another folder, command or URL.
+                if name.hasPrefix("LEDGER_"), String(validatingCString: entry) == nil { notText.append(name) }
             }
             pointer += 1
         }
@@ -76,7 +82,8 @@ public struct Context {
             keepUntilExit: { ExitRetained.keep($0) },
             standardDescriptors: descriptors,
             outputFailure: { out.failure },
-            outputMustBeReceived: { out.quietOnClosedPipe = false }
+            outputMustBeReceived: { out.quietOnClosedPipe = false },
+            environmentNotText: notText.sorted()
         )
     }
 

@@ -99,6 +99,9 @@ public enum LedgerCLI {
                 context.print(command.spec.help)
                 return 0
             }
+            if let name = context.environmentNotText.first {
+                throw CLIError.usage("\(name) is not valid UTF-8 text; fix or unset \(name)", code: "bad-environment")
+            }
             try LedgerEnvironment.check(context.environment)
             if command.spec.outputMustBeReceived, context.standardDescriptors.stdoutWasClosed {
                 throw CLIError.environment("standard output is closed, and `ledger \(command.spec.name)` prints what must be received (a token, an id); nothing was done: run it with standard output open",

@@ -51,7 +51,7 @@ extension AccountCommand {
                 ("endedSessions", .array(outcome.endedSessions.map { .string($0) })),
             ])))
         } else {
-            context.print("account \(outcome.uid) (\(outcome.email)) deleted (\(reason.rawValue)); its email is free to register again")
+            context.print("account \(outcome.uid) (\(OneLine.escaped(outcome.email))) deleted (\(reason.rawValue)); its email is free to register again")
             if case .removed(let name) = removal { context.print("profile image \(name) removed") }
             context.print("\(outcome.endedSessions.count) session\(outcome.endedSessions.count == 1 ? "" : "s") ended")
         }

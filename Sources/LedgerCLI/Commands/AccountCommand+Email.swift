@@ -31,7 +31,7 @@ extension AccountCommand {
                 ("endedSessions", .array(outcome.endedSessions.map { .string($0) })),
             ])))
         } else {
-            context.print("account \(outcome.uid) now has the email \(newEmail) (was \(previous)); it is unverified until verified again")
+            context.print("account \(outcome.uid) now has the email \(OneLine.escaped(newEmail)) (was \(OneLine.escaped(previous))); it is unverified until verified again")
         }
         return 0
     }

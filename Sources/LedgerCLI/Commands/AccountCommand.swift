@@ -98,7 +98,7 @@ enum AccountCommand {
                 ("endedSessions", .array(outcome.endedSessions.map { .string($0) })),
             ])))
         } else {
-            context.print("account \(outcome.uid) (\(outcome.email)) \(done)")
+            context.print("account \(outcome.uid) (\(OneLine.escaped(outcome.email))) \(done)")
             if !outcome.endedSessions.isEmpty || endsSessions {
                 context.print("\(outcome.endedSessions.count) session\(outcome.endedSessions.count == 1 ? "" : "s") ended")
             }

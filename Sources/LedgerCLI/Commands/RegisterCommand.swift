@@ -81,9 +81,6 @@ enum RegisterCommand {
     }
 
     static func print(_ result: RegistrationResult, json: Bool, _ context: Context) {
-        if result.outcome != .completed {
-            context.recorded.note("registration \(result.registration) \(result.outcome.rawValue)")
-        }
         if result.outcome == .completed {
             if json {
                 context.printJSON(.object(JSONObject([

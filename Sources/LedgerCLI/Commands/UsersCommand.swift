@@ -48,7 +48,7 @@ enum UsersCommand {
                                   ("profileImageName", row.profileImageName ?? "(default image)"),
                                   ("createdAt", row.createdAt?.rfc3339 ?? "-"), ("status", row.status.rawValue),
                                   ("emailVerified", row.emailVerified ? "yes" : "no")] {
-                context.print(pad(name + ":", 18) + value)
+                context.print(pad(name + ":", 18) + OneLine.escaped(value))
             }
         }
         return 0

@@ -50,6 +50,7 @@ public enum PasswordRule {
     /// joiner and non-joiner stay allowed, as some scripts need them.
     public static func isAllowed(_ scalar: Unicode.Scalar) -> Bool {
         if scalar.value == 0x200C || scalar.value == 0x200D { return true }
+        guard UnicodeNFC.isAssigned(scalar) else { return false }  // in the pinned Unicode 14.0.0
         let properties = scalar.properties
         switch properties.generalCategory {
         case .control, .format, .surrogate, .privateUse, .unassigned, .lineSeparator, .paragraphSeparator: return false

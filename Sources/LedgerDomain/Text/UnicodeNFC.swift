@@ -29,6 +29,19 @@ public enum UnicodeNFC {
         return String(view)
     }
 
+    /// True when `scalar` is assigned in Unicode 14.0.0 (any general category but Cn): the pinned
+    /// version decides, not the toolchain's newer one, so a password never holds a code point whose
+    /// normalization this version does not know.
+    public static func isAssigned(_ scalar: Unicode.Scalar) -> Bool {
+        let ranges = UnicodeNFCTables.assignedRanges
+        var low = 0, high = ranges.count
+        while low < high {  // the first range whose first scalar is above `scalar`
+            let middle = (low + high) / 2
+            if UInt32(ranges[middle] >> 32) <= scalar.value { low = middle + 1 } else { high = middle }
+        }
+        return low > 0 && scalar.value <= UInt32(truncatingIfNeeded: ranges[low - 1])
+    }
+
     /// True when `text` is already in Normalization Form C, scalar for scalar.
     public static func isNormalized(_ text: String) -> Bool {
         // Compare scalars, not strings: `String ==` holds for any canonically equivalent pair.

@@ -257,7 +257,9 @@ private func line(_ text: String) -> [UInt8] { Array(text.utf8) + [0x0A] }
     @Test func passwordsOfInvisibleOrTooManyCharactersAreRefusedAtValidation() throws {
         try withLedgerDir { dir in
             let target = Self.file(dir)
-            for bad in ["\u{FEFF}correct horse", "correct\u{200B}horse", "correct\u{2028}horse", "correct \u{E000}horse", "correct \u{FFFF}horse"] {
+            // U+1FAE8 and U+16D67 are assigned after Unicode 14.0.0, the version passwords are prepared by.
+            for bad in ["\u{FEFF}correct horse", "correct\u{200B}horse", "correct\u{2028}horse", "correct \u{E000}horse", "correct \u{FFFF}horse",
+                        "correct \u{1FAE8}horse", "correct \u{16D67}horse"] {
                 let refused = try target.register(uniqueEmail("invisible"), Array(bad.utf8))
                 #expect(refused.status == 1 && Self.failedReason(refused) == "invalid-password", "\(bad.unicodeScalars.map(\.value)): \(refused)")
             }
@@ -293,6 +295,10 @@ private func line(_ text: String) -> [UInt8] { Array(text.utf8) + [0x0A] }
         try withLedgerDir { dir in
             let result = try run("/bin/bash", ["-c", "\"$0\" users --data \"$1\" --email $'a\\xffb'", Paths.ledger, dir.path])
             #expect(result.status == 2 && result.stderrLines.count == 1 && result.stderr.contains("not valid UTF-8"), "\(result)")
+            // The same for a LEDGER_* value: a data folder named by bytes that are not UTF-8 is not another folder's.
+            let env = try run("/bin/bash", ["-c", "LEDGER_DATA=\"$1\"$'/u8\\xff' \"$0\" users --json", Paths.ledger, dir.path])
+            #expect(env.status == 2 && (try? parseObject(env.stdout))?["code"] as? String == "bad-environment", "\(env)")
+            #expect(!FileManager.default.fileExists(atPath: dir.path + "/u8\u{FFFD}"))
         }
     }
 

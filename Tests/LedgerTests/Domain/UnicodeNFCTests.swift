@@ -87,6 +87,12 @@ struct UnicodeNFCTests {
         #expect(bytes[0] == Array("\u{C5}m\u{E5}l-na\u{EF}ve".utf8))
     }
 
+    /// Assignment is Unicode 14.0.0's, whatever the toolchain's own tables know.
+    @Test func knowsWhatUnicode14Assigned() {
+        for assigned: Unicode.Scalar in ["A", "\u{FC}", "\u{1F600}", "\u{E000}", "\u{10FFFD}", "\u{0}"] { #expect(UnicodeNFC.isAssigned(assigned)) }
+        for unassigned: Unicode.Scalar in ["\u{378}", "\u{1FAE8}", "\u{16D67}", "\u{10FFFF}", "\u{E0080}"] { #expect(!UnicodeNFC.isAssigned(unassigned)) }
+    }
+
     @Test func isPinnedToUnicode14() {
         #expect(UnicodeNFC.unicodeVersion == "14.0.0")
         #expect(UnicodeNFCTables.unicodeVersion == UnicodeNFC.unicodeVersion)
