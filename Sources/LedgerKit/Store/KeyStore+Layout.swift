@@ -20,7 +20,7 @@ import LedgerDomain
 ///
 /// Where a subject lies: its home slot is the first 8 bytes of SHA-256 of the subject id, read as
 /// a little-endian UInt64, modulo the capacity; it is in the first slot from its home (going up,
-/// wrapping at the end) that holds it, at most `probeWindow` slots on, and an empty slot before it
+/// wrapping at the end) that holds it, at most `probeWindow` (128) slots on, and an empty slot before it
 /// means it is absent. When a new subject finds no empty slot in its window, the table doubles.
 enum KeyStoreLayout {
     /// The file's first 8 bytes.
@@ -35,8 +35,11 @@ enum KeyStoreLayout {
     static let checksumOffset = 120
     /// Slots of a new file (128 KiB).
     static let initialCapacity = 1024
-    /// The most slots a subject may lie from its home: a lookup reads at most this many (4 KiB).
-    static let probeWindow = 32
+    /// The most slots a subject may lie from its home (16 KiB): with linear probing, tables grow
+    /// at a load of about 0.75 (a window of 32 made large tables grow under half full).
+    static let probeWindow = 128
+    /// The slots a probe reads at once: one 4 KiB page, where a present subject almost always lies.
+    static let probeChunk = 32
     /// The largest capacity accepted from a header (2^32 slots: 512 GiB).
     static let maxCapacity = 1 << 32
 
@@ -110,7 +113,7 @@ enum KeyStoreLayout {
         }
         let capacity = littleEndian(header[16..<24])
         guard capacity >= UInt64(probeWindow), capacity <= UInt64(maxCapacity), capacity & (capacity - 1) == 0 else {
-            throw KeyStoreError(.damaged, "the header of \(path) declares \(capacity) slots, not a power of two from 32")
+            throw KeyStoreError(.damaged, "the header of \(path) declares \(capacity) slots, not a power of two from 128")
         }
         let expected = fileSize(capacity: Int(capacity))
         guard size >= expected else {

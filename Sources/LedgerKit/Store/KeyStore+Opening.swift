@@ -16,21 +16,25 @@ extension KeyStore {
         case full
     }
 
-    /// The subject's place: the window of `probeWindow` slots from its home, read with one `pread`
-    /// (two when it wraps at the end of the table).
+    /// The subject's place: the window of `probeWindow` slots from its home, read a page
+    /// (`probeChunk` slots) at a time until it or an empty slot is found (one `pread` in the
+    /// common case; two where a page wraps at the end of the table).
     func probe(_ subject: SubjectID) throws(KeyStoreError) -> Probe {
         let home = KeyStoreLayout.home(of: subject, capacity: capacity)
-        let first = min(KeyStoreLayout.probeWindow, capacity - home)
-        var window = try readSlots(from: home, count: first)
-        if first < KeyStoreLayout.probeWindow { window += try readSlots(from: 0, count: KeyStoreLayout.probeWindow - first) }
-        for step in 0..<KeyStoreLayout.probeWindow {
-            let index = (home + step) & (capacity - 1)
-            let start = step * KeyStoreLayout.slotSize
-            switch KeySlot.decode(window[start..<(start + KeyStoreLayout.slotSize)]) {
-            case .empty: return .free(index)
-            case .slot(let slot): if slot.subject == subject { return .found(index, slot) }
-            case .torn(let spelled): return .torn(index, spelled)
+        var step = 0
+        while step < KeyStoreLayout.probeWindow {
+            let start = (home + step) & (capacity - 1)
+            let count = min(KeyStoreLayout.probeChunk, capacity - start, KeyStoreLayout.probeWindow - step)
+            let chunk = try readSlots(from: start, count: count)
+            for offset in 0..<count {
+                let bytes = offset * KeyStoreLayout.slotSize
+                switch KeySlot.decode(chunk[bytes..<(bytes + KeyStoreLayout.slotSize)]) {
+                case .empty: return .free(start + offset)
+                case .slot(let slot): if slot.subject == subject { return .found(start + offset, slot) }
+                case .torn(let spelled): return .torn(start + offset, spelled)
+                }
             }
+            step += count
         }
         return .full
     }

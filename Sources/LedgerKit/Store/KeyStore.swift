@@ -5,7 +5,7 @@ import LedgerDomain
 
 /// The file store's data keys, one per subject (`SubjectID`), in `events.keys` beside the log and
 /// never in it: an open-addressed table of fixed 128-byte slots (`KeyStoreLayout`). A lookup reads
-/// one window of at most 32 slots (4 KiB); a new key and an erasure are one slot written with
+/// one 4 KiB page of slots in the common case (at most 128 slots); a new key and an erasure are one slot written with
 /// `pwrite` and made durable with `fdatasync` before they return, never a rewrite of the file.
 /// Only when a new subject finds no free slot in its window does the table double, into a new file
 /// (temp, fsync, rename, fsync the folder). O(1) per operation; growth O(n), amortised.
