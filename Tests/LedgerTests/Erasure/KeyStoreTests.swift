@@ -200,4 +200,36 @@ struct KeyStoreTests {
             #expect(try readBytes(target) == original)
         }
     }
+
+    /// What the writers of `concurrentWriters` made, gathered across threads.
+    final class Made: @unchecked Sendable {
+        private let lock = NSLock()
+        private var keys: [Int: [UInt8]] = [:]
+        private(set) var errors: [String] = []
+        func record(_ n: Int, _ key: [UInt8]) { lock.withLock { keys[n] = key } }
+        func fail(_ error: any Error) { lock.withLock { errors.append("\(error)") } }
+        var all: [Int: [UInt8]] { lock.withLock { keys } }
+    }
+
+    @Test("two writers with their own descriptors make keys at once through the table's growth: none is lost")
+    func concurrentWriters() throws {
+        try withTempDirectory { dir in
+            let made = Made()
+            DispatchQueue.concurrentPerform(iterations: 2) { writer in
+                do {
+                    let store = try KeyStore(directory: dir)
+                    let random = SeededRandom(seed: UInt64(writer + 1))
+                    for n in stride(from: writer, to: 3_000, by: 2) { made.record(n, try store.createKey(for: Self.subject(n), random: random)) }
+                    // The other writer's subjects too: one key each, whoever made it first.
+                    for n in stride(from: 1 - writer, to: 3_000, by: 50) { _ = try store.createKey(for: Self.subject(n), random: random) }
+                } catch { made.fail(error) }
+            }
+            #expect(made.errors.isEmpty, "\(made.errors)")
+            let reopened = try KeyStore(directory: dir)
+            let keys = made.all
+            #expect(keys.count == 3_000)
+            for n in 0..<3_000 { #expect(try reopened.key(for: Self.subject(n)) == keys[n], "subject \(n)") }
+            #expect(try readBytes(FileSystem.join(dir, "events.keys")).count > 128 + 1024 * 128)
+        }
+    }
 }
