@@ -1,0 +1,60 @@
+// MARK: - Base64
+
+/// Base64 of RFC 4648 §4 (alphabet `A–Z a–z 0–9 + /`, `=` padding, no line breaks): what Python's
+/// `base64.b64encode` writes and `base64.b64decode(s, validate=True)` reads. Used for the nonces and
+/// ciphertexts of encrypted members (`EncryptedMember`).
+public enum Base64 {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    /// The 6-bit value of each byte, 255 for a byte outside the alphabet.
+    private static let values: [UInt8] = {
+        var table = [UInt8](repeating: 255, count: 256)
+        for (value, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(value) }
+        return table
+    }()
+
+    /// The padded Base64 text of `bytes`.
+    public static func encode(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var i = 0
+        while i < bytes.count {
+            let b0 = UInt32(bytes[i])
+            let b1 = i + 1 < bytes.count ? UInt32(bytes[i + 1]) : 0
+            let b2 = i + 2 < bytes.count ? UInt32(bytes[i + 2]) : 0
+            let group = b0 << 16 | b1 << 8 | b2
+            out.append(alphabet[Int(group >> 18 & 63)])
+            out.append(alphabet[Int(group >> 12 & 63)])
+            out.append(i + 1 < bytes.count ? alphabet[Int(group >> 6 & 63)] : UInt8(ascii: "="))
+            out.append(i + 2 < bytes.count ? alphabet[Int(group & 63)] : UInt8(ascii: "="))
+            i += 3
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The bytes of the padded Base64 `text`, or nil unless it is canonical: a multiple of 4
+    /// characters of the alphabet, `=` only as the last one or two, and zero bits under the padding
+    /// (so each byte string has exactly one accepted spelling).
+    public static func decode(_ text: String) -> [UInt8]? {
+        let chars = Array(text.utf8)
+        guard chars.count % 4 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(chars.count / 4 * 3)
+        var i = 0
+        while i < chars.count {
+            let last = i + 4 == chars.count
+            let padding = last ? (chars[i + 3] == UInt8(ascii: "=") ? (chars[i + 2] == UInt8(ascii: "=") ? 2 : 1) : 0) : 0
+            var group: UInt32 = 0
+            for j in 0..<4 {
+                let value = j >= 4 - padding ? 0 : values[Int(chars[i + j])]
+                guard value != 255 else { return nil }
+                group = group << 6 | UInt32(value)
+            }
+            out.append(UInt8(group >> 16 & 0xFF))
+            if padding < 2 { out.append(UInt8(group >> 8 & 0xFF)) } else if group & 0xFFFF != 0 { return nil }
+            if padding < 1 { out.append(UInt8(group & 0xFF)) } else if group & 0xFF != 0 { return nil }
+            i += 4
+        }
+        return out
+    }
+}

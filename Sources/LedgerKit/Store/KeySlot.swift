@@ -1,0 +1,65 @@
+import LedgerDomain
+
+// MARK: - KeySlot
+
+/// One slot of the key store (`KeyStoreLayout` gives its bytes): a subject and its key, live or
+/// erased. An erased slot keeps its subject (an id, not personal data), so the store can tell a
+/// key destroyed by an erasure from one that never existed, and its key bytes are zeros.
+struct KeySlot: Equatable {
+    /// A slot's state byte.
+    enum State: UInt8 {
+        case empty = 0
+        case live = 1
+        case erased = 2
+    }
+
+    /// Live or erased (an empty slot is not a `KeySlot`).
+    var state: State
+    /// Whose key it is.
+    var subject: SubjectID
+    /// The 32-byte key; zeros when erased.
+    var key: [UInt8]
+
+    /// What 128 bytes read from a slot hold.
+    enum Decoded: Equatable {
+        /// 128 zero bytes.
+        case empty
+        /// A whole slot.
+        case slot(KeySlot)
+        /// Anything else: a write cut short or damage. `subject` is the id its bytes spell, when
+        /// they spell one (a torn write may have left the subject whole and the key not).
+        case torn(subject: SubjectID?)
+    }
+
+    /// The slot's 128 bytes, checksum included.
+    func encoded() -> [UInt8] {
+        var record = [UInt8](repeating: 0, count: KeyStoreLayout.slotSize)
+        let subjectBytes = Array(subject.text.utf8)
+        record[KeyStoreLayout.Slot.state] = state.rawValue
+        record[KeyStoreLayout.Slot.subjectLength] = UInt8(subjectBytes.count)
+        record.replaceSubrange(KeyStoreLayout.Slot.subject..<(KeyStoreLayout.Slot.subject + subjectBytes.count), with: subjectBytes)
+        if state == .live { record.replaceSubrange(KeyStoreLayout.Slot.key..<(KeyStoreLayout.Slot.key + 32), with: key) }
+        KeyStoreLayout.seal(&record)
+        return record
+    }
+
+    /// The slot in `record` (128 bytes).
+    static func decode(_ record: ArraySlice<UInt8>) -> Decoded {
+        let r = Array(record)
+        precondition(r.count == KeyStoreLayout.slotSize)
+        if r.allSatisfy({ $0 == 0 }) { return .empty }
+        let length = Int(r[KeyStoreLayout.Slot.subjectLength])
+        let subject = (1...SubjectID.maxLength).contains(length)
+            ? String(validating: r[KeyStoreLayout.Slot.subject..<(KeyStoreLayout.Slot.subject + length)], as: UTF8.self).flatMap(SubjectID.init)
+            : nil
+        let keyBytes = Array(r[KeyStoreLayout.Slot.key..<(KeyStoreLayout.Slot.key + 32)])
+        guard let state = State(rawValue: r[KeyStoreLayout.Slot.state]), state != .empty, let subject,
+              r.withUnsafeBytes({ KeyStoreLayout.checksum($0) }) == KeyStoreLayout.littleEndian(r[KeyStoreLayout.checksumOffset...]),
+              r[2..<KeyStoreLayout.Slot.subject].allSatisfy({ $0 == 0 }),
+              r[(KeyStoreLayout.Slot.subject + length)..<KeyStoreLayout.Slot.key].allSatisfy({ $0 == 0 }),
+              r[(KeyStoreLayout.Slot.key + 32)..<KeyStoreLayout.checksumOffset].allSatisfy({ $0 == 0 }),
+              state == .live || keyBytes.allSatisfy({ $0 == 0 })
+        else { return .torn(subject: subject) }
+        return .slot(KeySlot(state: state, subject: subject, key: state == .live ? keyBytes : [UInt8](repeating: 0, count: 32)))
+    }
+}

@@ -1,0 +1,77 @@
+import LedgerDomain
+import LedgerKit
+import Testing
+
+// MARK: - EncryptedMemberTests
+
+/// The stored form of a personal member (`EncryptedMember`, Base64) and `MemberCipher`'s
+/// encryption of it: a member opens only on its own line, type, member name and subject.
+struct EncryptedMemberTests {
+    @Test("Base64 matches RFC 4648's vectors and refuses every non-canonical spelling")
+    func base64() {
+        let vectors = ["": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=", "foobar": "Zm9vYmFy"]
+        for (plain, encoded) in vectors {
+            #expect(Base64.encode(Array(plain.utf8)) == encoded)
+            #expect(Base64.decode(encoded) == Array(plain.utf8))
+        }
+        let all = (0...255).map(UInt8.init)
+        #expect(Base64.decode(Base64.encode(all)) == all)
+        for bad in ["Zg=", "Zg", "Z===", "Zh==", "Zm9=", "Zm 9v", "Zm9v\n", "Zm-v", "=Zg=", "Zg==Zg=="] {
+            #expect(Base64.decode(bad) == nil, "\(bad)")
+        }
+    }
+
+    static let subject = SubjectID("account-a808bd42-6001-5835-a8dc-eaf62aa0980b")!
+    static let eventID = "4d9ce88c-c0ce-5627-991e-8977946587f6"
+
+    @Test("the stored member is {subject, nonce, ciphertext} in that order, and parses back")
+    func storedForm() throws {
+        let member = try EncryptedMember(subject: Self.subject, nonce: Array(0..<12), sealed: Array(repeating: 0xAB, count: 20))
+        #expect(JSONWriter.string(member.json)
+            == #"{"subject":"account-a808bd42-6001-5835-a8dc-eaf62aa0980b","nonce":"AAECAwQFBgcICQoL","ciphertext":"q6urq6urq6urq6urq6urq6urq6s="}"#)
+        #expect(try EncryptedMember(json: member.json) == member)
+        func code(_ text: String) -> EncryptedMemberError.Code? {
+            do {
+                _ = try EncryptedMember(json: try JSONReader.parse(text))
+                return nil
+            } catch let error as EncryptedMemberError { return error.code } catch { return nil }
+        }
+        #expect(code(#""ada@example.com""#) == .notEncrypted)
+        #expect(code(#"{"nonce":"AAECAwQFBgcICQoL","subject":"address-2026-11-29","ciphertext":"q6urq6urq6urq6urq6urqw=="}"#) == .notEncrypted)
+        #expect(code(#"{"subject":"someone","nonce":"AAECAwQFBgcICQoL","ciphertext":"q6urq6urq6urq6urq6urqw=="}"#) == .badSubject)
+        #expect(code(#"{"subject":"address-2026-11-29","nonce":"AAECAwQFBgcICQ==","ciphertext":"q6urq6urq6urq6urq6urqw=="}"#) == .badNonce)
+        #expect(code(#"{"subject":"address-2026-11-29","nonce":"AAECAwQFBgcICQoL","ciphertext":"q6urq6urq6urq6urq6ur"}"#) == .badCiphertext)
+        #expect(EncryptedMember.associatedData(eventID: "e", type: .signInFailed, member: "email", subject: SubjectID("address-2026-11-29")!)
+            == Array("e\nSignInFailed\nemail\naddress-2026-11-29".utf8))
+    }
+
+    @Test("MemberCipher: a member decrypts with its key on its own line only")
+    func memberCipher() throws {
+        let random = SeededRandom(seed: 99)
+        let key = random.bytes(32)
+        let stored = try MemberCipher.encrypt("Ada Lovelace", eventID: Self.eventID, type: .profileWritten, member: "userName",
+                                              subject: Self.subject, key: key, random: random)
+        #expect(!JSONWriter.string(stored).contains("Ada"))
+        #expect(try MemberCipher.decrypt(stored, eventID: Self.eventID, type: .profileWritten, member: "userName", key: key) == "Ada Lovelace")
+        func code(_ stored: JSONValue, eventID: String = Self.eventID, type: EventType = .profileWritten, member: String = "userName",
+                  key: [UInt8] = key) -> String? {
+            do {
+                _ = try MemberCipher.decrypt(stored, eventID: eventID, type: type, member: member, key: key)
+                return nil
+            } catch { return error.code }
+        }
+        #expect(code(stored, eventID: "5d9ce88c-c0ce-5627-991e-8977946587f6") == "authentication-failed")
+        #expect(code(stored, type: .accountCreated) == "authentication-failed")
+        #expect(code(stored, member: "email") == "authentication-failed")
+        #expect(code(stored, key: random.bytes(32)) == "authentication-failed")
+        // Moved to another subject's entry: the subject is in the associated data.
+        var object = stored.objectValue!
+        object["subject"] = .string("account-0f0e0d0c-0b0a-4908-8706-050403020100")
+        #expect(code(.object(object)) == "authentication-failed")
+        #expect(code(.string("Ada Lovelace")) == "not-encrypted")
+        // Each encryption draws its own nonce.
+        let again = try MemberCipher.encrypt("Ada Lovelace", eventID: Self.eventID, type: .profileWritten, member: "userName",
+                                             subject: Self.subject, key: key, random: random)
+        #expect(again != stored)
+    }
+}
