@@ -39,9 +39,20 @@ enum RecordedHeads {
                 && recorded.intact()
         }
         guard !suspects.isEmpty else { return nil }
-        let found = try hashes(of: Set(suspects.map(\.head.seq)), in: log)
+        let (found, damaged) = try hashes(of: Set(suspects.map(\.head.seq)), in: log)
         if let rewrite = suspects.lazy.compactMap({ HistoryRewrite.evidence(cache: $0.cache, recorded: $0.head, found: found[$0.head.seq]?.hex) }).first {
             return rewrite
+        }
+        guard !damaged else { return nil }  // damage is reported as such, by the writer's own read
+        // The line a cache recorded, still where it recorded it with its seq but another hash, is a
+        // rewrite whatever readers make of it (e.g. marked as the first line of a batch left open,
+        // so that it would pass for a cut batch and be moved aside as a torn tail).
+        let size = try log.size()
+        for suspect in suspects where found[suspect.head.seq] == nil {
+            if case .line(let seq, _, let hash) = RecordedIndexLines.line(in: log, at: suspect.lineStart, before: size),
+               seq == suspect.head.seq, hash.hex != suspect.head.hash {
+                return HistoryRewrite(cache: suspect.cache, seq: seq, recorded: suspect.head.hash, found: hash.hex)
+            }
         }
         // A cache names a line past the log's end: stale after a restore from an older backup, or a
         // rewrite whose tail was dropped to look like one. The lines the index recorded, slot by slot, tell.
@@ -49,17 +60,23 @@ enum RecordedHeads {
         return RecordedIndexLines.rewrite(logPath: logPath, log: log, intactEnd: try log.size())
     }
 
-    /// The hashes of the lines of `log`'s intact prefix whose seq is in `seqs`.
-    private static func hashes(of seqs: Set<Int>, in log: FileDescriptor) throws -> [Int: Digest32] {
-        guard let last = seqs.max() else { return [:] }
+    /// The hashes of the lines of `log`'s intact prefix whose seq is in `seqs`, and whether that
+    /// prefix ends at damage (rather than at the end, a torn tail or a cut batch).
+    private static func hashes(of seqs: Set<Int>, in log: FileDescriptor) throws -> (found: [Int: Digest32], damaged: Bool) {
+        guard let last = seqs.max() else { return ([:], false) }
         var found: [Int: Digest32] = [:]
+        var damaged = false
         var checker = ChainChecker()
         try LogScanner.scanFacts(log, from: 0, checker: &checker) { item in
-            guard case .event(let event, let hash, _, _) = item else { return false }
-            if seqs.contains(event.pointee.seq) { found[event.pointee.seq] = hash }
-            return event.pointee.seq < last
+            switch item {
+            case .event(let event, let hash, _, _):
+                if seqs.contains(event.pointee.seq) { found[event.pointee.seq] = hash }
+                return event.pointee.seq < last
+            case .problem: damaged = true; return false
+            default: return false
+            }
         }
-        return found
+        return (found, damaged)
     }
 
     // MARK: - Each cache's record

@@ -110,7 +110,7 @@ enum RecordedIndexLines {
     }
 
     /// What the log holds at a recorded offset.
-    private enum Found {
+    enum Found {
         /// The byte before it is no newline: no line starts there.
         case notALineStart
         /// A line starts there but has no newline before the end: the log's unfinished tail.
@@ -122,7 +122,7 @@ enum RecordedIndexLines {
     }
 
     /// What the log holds at `offset`, reading no further than `end`.
-    private static func line(in log: FileDescriptor, at offset: Int, before end: Int) -> Found {
+    static func line(in log: FileDescriptor, at offset: Int, before end: Int) -> Found {
         if offset > 0 {
             var previous: UInt8 = 0
             guard (try? log.read(into: &previous, count: 1, at: offset - 1)) == 1, previous == 0x0A else { return .notALineStart }

@@ -131,6 +131,23 @@ import Testing
         }
     }
 
+    /// The log's last line re-hashed as the first line of a batch left open, so it would pass for a
+    /// batch cut by a power loss and be moved aside as a torn tail (an acknowledged event lost in
+    /// silence): the index recorded that line with another hash, so it is a rewrite.
+    @Test func anAcknowledgedLineDressedAsACutBatchIsARewrite() throws {
+        try withLedgerDir { dir in
+            _ = try dir.register(email: "alice@example.com", username: "Alice")
+            _ = try dir.login(email: "alice@example.com", password: "correct horse 1")
+            var all = try envelopes(dir)
+            all[all.count - 1].batch = BatchMark(index: 1, count: 2)
+            try writeBytes(LogRewriting.chained(all), to: dir.logPath)
+            let login = try dir.login(email: "alice@example.com", password: "correct horse 1")
+            #expect(login.status == 1 && code(login) == "history-rewritten", "\(login)")
+            #expect(try envelopes(dir).count == all.count, "the line is not moved aside")
+            #expect(!FileManager.default.fileExists(atPath: dir.logPath + ".broken"))
+        }
+    }
+
     @Test func aLogRestoredFromAnOlderBackupIsStalenessNotARewrite() throws {
         try withLedgerDir { dir in
             _ = try dir.register(email: "alice@example.com", username: "Alice")
