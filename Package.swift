@@ -22,13 +22,15 @@ let package = Package(
         .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
         // libpq: the PostgreSQL client library, for the shared multi-host event store.
         .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // glibc's prctl(2), wrapped (it is variadic): the `ledger` process made not dumpable.
+        .systemLibrary(name: "CProcessControl"),
         // The pure core: events, JSON, views, deciders. No Foundation, no I/O.
         .target(name: "LedgerDomain", swiftSettings: strictSettings),
         // The shell: stores, hashing, passwords, images, the saga coordinator.
         .target(name: "LedgerKit", dependencies: ["LedgerDomain", "CLibcrypto", "CCrypt", "CLibpq"], swiftSettings: strictSettings),
         // The command-line interface as a library, so tests can drive it in-process.
         .target(name: "LedgerCLI", dependencies: ["LedgerKit", "LedgerDomain"], swiftSettings: strictSettings),
-        .executableTarget(name: "ledger", dependencies: ["LedgerCLI"], swiftSettings: strictSettings),
+        .executableTarget(name: "ledger", dependencies: ["LedgerCLI", "CProcessControl"], swiftSettings: strictSettings),
         // Drives the store from many processes at once for the concurrency and crash drills.
         .executableTarget(name: "ledger-drill", dependencies: ["LedgerKit", "LedgerDomain"], swiftSettings: strictSettings),
         // Mutation fuzzing of the log line decoder and the image checker (hostile-input drill).

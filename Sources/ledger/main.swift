@@ -1,3 +1,4 @@
+import CProcessControl
 import Glibc
 import LedgerCLI
 
@@ -6,6 +7,9 @@ let descriptors = StandardDescriptors.ensureOpen()
 // A closed pipe is an error the CLI handles itself (`FDWriter`): the quiet end of a reader, exit 3
 // for `register` and `login`, whose session or account must not be created for nobody in silence.
 signal(SIGPIPE, SIG_IGN)
+// Not dumpable: a process of the same user (the mailer it starts, anything else) cannot read this
+// one's environment (`LEDGER_STORE` may hold a password) or memory through /proc or ptrace.
+_ = ledger_forbid_inspection()
 
 // One malloc arena: a read's scanner thread allocates its 1 MiB chunks in an arena of its own
 // otherwise, whose freed pages stay resident (about 10 MiB more peak memory per read). glibc's

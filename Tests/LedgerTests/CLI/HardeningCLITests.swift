@@ -235,6 +235,35 @@ private func line(_ text: String) -> [UInt8] { Array(text.utf8) + [0x0A] }
         }
     }
 
+    /// The mailer (any process of the same user) cannot read `ledger`'s environment through
+    /// `/proc/<pid>/environ` either: the process is not dumpable (found by an attack). Run as `nobody`
+    /// when the tests run as root, since root reads any process's environment.
+    @Test func noProcessOfTheSameUserReadsTheEnvironment() throws {
+        try withTempDirectory("ledger-dump") { folder in
+            let binary = folder + "/ledger"
+            try FileManager.default.copyItem(atPath: Paths.ledger, toPath: binary)
+            let asUser = geteuid() == 0 ? ["/usr/sbin/runuser", "-u", "nobody", "--"] : []
+            if geteuid() == 0 {
+                #expect(chown(folder, 65534, 65534) == 0 && chmod(folder, 0o755) == 0)
+            }
+            let env = "LEDGER_HASH_COST=1"
+            func runAsUser(_ argv: [String]) throws -> ProcessResult {
+                let all = asUser + ["/usr/bin/env"] + argv
+                return try run(all[0], Array(all.dropFirst()))
+            }
+            let registered = try runAsUser([env, "/bin/sh", "-c",
+                "echo 'correct horse environ' | \"$0\" register --data \"$1\"/d --email a@example.com --username A --password-stdin", binary, folder])
+            #expect(registered.status == 0, "\(registered)\n\(asUser)")
+            let mailer = "touch '\(folder)/ran'; cat /proc/$PPID/environ > '\(folder)/stolen' 2>/dev/null; cat > /dev/null"
+            let sent = try runAsUser([env, "SECRET_CANARY=canary-environ-7", "LEDGER_MAILER=\(mailer)", binary,
+                                      "account", "request-reset", "--data", folder + "/d", "--email", "a@example.com"])
+            #expect(sent.status == 0, "\(sent)")
+            #expect(FileManager.default.fileExists(atPath: folder + "/ran"), "the mailer ran")
+            let stolen = (try? readText(folder + "/stolen")) ?? ""
+            #expect(!stolen.contains("canary-environ-7"), "\(stolen)")
+        }
+    }
+
     /// `LEDGER_MAIL_FROM` is one address: a list or a smuggled header is exit 2 `bad-environment`,
     /// and the message is one line.
     @Test func mailFromIsOneAddress() throws {
