@@ -49,9 +49,9 @@ enum RecordedHeads {
         // so that it would pass for a cut batch and be moved aside as a torn tail).
         let size = try log.size()
         for suspect in suspects where found[suspect.head.seq] == nil {
-            if case .line(let seq, _, let hash) = RecordedIndexLines.line(in: log, at: suspect.lineStart, before: size),
-               seq == suspect.head.seq, hash.hex != suspect.head.hash {
-                return HistoryRewrite(cache: suspect.cache, seq: seq, recorded: suspect.head.hash, found: hash.hex)
+            if case .line(let seq, _, let hash) = RecordedIndexLines.line(in: log, at: suspect.lineStart, before: size), seq == suspect.head.seq,
+               let rewrite = HistoryRewrite.evidence(cache: suspect.cache, recorded: suspect.head, found: hash.hex) {
+                return rewrite
             }
         }
         // A cache names a line past the log's end: stale after a restore from an older backup, or a
