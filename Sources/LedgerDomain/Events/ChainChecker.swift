@@ -18,8 +18,15 @@ public struct ChainChecker: Sendable {
     /// `unknownBatch` when the lines before it are not known (any mark is taken).
     private var expectedBatch = BatchMark.unmarked
 
+    /// What opens a data version 2 line's personal members (the keyless `SealedOpener` unless a
+    /// reader with keys sets its key ring); every line this checker checks is prepared with it.
+    public var opener: any PersonalDataOpener = SealedOpener()
+
     /// A checker at the start of a log.
     public init() {}
+
+    /// A checker at the start of a log whose personal members `opener` opens.
+    public init(opener: any PersonalDataOpener) { self.opener = opener }
 
     /// A checker that continues after `head` (ids before it are not known, so duplicates against them
     /// go unseen; nor is the batch it may be in, so its first line may be any line of a batch).
@@ -149,19 +156,24 @@ public struct ChainChecker: Sendable {
         case problem(ProblemKind, String)
     }
 
-    /// The checks of a line that need no other line.
-    public static func prepare(_ envelope: Envelope) -> Prepared {
+    /// The checks of a line that need no other line; a data version 2 line's personal members are
+    /// opened by `opener` (the keyless `SealedOpener` reads them as erased, their form still checked),
+    /// and each subject whose key is missing is passed to `missing`.
+    public static func prepare(_ envelope: Envelope, opener: any PersonalDataOpener = SealedOpener(),
+                               missing: ((SubjectID) -> Void)? = nil) -> Prepared {
         guard let type = EventType(rawValue: envelope.type) else {
             return .problem(.unknownType, "type \"\(envelope.type)\" is not in the catalogue")
         }
-        guard envelope.v == type.currentVersion else {
-            return .problem(.invalidData, "\(type.rawValue) v\(envelope.v) is unknown; this build reads v\(type.currentVersion)")
+        guard let upcaster = DataVersions.upcaster(type, version: envelope.v) else {
+            return .problem(.invalidData, "\(type.rawValue) v\(envelope.v) is unknown; this build reads \(DataVersions.known(type))")
         }
         guard let category = StreamName.parse(envelope.stream)?.category, type.belongs(in: category) else {
             return .problem(.invalidData, "\(type.rawValue) belongs in a \(type.category.rawValue)- stream, not \(envelope.stream)")
         }
         do {
-            return .event(try LedgerEvent.decode(type: type, data: envelope.data))
+            let data = try DataVersions.upcast(envelope.data, type: type, upcaster: upcaster, eventID: envelope.id,
+                                               opener: opener, missing: missing)
+            return .event(try LedgerEvent.decode(type: type, data: data))
         } catch {
             return .problem(.invalidData, "\(type.rawValue): \(error)")
         }
@@ -170,7 +182,7 @@ public struct ChainChecker: Sendable {
     /// Checks the next line, given its envelope and the SHA-256 hex of its body; returns the typed event.
     /// State advances even when a problem is thrown, so checking can go on with the following lines.
     public mutating func check(_ envelope: Envelope, bodyHash: String) throws(LogProblem) -> RecordedEvent {
-        try check(envelope, bodyHash: bodyHash, prepared: Self.prepare(envelope))
+        try check(envelope, bodyHash: bodyHash, prepared: Self.prepare(envelope, opener: opener))
     }
 
     /// Like `check(_:bodyHash:)`, with the line's `prepare` result computed beforehand.

@@ -2,14 +2,22 @@
 
 /// A decoded `data` object checked against a payload's schema: `init` throws `EventDataError` for
 /// the first member (in schema order) that breaks its rule; the accessors then read checked values.
-/// Members the schema does not name are ignored.
+/// Members the schema does not name are ignored. A personal member of `type` (`PersonalMembers`)
+/// may be `null` when `data` says `"erased": true` (a reader found its key destroyed): it reads as
+/// the empty string, which no personal member is otherwise.
 struct DataReader<Member: PayloadMember> {
     private let object: JSONObject
     private let schema: PayloadSchema<Member>
+    private let erased: [String]
 
-    /// Checks every member of `object` against `schema`.
-    init(_ object: JSONObject, _ schema: PayloadSchema<Member>) throws(EventDataError) {
+    /// Checks every member of `object` (of an event of `type`, when its members may be erased) against `schema`.
+    init(_ object: JSONObject, _ schema: PayloadSchema<Member>, type: EventType? = nil) throws(EventDataError) {
         self.object = object; self.schema = schema
+        if let type, case .bool(true) = object[DataVersions.erasedMember] {
+            erased = PersonalMembers.rule(for: type)?.members ?? []
+        } else {
+            erased = []
+        }
         for rule in schema.rules { try check(rule) }
     }
 
@@ -19,7 +27,7 @@ struct DataReader<Member: PayloadMember> {
             if rule.presence.allowsAbsent { return }
             throw EventDataError(member: name, problem: "is missing")
         }
-        if value.isNull, rule.presence.allowsNull { return }
+        if value.isNull, rule.presence.allowsNull || erased.contains(name) { return }
         let orNull = rule.presence == .nullable ? " or null" : ""
         switch (rule.kind, value) {
         case (.count, .int(let number)):

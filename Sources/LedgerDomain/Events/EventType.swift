@@ -34,6 +34,8 @@ public enum EventType: String, CaseIterable, Sendable {
     case passwordChanged = "PasswordChanged"
     /// An account moved to a new email.
     case emailChanged = "EmailChanged"
+    /// An account's personal data was erased (its data key destroyed).
+    case personalDataErased = "PersonalDataErased"
 
     /// The schema version of `data` this build writes and reads.
     public var currentVersion: Int { 1 }
@@ -45,7 +47,7 @@ public enum EventType: String, CaseIterable, Sendable {
         case .sessionStarted, .sessionEnded: .session
         case .signInFailed: .signin
         case .accountDisabled, .accountEnabled, .emailVerificationRequested, .emailVerified, .passwordResetRequested,
-             .passwordChanged, .emailChanged: .account
+             .passwordChanged, .emailChanged, .personalDataErased: .account
         default: .registration
         }
     }
@@ -76,6 +78,7 @@ public enum EventType: String, CaseIterable, Sendable {
         case .passwordResetRequested: PasswordResetRequested.self
         case .passwordChanged: PasswordChanged.self
         case .emailChanged: EmailChanged.self
+        case .personalDataErased: PersonalDataErased.self
         }
     }
 }

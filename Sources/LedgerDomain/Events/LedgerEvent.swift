@@ -34,6 +34,8 @@ public enum LedgerEvent: Equatable, Sendable {
     case passwordChanged(PasswordChanged)
     /// See `EmailChanged`.
     case emailChanged(EmailChanged)
+    /// See `PersonalDataErased`.
+    case personalDataErased(PersonalDataErased)
 
     /// The payload as its protocol.
     public var payload: any EventPayload {
@@ -54,6 +56,7 @@ public enum LedgerEvent: Equatable, Sendable {
         case .passwordResetRequested(let p): p
         case .passwordChanged(let p): p
         case .emailChanged(let p): p
+        case .personalDataErased(let p): p
         }
     }
 
@@ -82,6 +85,7 @@ public enum LedgerEvent: Equatable, Sendable {
         case .passwordResetRequested: .passwordResetRequested(try PasswordResetRequested(data: data))
         case .passwordChanged: .passwordChanged(try PasswordChanged(data: data))
         case .emailChanged: .emailChanged(try EmailChanged(data: data))
+        case .personalDataErased: .personalDataErased(try PersonalDataErased(data: data))
         }
     }
 }

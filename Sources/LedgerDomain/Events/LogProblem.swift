@@ -25,6 +25,9 @@ public enum ProblemKind: String, CaseIterable, Sendable {
     case headMismatch = "head-mismatch"
     /// A cache beside the log recorded another hash for a line the log still holds (`HistoryRewrite`).
     case historyRewritten = "history-rewritten"
+    /// A personal member's subject has no key in the key store and no erasure event names it: its
+    /// data is lost (`ledger verify` of a data version 2 log).
+    case missingKey = "missing-key"
 }
 
 /// One problem found on one line of a log.

@@ -54,6 +54,8 @@ public struct ViewEvent: Equatable, Sendable {
         case passwordChanged(uid: UUIDBits, reason: PasswordChangeReason)
         /// `EmailChanged`.
         case emailChanged(uid: UUIDBits, email: String, previousEmail: String)
+        /// `PersonalDataErased`.
+        case personalDataErased(uid: UUIDBits, reason: ErasureReason)
     }
 
     /// A session ended by something other than its owner's sign-out (`SessionEndReason.revocations`).

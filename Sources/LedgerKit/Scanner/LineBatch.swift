@@ -87,7 +87,7 @@ final class LineBatch: @unchecked Sendable {
 
     /// Claims and prepares blocks of lines until none is left (`fast`: see `LogScanner.scanFacts`).
     /// Any number of threads may call it at once; each block is prepared by exactly one.
-    func prepareClaimed(fast: Bool) {
+    func prepareClaimed(fast: Bool, opener: any PersonalDataOpener) {
         let count = ranges.count
         guard claims.load(ordering: .relaxed) * Self.block < count else { return }
         let sha = fast ? SHA256Context() : nil
@@ -96,7 +96,7 @@ final class LineBatch: @unchecked Sendable {
                 let lower = claims.wrappingAdd(1, ordering: .relaxed).oldValue * Self.block
                 guard lower < count else { return }
                 for i in lower..<min(count, lower + Self.block) {
-                    let id = LogScanner.prepare(UnsafeBufferPointer(rebasing: all[ranges[i]]), number: firstLine + i, sha: sha,
+                    let id = LogScanner.prepare(UnsafeBufferPointer(rebasing: all[ranges[i]]), number: firstLine + i, sha: sha, opener: opener,
                                                 facts: facts + i, other: lines + i)
                     state[i] = id == nil ? 2 : 1
                 }

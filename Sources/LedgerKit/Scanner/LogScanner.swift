@@ -20,7 +20,7 @@ public enum LogScanner {
     /// Like `scan`, also passing each line's raw bytes (without the newline).
     public static func scanLines(_ file: any LogBytes, from offset: Int = 0, checker: inout ChainChecker,
                                  _ body: (ScanItem, UnsafeBufferPointer<UInt8>) -> Bool) throws {
-        try pipeline(file, from: offset, firstLine: checker.lines + 1, fast: false) { batch, all in
+        try pipeline(file, from: offset, firstLine: checker.lines + 1, fast: false, opener: checker.opener) { batch, all in
             let closed = batch.ranges.count - batch.openBatchLines
             for i in 0..<batch.ranges.count {
                 if i == closed, let torn = cutBatch(batch, all, checker: checker) {
@@ -53,7 +53,7 @@ public enum LogScanner {
     public static func scanFactsLendingChecker(_ file: any LogBytes, from offset: Int = 0, checker: inout ChainChecker,
                                                _ body: (ReplayItem, inout ChainChecker, ScanChunk) -> Bool,
                                                endOfChunk: (inout ChainChecker, ScanChunk) -> Bool) throws {
-        try pipeline(file, from: offset, firstLine: checker.lines + 1, fast: true) { batch, all in
+        try pipeline(file, from: offset, firstLine: checker.lines + 1, fast: true, opener: checker.opener) { batch, all in
             let chunk = ScanChunk(bytes: all, base: batch.base)
             let closed = batch.ranges.count - batch.openBatchLines
             for i in 0..<batch.ranges.count {
@@ -82,11 +82,11 @@ public enum LogScanner {
     /// Batches are pipelined: while `visit` checks one batch on this thread, a worker prepares the
     /// next one (decodes and hashes its lines, which need no other line), having first read the one
     /// after it. When `visit` is done first, this thread helps prepare what the worker has not claimed.
-    private static func pipeline(_ file: any LogBytes, from offset: Int, firstLine: Int, fast: Bool,
+    private static func pipeline(_ file: any LogBytes, from offset: Int, firstLine: Int, fast: Bool, opener: any PersonalDataOpener,
                                  _ visit: (LineBatch, UnsafeBufferPointer<UInt8>) -> Bool) throws {
         let reader = ReadAhead(ChunkReader(file, from: offset))
         var current = try reader.next(firstLine: firstLine)
-        current.prepareClaimed(fast: fast)
+        current.prepareClaimed(fast: fast, opener: opener)
         var ahead = current.eof ? nil : try reader.next(firstLine: current.nextLine)
         let worker = DispatchGroup()
         defer { worker.wait() }  // never leave a worker behind on an early stop or an error
@@ -94,11 +94,11 @@ public enum LogScanner {
             if let upcoming = ahead {
                 DispatchQueue.global().async(group: worker) {
                     if !upcoming.eof { reader.readAhead(firstLine: upcoming.nextLine) }
-                    upcoming.prepareClaimed(fast: fast)
+                    upcoming.prepareClaimed(fast: fast, opener: opener)
                 }
             }
             let keepGoing = current.bytes.withUnsafeBufferPointer { visit(current, $0) }
-            if keepGoing { ahead?.prepareClaimed(fast: fast) }
+            if keepGoing { ahead?.prepareClaimed(fast: fast, opener: opener) }
             worker.wait()
             guard keepGoing, let upcoming = ahead else { return }
             current = upcoming
@@ -120,17 +120,18 @@ public enum LogScanner {
 
     /// Decodes and hashes one line (without its newline); `number` is its 1-based line number.
     /// With `sha` (the fast lane), a line spelled as ledger writes it is read into facts.
-    static func prepare(_ line: UnsafeBufferPointer<UInt8>, number: Int, sha: SHA256Context? = nil) -> PreparedLine {
+    static func prepare(_ line: UnsafeBufferPointer<UInt8>, number: Int, sha: SHA256Context? = nil,
+                        opener: any PersonalDataOpener) -> PreparedLine {
         if let sha, let facts = LineCodec.readInPlace(line),
            sha.digest(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: line[0..<facts.bodyLength]))) == facts.hash {
             return .facts(facts)
         }
-        return prepareWhole(line, number: number)
+        return prepareWhole(line, number: number, opener: opener)
     }
 
     /// Like `prepare`: initializes `facts` and returns the line's id when it was read in place,
     /// else initializes `other` and returns nil.
-    static func prepare(_ line: UnsafeBufferPointer<UInt8>, number: Int, sha: SHA256Context?,
+    static func prepare(_ line: UnsafeBufferPointer<UInt8>, number: Int, sha: SHA256Context?, opener: any PersonalDataOpener,
                         facts: UnsafeMutablePointer<ReplayLine>, other: UnsafeMutablePointer<PreparedLine>) -> UUIDBits? {
         if let sha, let read = LineCodec.readInPlace(line),
            sha.digest(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: line[0..<read.bodyLength]))) == read.hash {
@@ -138,16 +139,16 @@ public enum LogScanner {
             facts.initialize(to: read)
             return id
         }
-        other.initialize(to: prepareWhole(line, number: number))
+        other.initialize(to: prepareWhole(line, number: number, opener: opener))
         return nil
     }
 
     /// Decodes and hashes one line with the full decoder.
-    private static func prepareWhole(_ line: UnsafeBufferPointer<UInt8>, number: Int) -> PreparedLine {
+    private static func prepareWhole(_ line: UnsafeBufferPointer<UInt8>, number: Int, opener: any PersonalDataOpener) -> PreparedLine {
         do throws(LogProblem) {
             let (envelope, bodyLength) = try LineCodec.decode(line, lineNumber: number)
             let hash = SHA256.hex(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: line[0..<bodyLength])))
-            return .decoded(envelope, hash: hash, ChainChecker.prepare(envelope))
+            return .decoded(envelope, hash: hash, ChainChecker.prepare(envelope, opener: opener))
         } catch {
             return .undecodable(error)
         }
@@ -161,7 +162,7 @@ public enum LogScanner {
         switch prepared {
         case .facts:
             // Read in place but failed the chain check: the full decoder and checker name the problem.
-            return finish(prepare(line, number: checker.lines + 1), line, offset: offset, checker: &checker)
+            return finish(prepare(line, number: checker.lines + 1, opener: checker.opener), line, offset: offset, checker: &checker)
         case .decoded(let envelope, let hash, let checks):
             do throws(LogProblem) {
                 return .event(try checker.check(envelope, bodyHash: hash, prepared: checks), offset: offset, length: length)
@@ -188,7 +189,7 @@ public enum LogScanner {
         var probe = checker
         for range in batch.ranges[first...] {
             let line = UnsafeBufferPointer(rebasing: all[range])
-            guard case .event = finish(prepare(line, number: probe.lines + 1), line, offset: batch.base + range.lowerBound, checker: &probe)
+            guard case .event = finish(prepare(line, number: probe.lines + 1, opener: probe.opener), line, offset: batch.base + range.lowerBound, checker: &probe)
             else { return nil }
         }
         let cut = batch.openBatchLines
@@ -196,7 +197,7 @@ public enum LogScanner {
         var described = "\(cut) complete line\(cut == 1 ? "" : "s")"
         if let rest = batch.unterminated {
             let line = UnsafeBufferPointer(rebasing: all[rest])
-            if case .event = finish(prepare(line, number: probe.lines + 1), line, offset: batch.base + rest.lowerBound, checker: &probe) {
+            if case .event = finish(prepare(line, number: probe.lines + 1, opener: probe.opener), line, offset: batch.base + rest.lowerBound, checker: &probe) {
                 whole = !probe.batchIsOpen
             }
             described += " and \(rest.count) bytes after them"
@@ -216,12 +217,12 @@ public enum LogScanner {
             // A whole event without its newline is kept by the next writer, which adds the newline.
             // … unless it leaves a batch open: then it is a batch cut short (its first line).
             var probe = checker
-            let event = if case .event = finish(prepare(line, number: number), line, offset: offset, checker: &probe) { true } else { false }
+            let event = if case .event = finish(prepare(line, number: number, opener: checker.opener), line, offset: offset, checker: &probe) { true } else { false }
             let whole = event && !probe.batchIsOpen
             let message = whole ? "the last line is a whole event without its final newline: the next writer adds it"
                                 : "the last line has no final newline: an incomplete write (\(line.count) bytes)"
             return .tornTail(LogProblem(line: number, kind: .tornTail, message: message), offset: offset, length: line.count)
         }
-        return finish(prepare(line, number: number), line, offset: offset, checker: &checker)
+        return finish(prepare(line, number: number, opener: checker.opener), line, offset: offset, checker: &checker)
     }
 }

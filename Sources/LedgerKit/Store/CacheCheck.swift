@@ -21,7 +21,8 @@ enum CacheCheck {
         let saved = WritersIndex.enabled ? WritersIndex.loadCheckpoint(path: savedPath, log: log, into: nil) : nil
         let checkpoint = FileSystem.exists(checkpointPath) ? Checkpoint.load(forLog: path, file: log) : nil
         return try problems(log: log, index: index.map { ($0.table, $0.coverage, indexPath) }, saved: saved.map { ($0.table, $0.coverage, savedPath) },
-                            checkpoint: checkpoint, naming: "\(checkpointPath) disagrees with the log up to this line", remedy: "remove it (reads rebuild it)")
+                            checkpoint: checkpoint, naming: "\(checkpointPath) disagrees with the log up to this line", remedy: "remove it (reads rebuild it)",
+                            opener: KeyRing.forLog(path))
     }
 
     /// The problem of the checkpoint a PostgreSQL store keeps, against the store's lines `log`
@@ -29,7 +30,7 @@ enum CacheCheck {
     static func problems(storedCheckpoint checkpoint: Checkpoint, log: any LogBytes) throws -> [LogProblem] {
         try problems(log: log, index: nil, saved: nil, checkpoint: checkpoint,
                      naming: "the checkpoint the PostgreSQL store keeps (ledger_checkpoints, seq \(checkpoint.views.head.seq)) disagrees with the log up to this line",
-                     remedy: "delete its row (reads rebuild it)")
+                     remedy: "delete its row (reads rebuild it)", opener: SealedOpener())
     }
 
     /// A copy of the writers' index, what it covers and the file it is in.
@@ -37,7 +38,7 @@ enum CacheCheck {
 
     /// The problems of the caches given, each compared with the log folded up to its line.
     private static func problems(log: any LogBytes, index: IndexCopy?, saved: IndexCopy?, checkpoint loaded: Checkpoint?,
-                                 naming: String, remedy: String) throws -> [LogProblem] {
+                                 naming: String, remedy: String, opener: any PersonalDataOpener) throws -> [LogProblem] {
         // The checkpoint is kept as its digest, so its views and the log's are never in memory together.
         let checkpoint = loaded.map { SavedCheckpoint(seq: $0.views.head.seq, ids: $0.ids, digest: digest($0.views, ids: $0.ids)) }
         guard index != nil || saved != nil || checkpoint != nil else { return [] }
@@ -47,7 +48,7 @@ enum CacheCheck {
         let fresh = tableSeq == 0 ? nil : WritersIndex.inMemory(capacity: max(index?.table.capacity ?? 0, saved?.table.capacity ?? 0))
         var views = LedgerViews()
         var foldedIndex = fresh != nil
-        var checker = ChainChecker()
+        var checker = ChainChecker(opener: opener)
         checker.reserve(lines: min(max(tableSeq, checkpointSeq), 1 << 22))
         // The chain was verified already: the ids need only their fingerprints, no set.
         if let checkpoint { checker.deferIDChecks(lines: min(checkpointSeq, 1 << 22), seed: checkpoint.ids.seed) }

@@ -54,3 +54,30 @@ extension FileEventStore {
         return log
     }
 }
+
+// MARK: - Data version
+
+extension FileEventStore {
+    /// The path of the folder's key store.
+    public var keyStorePath: String { FileSystem.join(directory, KeyStore.fileName) }
+
+    /// The log's data version as a writer sees it under the append lock: 2 when the folder has a key
+    /// store, or when the log holds no line yet (the key store is then made: a new folder writes
+    /// version 2); else 1 (a version 1 log keeps being written in version 1 until `migrate`).
+    public var dataVersion: Int {
+        FileSystem.exists(keyStorePath) || (try? FileDescriptor(path: logPath, flags: O_RDONLY).size()) ?? 0 == 0 ? 2 : 1
+    }
+
+    /// The key store a writer encrypts personal members with, under the append lock: nil for a
+    /// version 1 log. Made when the log holds no line yet.
+    func dataKeys() throws -> KeyStore? {
+        if let openKeys, FileSystem.exists(keyStorePath) { return openKeys }
+        guard FileSystem.exists(keyStorePath) || prefix.verifiedSize == 0 else { return nil }
+        do {
+            openKeys = try KeyStore(path: keyStorePath, writable: true)
+        } catch {
+            throw StoreError(.io, "the key store \(keyStorePath) cannot be opened: \(error.message)")
+        }
+        return openKeys
+    }
+}

@@ -114,6 +114,7 @@ extension FileEventStore {
             var damage: LogProblem?
             var torn: (problem: LogProblem, offset: Int, length: Int)?
             var checker = prefix.checker
+            checker.opener = keyRing
             // Lines are read in place, as `replay` and `verify` read them (the full decoder only for
             // a line that is not in canonical form): a writer that meets many lines appended by
             // others, or starts from the index checkpoint, folds each in about a microsecond.

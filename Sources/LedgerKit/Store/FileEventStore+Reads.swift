@@ -7,7 +7,7 @@ extension FileEventStore {
     /// Calls `body` with every event from `seq` on; a torn tail is skipped, damage throws.
     public func read(from seq: Int, _ body: (RecordedEvent) -> Bool) throws {
         try withReadLock { (log) throws in
-            var checker = ChainChecker()
+            var checker = ChainChecker(opener: keyRing)
             var damage: LogProblem?
             do {
                 try LogScanner.scan(log, checker: &checker) { item in
@@ -37,7 +37,7 @@ extension FileEventStore {
     public func scanViews(wanted: (ViewEvent) -> Bool, visit: (ViewEvent, Digest32) -> Void) throws -> [RecordedEvent] {
         var picked: [RecordedEvent] = []
         try withReadLock { (log) throws in
-            var checker = ChainChecker()
+            var checker = ChainChecker(opener: keyRing)
             checker.reserve(lines: try log.size() / 450)
             var damage: LogProblem?
             var lines: [(seq: Int, offset: Int, length: Int)] = []
@@ -57,7 +57,7 @@ extension FileEventStore {
             }
             if let damage { throw StoreError(.damaged, "the log is damaged at \(damage)", problem: damage) }
             // Those lines verified in the scan, and the shared lock keeps the log from changing.
-            for line in lines { picked.append(try Self.recordedEvent(in: log, at: line.offset, length: line.length, seq: line.seq)) }
+            for line in lines { picked.append(try Self.recordedEvent(in: log, at: line.offset, length: line.length, seq: line.seq, opener: keyRing)) }
         }
         return picked
     }
@@ -74,13 +74,14 @@ extension FileEventStore {
     public var viewsMayComeFromACheckpoint: Bool { true }
 
     /// The event of the verified line at `offset` (`length` bytes with its newline), built whole.
-    private static func recordedEvent(in log: FileDescriptor, at offset: Int, length: Int, seq: Int) throws -> RecordedEvent {
+    private static func recordedEvent(in log: FileDescriptor, at offset: Int, length: Int, seq: Int,
+                                      opener: any PersonalDataOpener) throws -> RecordedEvent {
         var bytes = [UInt8](repeating: 0, count: length)
         let read = try bytes.withUnsafeMutableBytes { try log.read(into: $0.baseAddress!, count: length, at: offset) }
         let event = bytes.withUnsafeBufferPointer { all -> RecordedEvent? in
             guard read == length, length > 1 else { return nil }
             guard let (envelope, _) = try? LineCodec.decode(UnsafeBufferPointer(rebasing: all[0..<(length - 1)]), lineNumber: seq),
-                  envelope.seq == seq, case .event(let event) = ChainChecker.prepare(envelope) else { return nil }
+                  envelope.seq == seq, case .event(let event) = ChainChecker.prepare(envelope, opener: opener) else { return nil }
             return RecordedEvent(envelope: envelope, event: event)
         }
         guard let event else {

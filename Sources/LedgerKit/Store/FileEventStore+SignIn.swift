@@ -18,7 +18,7 @@ extension FileEventStore {
             guard let account = entry.account else { return record }
             let end = prefix.verifiedSize
             guard account.line >= 0, account.line < end, let line = try? Self.line(in: log, at: account.line, end: end),
-                  let event = Self.checkedEvent(line), let password = SignInRecord.Account(passwordLine: event.event, uid: account.uid.uuidString)
+                  let event = Self.checkedEvent(line, opener: keyRing), let password = SignInRecord.Account(passwordLine: event.event, uid: account.uid.uuidString)
             else { return nil }
             try checkLink(to: event, next: account.line + line.count + 1, in: log, end: end)
             // The line must still be the one folded into the index: a line edited with its next line
@@ -47,6 +47,7 @@ extension FileEventStore {
             problem = LogProblem(line: event.seq, kind: .brokenChain, message: "the last line is not the head the index verified")
         } else {
             var checker = ChainChecker(continuingAfter: head)
+            checker.opener = keyRing
             let item = try Self.line(in: log, at: next, end: end).map { line in
                 line.withUnsafeBufferPointer { LogScanner.decode($0, offset: next, terminated: true, checker: &checker) }
             }

@@ -12,7 +12,7 @@ extension FileEventStore {
     public func readIndexedStream(_ stream: String) throws -> [RecordedEvent] {
         let found = try withLogCaughtUpAsWriter { log -> [RecordedEvent]? in
             guard let lines = prefix.lines(of: stream) else { return nil }
-            return Self.events(of: stream, at: lines, in: log, end: prefix.verifiedSize)
+            return Self.events(of: stream, at: lines, in: log, end: prefix.verifiedSize, opener: keyRing)
         }
         guard let found else { return [] }  // no log
         // Outside the exclusive lock: the whole-log read takes the shared one.
@@ -24,13 +24,13 @@ extension FileEventStore {
 
     /// The events of `stream` at `lines`, or nil when a line disagrees with the index.
     private static func events(of stream: String, at lines: WritersIndex.StreamLines, in log: FileDescriptor,
-                               end: Int) -> [RecordedEvent]? {
+                               end: Int, opener: any PersonalDataOpener) -> [RecordedEvent]? {
         guard lines.count > 0 else { return [] }
         guard lines.first >= 0, lines.first <= lines.last, lines.last < end else { return nil }
         var out: [RecordedEvent] = []
         if lines.count <= 2 {
             for offset in lines.count == 1 ? [lines.first] : [lines.first, lines.last] {
-                guard let bytes = try? line(in: log, at: offset, end: end), let event = event(bytes, of: stream) else { return nil }
+                guard let bytes = try? line(in: log, at: offset, end: end), let event = event(bytes, of: stream, opener: opener) else { return nil }
                 out.append(event)
             }
         } else {
@@ -43,7 +43,7 @@ extension FileEventStore {
                 let newline = span[start...].firstIndex(of: 0x0A) ?? span.count
                 let bytes = Array(span[start..<newline])
                 if contains(bytes, needle) {
-                    guard let event = event(bytes, of: stream) else { return nil }
+                    guard let event = event(bytes, of: stream, opener: opener) else { return nil }
                     out.append(event)
                 }
                 start = newline + 1
@@ -67,17 +67,17 @@ extension FileEventStore {
 
     /// The event of one line of `stream`, checked alone (decodes, hashes to its declared hash, is a
     /// valid event of that stream); nil otherwise.
-    private static func event(_ line: [UInt8], of stream: String) -> RecordedEvent? {
-        checkedEvent(line).flatMap { $0.stream == stream ? $0 : nil }
+    private static func event(_ line: [UInt8], of stream: String, opener: any PersonalDataOpener) -> RecordedEvent? {
+        checkedEvent(line, opener: opener).flatMap { $0.stream == stream ? $0 : nil }
     }
 
     /// The event of one line, checked alone: it decodes, hashes to its declared hash and is a valid
     /// event; nil otherwise.
-    static func checkedEvent(_ line: [UInt8]) -> RecordedEvent? {
+    static func checkedEvent(_ line: [UInt8], opener: any PersonalDataOpener) -> RecordedEvent? {
         line.withUnsafeBufferPointer { all -> RecordedEvent? in
             guard let (envelope, bodyLength) = try? LineCodec.decode(all, lineNumber: 0),
                   SHA256.hex(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: all[0..<bodyLength]))) == envelope.hash,
-                  case .event(let event) = ChainChecker.prepare(envelope) else { return nil }
+                  case .event(let event) = ChainChecker.prepare(envelope, opener: opener) else { return nil }
             return RecordedEvent(envelope: envelope, event: event)
         }
     }

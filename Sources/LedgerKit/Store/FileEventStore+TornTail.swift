@@ -34,6 +34,7 @@ extension FileEventStore {
         let bytes = try Self.bytes(of: log, at: torn.offset, count: torn.length)
         guard bytes.count == torn.length, bytes.last != 0x0A else { return false }
         var probe = prefix.checker
+        probe.opener = keyRing
         var start = 0
         for (index, byte) in bytes.enumerated() where byte == 0x0A || index == bytes.count - 1 {
             let end = byte == 0x0A ? index : bytes.count

@@ -38,6 +38,10 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
     var appendFiles: AppendFiles?
     /// Random bytes drawn ahead for event ids (see `IDBytes`).
     let idBytes = IDBytes()
+    /// The opener of this folder's personal members (its key store, read-only).
+    var keyRing: KeyRing { KeyRing.forLog(logPath) }
+    /// The key store this writer encrypts with, once opened (`dataKeys`).
+    var openKeys: KeyStore?
     /// Set by `appendCutByPowerLoss`: the next write keeps only this many lines of its batch.
     private var powerCut: Int?
 
@@ -88,6 +92,7 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
     private func write(_ parts: [StreamAppend], decoded: [(event: LedgerEvent, data: JSONObject)], log: FileDescriptor,
                        condition: (any FoldedCondition)?) throws -> [RecordedEvent] {
         var buffer: [UInt8] = []
+        let keys = try dataKeys()
         var pending: [(envelope: Envelope, offset: Int, length: Int)] = []
         var head = prefix.checker.head
         var at = max(clock.now(), prefix.lastAt)
@@ -109,12 +114,18 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
             }
             batchIDs.insert(id)
             let type = event.type
-            let body = LineCodec.body(seq: head.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
-                                      stream: stream, batch: batch, data: data, prev: head.hash)
+            var (stored, v) = (data, type.currentVersion)
+            if let keys {
+                let prefix = prefix
+                (stored, v) = try PersonalDataSealer.seal(data, type: type, eventID: id, at: at, keys: keys,
+                                                          holder: { prefix.liveAccount(email: $0) }, random: random)
+            }
+            let body = LineCodec.body(seq: head.seq + 1, id: id, at: at, type: type.rawValue, v: v,
+                                      stream: stream, batch: batch, data: stored, prev: head.hash)
             let hash = SHA256.hex(body)
             let line = LineCodec.line(body: body, hash: hash)
-            pending.append((Envelope(seq: head.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
-                                     stream: stream, batch: batch, data: data, prev: head.hash, hash: hash), start + buffer.count, line.count))
+            pending.append((Envelope(seq: head.seq + 1, id: id, at: at, type: type.rawValue, v: v,
+                                     stream: stream, batch: batch, data: stored, prev: head.hash, hash: hash), start + buffer.count, line.count))
             buffer.append(contentsOf: line)
             head = Head(seq: head.seq + 1, hash: hash)
             at = max(at, clock.now())
@@ -178,7 +189,7 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
     private func feed(_ condition: any FoldedCondition, from log: FileDescriptor) throws {
         guard condition.position < prefix.checker.head.seq else { return }
         let limit = prefix.checker.head.seq
-        var checker = ChainChecker()
+        var checker = ChainChecker(opener: keyRing)
         do {
             try LogScanner.scan(log, checker: &checker) { item in
                 guard case .event(let event, _, _) = item, event.seq <= limit else { return false }
@@ -205,6 +216,7 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
             // Under the shared lock the index file is not ours to change: follow the tail on a copy.
             let from = prefix.table != nil && size >= prefix.verifiedSize ? prefix.verifiedSize : 0
             var checker = from == 0 ? ChainChecker() : prefix.checker
+            checker.opener = keyRing
             var damage: LogProblem?
             try LogScanner.scan(log, from: from, checker: &checker) { item in
                 switch item {

@@ -20,6 +20,15 @@ public enum LogSource {
         }
     }
 
+    /// What opens its personal members: a file's key ring (its folder's `events.keys`); a PostgreSQL
+    /// store's lines are all data version 1.
+    public var opener: any PersonalDataOpener {
+        switch self {
+        case .file(let path): KeyRing.forLog(path)
+        case .postgres: SealedOpener()
+        }
+    }
+
     /// The bytes of the log to scan, opened from its first line or just after a checkpoint.
     struct Opened {
         /// The log's bytes.

@@ -27,7 +27,7 @@ public final class LogTail {
     /// The offset just after the last line delivered.
     public private(set) var verifiedEnd = 0
 
-    private var checker = ChainChecker()
+    private var checker: ChainChecker
     private var log: FileDescriptor?
     private var lock: FileDescriptor?
     private var identity: (device: UInt, inode: UInt)?
@@ -36,6 +36,7 @@ public final class LogTail {
     /// A reader of `path`, starting at its first line.
     public init(path: String) {
         self.path = path
+        checker = ChainChecker(opener: KeyRing.forLog(path))
         self.lockPath = FileSystem.join(FileSystem.directoryName(path), "events.lock")
     }
 

@@ -44,12 +44,20 @@ public enum LogVerifier {
         let wanted = Set(anchors.map(\.seq) + recorded.map(\.head.seq))
         var found: [Int: Digest32] = [:]
         var accounts: PostgresAccountCheck?
+        var keys = MissingKeys(source.opener)
+        var erased: Set<UUIDBits> = []
         func pass(deferringIDs: Bool) throws -> VerifyReport? {
             found = [:]
+            keys = MissingKeys(source.opener)
+            erased = []
             if checkingCaches, case .postgres(let store) = source { accounts = try PostgresAccountCheck(store) }
-            return try verify(source, deferringIDs: deferringIDs, anchors: wanted, found: &found, visit: accounts.map { check in { check.visit($0) } })
+            return try verify(source, deferringIDs: deferringIDs, anchors: wanted, found: &found, opener: keys) { event in
+                if case .personalDataErased(let uid, _) = event.pointee.fact { erased.insert(uid) }
+                accounts?.visit(event)
+            }
         }
         var verified = try pass(deferringIDs: true) ?? pass(deferringIDs: false) ?? VerifyReport()
+        if verified.ok { verified.problems += try keys.problems(source, erased: erased) }
         if checkingCaches && verified.ok {
             switch source {
             case .file(let path):
@@ -92,10 +100,10 @@ public enum LogVerifier {
     /// noting in `found` the hash of each line of the intact prefix whose seq is in `anchors`, and
     /// passing each event of that prefix to `visit`.
     private static func verify(_ source: LogSource, deferringIDs: Bool, anchors: Set<Int>, found: inout [Int: Digest32],
-                               visit: ((UnsafePointer<ViewEvent>) -> Void)?) throws -> VerifyReport? {
+                               opener: any PersonalDataOpener, visit: ((UnsafePointer<ViewEvent>) -> Void)?) throws -> VerifyReport? {
         let opened = try source.open(usingCheckpoint: false)
         var report = VerifyReport()
-        var checker = ChainChecker()
+        var checker = ChainChecker(opener: opener)
         if deferringIDs {
             checker.deferIDChecks(lines: opened.lines)
         } else {

@@ -67,6 +67,12 @@ struct VerifiedPrefix {
         return accounts.holdsLiveAccount(email: email)
     }
 
+    /// The live account that holds `email` (`AccountFold.liveAccount`), from the index file's slots or the fold kept in memory.
+    func liveAccount(email: String) -> UUIDBits? {
+        if let table, !lostTable { return AccountFold.liveAccount(of: table.accounts.emailKey(email), in: table.accounts) }
+        return AccountFold.liveAccount(of: accounts.emailKey(email), in: accounts)
+    }
+
     /// Where `stream`'s lines are, when the index file is in use (else nil).
     func lines(of stream: String) -> WritersIndex.StreamLines? {
         guard let table, !lostTable else { return nil }

@@ -63,10 +63,11 @@ public enum ViewLoader {
             asOf.map { $0.mayStart(fromCheckpointAt: found.views.head.seq) } ?? true
         }
         let (checkpoint, start, total) = (opened.checkpoint, opened.start, opened.total)
-        var checker = ChainChecker()
+        var checker = ChainChecker(opener: source.opener)
         if let checkpoint {
             loaded.views = checkpoint.views
             checker = ChainChecker(continuingAfter: checkpoint.views.head)
+            checker.opener = source.opener
         }
         if asOf != nil || interval == 0 { loaded.views.narrow(to: selection) }
         // Sizing the id set once for the lines ahead spares its rehashes.

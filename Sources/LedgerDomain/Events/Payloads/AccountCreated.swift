@@ -36,7 +36,7 @@ public struct AccountCreated: EventPayload, DescribedPayload {
 
     /// Decodes `data`.
     public init(data: JSONObject) throws(EventDataError) {
-        let r = try DataReader(data, Self.schema)
+        let r = try DataReader(data, Self.schema, type: Self.eventType)
         self.init(uid: r.text(.uid), email: r.text(.email), passwordHash: r.text(.passwordHash), withImage: r.flag(.withImage))
     }
 

@@ -40,7 +40,7 @@ public struct AccountDisabled: EventPayload, DescribedPayload {
 
     /// Decodes `data`.
     public init(data: JSONObject) throws(EventDataError) {
-        let r = try DataReader(data, Self.schema)
+        let r = try DataReader(data, Self.schema, type: Self.eventType)
         self.init(uid: r.text(.uid), reason: r.text(.reason))
     }
 

@@ -34,7 +34,7 @@ public struct EmailChanged: EventPayload, DescribedPayload {
 
     /// Decodes `data`.
     public init(data: JSONObject) throws(EventDataError) {
-        let r = try DataReader(data, Self.schema)
+        let r = try DataReader(data, Self.schema, type: Self.eventType)
         self.init(uid: r.text(.uid), email: r.text(.email), previousEmail: r.text(.previousEmail))
     }
 

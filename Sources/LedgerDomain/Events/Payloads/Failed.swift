@@ -39,7 +39,7 @@ public struct Failed: EventPayload, DescribedPayload {
 
     /// Decodes `data`.
     public init(data: JSONObject) throws(EventDataError) {
-        let r = try DataReader(data, Self.schema)
+        let r = try DataReader(data, Self.schema, type: Self.eventType)
         self.init(step: r.choice(.step, RegistrationStep.self), reason: r.text(.reason), message: r.text(.message),
                   email: r.optionalText(.email), uid: r.optionalText(.uid))
     }

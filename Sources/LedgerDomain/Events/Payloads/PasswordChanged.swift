@@ -33,7 +33,7 @@ public struct PasswordChanged: EventPayload, DescribedPayload {
 
     /// Decodes `data`.
     public init(data: JSONObject) throws(EventDataError) {
-        let r = try DataReader(data, Self.schema)
+        let r = try DataReader(data, Self.schema, type: Self.eventType)
         self.init(uid: r.text(.uid), passwordHash: r.text(.passwordHash), reason: r.choice(.reason, PasswordChangeReason.self))
     }
 

@@ -40,7 +40,7 @@ public struct ProfileWritten: EventPayload, DescribedPayload {
 
     /// Decodes `data`.
     public init(data: JSONObject) throws(EventDataError) {
-        let r = try DataReader(data, Self.schema)
+        let r = try DataReader(data, Self.schema, type: Self.eventType)
         self.init(uid: r.text(.uid), email: r.text(.email), userName: r.text(.userName),
                   profileImageName: r.optionalText(.profileImageName), createdAt: r.timestamp(.createdAt))
     }

@@ -28,7 +28,7 @@ public struct SignInFailed: EventPayload, DescribedPayload {
 
     /// Decodes `data`.
     public init(data: JSONObject) throws(EventDataError) {
-        let r = try DataReader(data, Self.schema)
+        let r = try DataReader(data, Self.schema, type: Self.eventType)
         self.init(email: r.text(.email), reason: r.choice(.reason, SignInFailure.self))
     }
 

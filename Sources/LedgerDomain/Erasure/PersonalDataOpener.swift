@@ -1,0 +1,32 @@
+// MARK: - PersonalDataOpener
+
+/// What the readers of a data version 2 line ask to turn an encrypted personal member back into its
+/// text: the shell implements it over the key store (`KeyRing`); the domain only calls it. The
+/// keyless opener (`SealedOpener`) is what reads without keys use (`verify_log.py`'s view of a log).
+public protocol PersonalDataOpener: Sendable {
+    /// The text of `member` (named `name`, of event `eventID` of type `type`), or why there is none.
+    func open(_ member: EncryptedMember, eventID: String, type: EventType, name: String) -> OpenedMember
+}
+
+/// What opening one encrypted member gave.
+public enum OpenedMember: Equatable, Sendable {
+    /// The member's text.
+    case text(String)
+    /// Its subject's key was destroyed by an erasure: the member is gone for good.
+    case erased
+    /// Its subject has no key at all (data loss unless an erasure event names the subject: `verify`
+    /// tells); readers show it as erased.
+    case missingKey
+    /// The key is there but does not open it (another key in its place: a damaged key store).
+    case unreadable(String)
+}
+
+/// The opener of reads that hold no keys: every member stays sealed, shown as erased (its form is
+/// still checked). Used for lines whose personal data nobody reads (the chain and schema checks).
+public struct SealedOpener: PersonalDataOpener {
+    /// The opener.
+    public init() {}
+
+    /// Always `.erased`.
+    public func open(_ member: EncryptedMember, eventID: String, type: EventType, name: String) -> OpenedMember { .erased }
+}

@@ -1,0 +1,77 @@
+import Glibc
+import LedgerDomain
+import Synchronization
+
+// MARK: - KeyRing
+
+/// The opener of a data directory's encrypted personal members (`PersonalDataOpener`): each
+/// subject's key is read from the key store once (`events.keys`, read-only) and kept in memory for
+/// the life of the process; a key destroyed by this process is forgotten (`forget`). Safe to share
+/// between the scanner's threads: the keys and the store sit behind one mutex.
+public final class KeyRing: PersonalDataOpener {
+    /// What the ring knows of a subject.
+    private enum Entry { case key([UInt8]), erased, absent }
+
+    /// The key store, or nil when the directory has none (a version 1 folder, or a lost file).
+    private let state: Mutex<(store: KeyStore?, entries: [SubjectID: Entry])>
+    /// Where the key store is.
+    public let path: String
+
+    /// The ring of data directory `directory`; its key store is opened read-only, on first use.
+    public init(directory: String) {
+        path = FileSystem.join(directory, KeyStore.fileName)
+        state = Mutex((nil, [:]))
+    }
+
+    /// The text of `member`, opened with its subject's key.
+    public func open(_ member: EncryptedMember, eventID: String, type: EventType, name: String) -> OpenedMember {
+        let entry = state.withLock { state -> Result<Entry, KeyStoreError> in
+            if let known = state.entries[member.subject] { return .success(known) }
+            do throws(KeyStoreError) {
+                if state.store == nil {
+                    guard access(path, F_OK) == 0 else { return .success(.absent) }
+                    state.store = try KeyStore(path: path, writable: false)
+                }
+                let entry: Entry = switch try state.store!.state(of: member.subject) {
+                case .live: try state.store!.key(for: member.subject).map(Entry.key) ?? .erased
+                case .erased: .erased
+                case .absent: .absent
+                }
+                state.entries[member.subject] = entry
+                return .success(entry)
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch entry {
+        case .success(.key(let key)):
+            do throws(MemberCipherError) {
+                return .text(try MemberCipher.decrypt(member, eventID: eventID, type: type, member: name, key: key))
+            } catch {
+                return .unreadable(error.description)
+            }
+        case .success(.erased): return .erased
+        case .success(.absent): return .missingKey
+        case .failure(let error): return .unreadable(error.message)
+        }
+    }
+
+    /// Forgets what the ring read of `subject` (its key was destroyed).
+    public func forget(_ subject: SubjectID) { state.withLock { _ = $0.entries.removeValue(forKey: subject) } }
+
+    // MARK: - Shared rings
+
+    /// One ring per data directory in this process, so every read of a folder opens its key store once.
+    private static let rings = Mutex<[String: KeyRing]>([:])
+
+    /// The ring of the data directory that holds the log `logPath`.
+    public static func forLog(_ logPath: String) -> KeyRing {
+        let directory = FileSystem.directoryName(logPath)
+        return rings.withLock { rings in
+            if let ring = rings[directory] { return ring }
+            let ring = KeyRing(directory: directory)
+            rings[directory] = ring
+            return ring
+        }
+    }
+}

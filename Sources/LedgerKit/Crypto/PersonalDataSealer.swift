@@ -1,0 +1,37 @@
+import LedgerDomain
+
+// MARK: - PersonalDataSealer
+
+/// The writer's half of data version 2: the `data` of an event with personal members
+/// (`PersonalMembers`) as it is stored, each personal member replaced by its `EncryptedMember`
+/// under the data key of the event's subject, the key made (and synced in the key store) on first
+/// use, before the line that needs it is written.
+enum PersonalDataSealer {
+    /// `data` of an event of `type` with id `eventID`, recorded at `at`, as a store of data version
+    /// 2 writes it, and its version (`DataVersions.written`); `holder` names the live account that
+    /// holds an email (the account fold's answer at the moment of writing).
+    static func seal(_ data: JSONObject, type: EventType, eventID: String, at: Timestamp, keys: KeyStore,
+                     holder: (String) -> UUIDBits?, random: any RandomSource) throws -> (data: JSONObject, version: Int) {
+        let version = DataVersions.written(type, dataVersion: 2)
+        guard version == 2, let rule = PersonalMembers.rule(for: type),
+              rule.members.contains(where: { data[$0]?.stringValue != nil }) else { return (data, 1) }
+        guard let subject = PersonalMembers.subject(of: type, data: data, at: at, holder: holder) else {
+            throw StoreError(.invalidBatch, "\(type.rawValue) names no subject for its personal data")
+        }
+        let key: [UInt8]
+        do { key = try keys.createKey(for: subject, random: random) } catch {
+            throw StoreError(.io, "the key store refused the key of \(subject): \(error.message)")
+        }
+        var sealed = data
+        for name in rule.members {
+            guard let text = data[name]?.stringValue else { continue }
+            do {
+                sealed[name] = try MemberCipher.encrypt(text, eventID: eventID, type: type, member: name, subject: subject,
+                                                        key: key, random: random)
+            } catch {
+                throw StoreError(.io, "\(type.rawValue).\(name) could not be encrypted: \(error.message)")
+            }
+        }
+        return (sealed, 2)
+    }
+}

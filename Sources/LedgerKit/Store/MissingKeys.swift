@@ -1,0 +1,48 @@
+import LedgerDomain
+import Synchronization
+
+// MARK: - MissingKeys
+
+/// `verify`'s key check: an opener that passes every member to the folder's key ring and notes the
+/// subjects it finds without a key (the first event that needed each), and the accounts whose
+/// erasure the log records. A subject without a key that no erasure event names lost its data:
+/// `missing-key`.
+final class MissingKeys: PersonalDataOpener {
+    private let inner: any PersonalDataOpener
+    private let noted = Mutex<[SubjectID: String]>([:])
+
+    /// A watch over `inner`.
+    init(_ inner: any PersonalDataOpener) { self.inner = inner }
+
+    /// `inner`'s answer, noting a missing key.
+    func open(_ member: EncryptedMember, eventID: String, type: EventType, name: String) -> OpenedMember {
+        let opened = inner.open(member, eventID: eventID, type: type, name: name)
+        if opened == .missingKey { noted.withLock { if $0[member.subject] == nil { $0[member.subject] = eventID } } }
+        return opened
+    }
+
+    /// The subjects without a key, each with the id of the first event that needed it.
+    var missing: [SubjectID: String] { noted.withLock { $0 } }
+
+    /// The `missing-key` problems of the log `source`, whose intact lines were just read with this
+    /// watch, given the accounts its erasure events name: each on the line of the first event that
+    /// needed the key (found by a second read, only when a key is missing).
+    func problems(_ source: LogSource, erased: Set<UUIDBits>) throws -> [LogProblem] {
+        let lost = missing.filter { subject, _ in
+            if subject.kind == .account, let uid = UUIDBits(uuid: String(subject.text.dropFirst(8))) { return !erased.contains(uid) }
+            return true
+        }
+        guard !lost.isEmpty else { return [] }
+        let ids = Dictionary(uniqueKeysWithValues: lost.map { ($0.value, $0.key) })
+        var problems: [LogProblem] = []
+        var checker = ChainChecker()
+        try LogScanner.scan(try source.open(usingCheckpoint: false).bytes, checker: &checker) { item in
+            if case .event(let event, _, _) = item, let subject = ids[event.envelope.id] {
+                problems.append(LogProblem(line: event.seq, kind: .missingKey,
+                                           message: "the key of \(subject) is not in the key store and no erasure event names it: its personal data is lost"))
+            }
+            return problems.count < ids.count
+        }
+        return problems.sorted { $0.line < $1.line }
+    }
+}
