@@ -6,8 +6,13 @@ import LedgerKit
 extension AccountCommand {
     /// delete: by an operator, or by the owner proving the password (`--password-stdin`).
     static let deleteActions: [Action] = [
-        Action(name: "delete", takesAccount: true, options: ["password-stdin"]) { invocation, context in
+        Action(name: "delete", takesAccount: true, options: ["password-stdin", "keep-personal-data"]) { invocation, context in
             try delete(invocation, context)
+        },
+        Action(name: "erase", takesAccount: true, options: []) { invocation, context in
+            let outcome = try service(invocation, context).run(.erase, account: invocation.positionals[1])
+            report(outcome, status: "erased", done: "erased: its personal data is forgotten", endsSessions: false, invocation, context)
+            return 0
         },
     ]
 
@@ -18,6 +23,7 @@ extension AccountCommand {
         let key = invocation.positionals[1]
         let outcome: AccountService.Outcome
         let reason: AccountDeletedReason
+        let keep = invocation.flag("keep-personal-data")
         if invocation.flag("password-stdin") {
             reason = .userRequest
             let password = try PasswordInput.read(invocation, context)
@@ -32,31 +38,46 @@ extension AccountCommand {
                 named = (key, "")
             }
             guard let checked = try withPassword(email: named.email, password: password, uid: named.uid, invocation, context,
-                                                 decide: { _ in .delete(reason: reason) })
+                                                 decide: { _ in .delete(reason: reason, keepPersonalData: keep) })
             else { return CLIError.Status.failure.rawValue }
             outcome = checked
         } else {
             reason = .operator
-            outcome = try service(invocation, context).run(.delete(reason: reason), account: key)
+            outcome = try service(invocation, context).run(.delete(reason: reason, keepPersonalData: keep), account: key)
         }
-        context.recorded.note("account \(outcome.uid) deleted (\(reason.rawValue)), \(outcome.endedSessions.count) sessions ended")
+        let erased = outcome.appended.contains { if case .personalDataErased = $0.event { true } else { false } }
+        let personalData = erased ? "erased" : keep ? "kept" : "not-encrypted"
+        context.recorded.note("account \(outcome.uid) deleted (\(reason.rawValue)), \(outcome.endedSessions.count) sessions ended, personal data \(personalData)")
         let removal = AccountService.removeImage(deletedBy: outcome, from: FileBlobStore(directory: context.dataDirectory(invocation)))
         if case .left(let name, let problem) = removal {
             context.complain("account \(outcome.uid) is deleted, but its image file \(name) could not be removed (\(problem)); `ledger recover` removes it")
         }
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([
-                ("status", .string("deleted")), ("uid", .string(outcome.uid)), ("email", .string(outcome.email)),
-                ("reason", .string(reason.rawValue)), ("imageDeleted", .bool(removal.fileGone)),
+                ("status", .string("deleted")), ("uid", .string(outcome.uid)), ("email", erased ? .null : .string(outcome.email)),
+                ("reason", .string(reason.rawValue)), ("imageDeleted", .bool(removal.fileGone)), ("personalData", .string(personalData)),
                 ("endedSessions", .array(outcome.endedSessions.map { .string($0) })),
             ])))
         } else {
-            context.print("account \(outcome.uid) (\(OneLine.escaped(outcome.email))) deleted (\(reason.rawValue)); its email is free to register again")
+            let named = erased ? "" : " (\(OneLine.escaped(outcome.email)))"
+            context.print("account \(outcome.uid)\(named) deleted (\(reason.rawValue)); its email is free to register again")
+            switch personalData {
+            case "erased": context.print("its personal data is erased: its emails, username and password hashes can no longer be read")
+            case "kept": context.print("its personal data is kept (--keep-personal-data); `ledger account erase \(outcome.uid)` erases it")
+            default: context.print("its personal data is not erased: the log is data version 1 (`ledger migrate` to a version 2 folder first)")
+            }
             if case .removed(let name) = removal { context.print("profile image \(name) removed") }
             context.print("\(outcome.endedSessions.count) session\(outcome.endedSessions.count == 1 ? "" : "s") ended")
         }
         return 0
     }
+}
+
+extension AccountService.Outcome {
+    /// The email as JSON: null once it is erased (its key gone: it reads as the empty string).
+    var emailJSON: JSONValue { email.isEmpty ? .null : .string(email) }
+    /// The email for a line of text: `[erased]` once it is erased.
+    var emailText: String { email.isEmpty ? "[erased]" : OneLine.escaped(email) }
 }
 
 extension AccountService.ImageRemoval {

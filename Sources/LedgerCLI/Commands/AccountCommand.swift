@@ -29,11 +29,12 @@ enum AccountCommand {
         name: "account", summary: "an account's life after sign-up: disable, enable, sign out everywhere, change the email, delete, …",
         positionals: [PositionalSpec(name: "ACTION", optional: false, help: actions.map(\.name).joined(separator: ", "),
                                      choices: actions.map(\.name)),
-                      PositionalSpec(name: "UID|EMAIL", optional: true, help: "the account's id or email (disable, enable, sign-out-everywhere, delete)")],
+                      PositionalSpec(name: "UID|EMAIL", optional: true, help: "the account's id or email (disable, enable, sign-out-everywhere, delete, erase)")],
         options: [.option("reason", "TEXT", "disable: the operator's reason, kept in the log (at most 500 characters)"),
                   .option("email", "E", "change-password, change-email, send-verification, request-reset: the account's current email (the requests answer alike whoever holds it)"),
                   .option("new-email", "N", "change-email: the new email (normalized to lowercase; the rule of `register`)"),
                   .flag("password-stdin", "change-password: the current then the new password; change-email, delete: the account's password (a line each, on standard input)"),
+                  .flag("keep-personal-data", "delete: keep the account's personal data (a legal hold, shown by the audit) instead of erasing it"),
                   .flag("token-stdin", "verify-email, reset-password: read the token from the first line of standard input (reset-password: the new password from the second)"),
                   .flag("json", "print one JSON object: the outcome, or {status: refused, reason, message}")],
         details: """
@@ -44,6 +45,9 @@ enum AccountCommand {
         change-email --email E --new-email N: EmailChanged, once the password is checked as login checks it; refused when a live account holds N.
         delete: ImageDeleted (with a profile image), every session ended, AccountDeleted; by an operator, or with
           --password-stdin by the owner (user-request). The image file is removed once that is durable.
+          On a data version 2 log the same append erases its personal data (PersonalDataErased: its key is destroyed
+          once the append is durable), unless --keep-personal-data; on a version 1 log nothing is erased (`ledger migrate` first).
+        erase: PersonalDataErased for an account deleted earlier (refused account-live for a live one, already-erased, migrate-first).
         send-verification, request-reset --email E: a token mailed through LEDGER_MAILER (e.g. '/usr/sbin/sendmail -t'); exit 3 without one.
         verify-email, reset-password --token-stdin: redeem a token once (reset: every session ends, the lockout is lifted).
         A refusal (see the state table in Docs/CLI.md) prints one line and exits 1.
@@ -93,12 +97,12 @@ enum AccountCommand {
         if !outcome.appended.isEmpty { context.recorded.note("account \(outcome.uid) \(done), \(outcome.endedSessions.count) sessions ended") }
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([
-                ("status", .string(status)), ("uid", .string(outcome.uid)), ("email", .string(outcome.email)),
+                ("status", .string(status)), ("uid", .string(outcome.uid)), ("email", outcome.emailJSON),
                 ("accountStatus", .string(outcome.status.rawValue)),
                 ("endedSessions", .array(outcome.endedSessions.map { .string($0) })),
             ])))
         } else {
-            context.print("account \(outcome.uid) (\(OneLine.escaped(outcome.email))) \(done)")
+            context.print("account \(outcome.uid) (\(outcome.emailText)) \(done)")
             if !outcome.endedSessions.isEmpty || endsSessions {
                 context.print("\(outcome.endedSessions.count) session\(outcome.endedSessions.count == 1 ? "" : "s") ended")
             }

@@ -43,14 +43,14 @@ enum AuditCommand {
             let style = context.style
             context.print(style.bold("Failed registrations"))
             var failures = Table(headers: ["REGISTRATION", "STARTED", "EMAIL", "OUTCOME", "STEP", "REASON"],
-                                 rows: failed.map { [$0.registration, $0.startedAt?.rfc3339 ?? "-", $0.email ?? "-", $0.outcome.rawValue,
+                                 rows: failed.map { [$0.registration, $0.startedAt?.rfc3339 ?? "-", $0.email.map(ErasedText.forTable) ?? "-", $0.outcome.rawValue,
                                                      $0.failure?.step.rawValue ?? "-", $0.failure?.reason ?? "-"] })
             failures.tone = { column, _ in column == 3 ? .red : nil }
             context.printTable(failures, noun: "registration")
             context.print("")
             context.print(style.bold("Sign-in failures"))
             var signInTable = Table(headers: ["EMAIL", "FAILURES", "LOCKED"],
-                                    rows: signIns.map { [$0.email, String($0.failures), views.signIns.lockedUntil($0.email, at: loaded.asOfTime) != nil ? "yes" : "no"] })
+                                    rows: signIns.map { [ErasedText.forTable($0.email), String($0.failures), views.signIns.lockedUntil($0.email, at: loaded.asOfTime) != nil ? "yes" : "no"] })
             signInTable.tone = { column, text in column == 2 && text == "yes" ? .red : nil }
             context.printTable(signInTable, noun: "email")
             context.print("")
@@ -83,7 +83,7 @@ enum AuditCommand {
     private static func printAccountChanges(_ view: AccountChangeView, _ context: Context) {
         context.print(context.style.bold("Account changes"))
         var changes = Table(headers: ["SEQ", "AT", "UID", "EMAIL", "CHANGE", "DETAIL"],
-                            rows: view.changes.map { [String($0.seq), $0.at.rfc3339, $0.uid.uuidString, $0.email, $0.change.rawValue,
+                            rows: view.changes.map { [String($0.seq), $0.at.rfc3339, $0.uid.uuidString, ErasedText.forTable($0.email), $0.change.rawValue,
                                                       $0.detail()] })
         changes.tone = { column, text in
             column == 4 && [AccountChangeView.Change.disabled.rawValue, AccountChangeView.Change.deleted.rawValue].contains(text) ? .red : nil

@@ -23,7 +23,7 @@ enum UsersCommand {
         } else {
             let rows = users.rows
             context.printTable(Table(headers: ["UID", "EMAIL", "USERNAME", "STATUS", "VERIFIED", "CREATED"],
-                                     rows: rows.map { [$0.uid, $0.email, $0.userName ?? "-", $0.status.rawValue, $0.emailVerified ? "yes" : "no",
+                                     rows: rows.map { [$0.uid, ErasedText.forTable($0.email), ErasedText.isErased($0.email) ? ErasedText.shown : $0.userName ?? "-", $0.status.rawValue, $0.emailVerified ? "yes" : "no",
                                                        $0.createdAt?.rfc3339 ?? "-"] }),
                                noun: "user")
         }
@@ -44,7 +44,8 @@ enum UsersCommand {
         if invocation.flag("json") {
             context.printJSON(row.json)
         } else {
-            for (name, value) in [("uid", row.uid), ("email", row.email), ("userName", row.userName ?? "-"),
+            let erased = ErasedText.isErased(row.email)
+            for (name, value) in [("uid", row.uid), ("email", ErasedText.forTable(row.email)), ("userName", erased ? ErasedText.shown : row.userName ?? "-"),
                                   ("profileImageName", row.profileImageName ?? "(default image)"),
                                   ("createdAt", row.createdAt?.rfc3339 ?? "-"), ("status", row.status.rawValue),
                                   ("emailVerified", row.emailVerified ? "yes" : "no")] {

@@ -23,8 +23,11 @@ public enum AccountAction: Equatable, Sendable {
     /// Move the account to the normalized email `newEmail` (the password was checked).
     case changeEmail(newEmail: String)
     /// Delete the account: its profile image, its sessions, then the account, for `reason`
-    /// (`user-request` or `operator`).
-    case delete(reason: AccountDeletedReason)
+    /// (`user-request` or `operator`); and its personal data, erased in the same append, unless
+    /// `keepPersonalData` (a legal hold, recorded on `AccountDeleted`) or the log is data version 1.
+    case delete(reason: AccountDeletedReason, keepPersonalData: Bool = false)
+    /// Erase the personal data of an account deleted earlier (its key is destroyed).
+    case erase
 }
 
 /// What the decider knows of one account: what the account fold and the views say of it.
@@ -41,6 +44,10 @@ public struct AccountStanding: Equatable, Sendable {
     public var emailVerified: Bool
     /// Its profile image's name, when it has one.
     public var profileImage: String?
+    /// True when its personal data is encrypted under its own key (a data version 2 log), so it can be erased.
+    public var sealed = false
+    /// True when its personal data reads as erased (its key is gone).
+    public var erased: Bool { sealed && email.isEmpty }
 
     /// A standing from its parts.
     public init(uid: String, status: AccountStatus, activeSessions: [String], email: String = "", emailVerified: Bool = false,
@@ -73,6 +80,12 @@ public struct AccountRefusal: Error, Equatable, Sendable {
         case sameEmail = "same-email"
         /// `change-email` to an email a live account holds (the store's append condition decides it).
         case emailTaken = "email-already-in-use"
+        /// `erase` of an account that is not deleted.
+        case accountLive = "account-live"
+        /// `erase` of an account whose data is already erased.
+        case alreadyErased = "already-erased"
+        /// `erase` on a data version 1 log, whose personal data is not encrypted: `ledger migrate` first.
+        case migrateFirst = "migrate-first"
     }
 
     /// Which refusal.
@@ -99,6 +112,10 @@ extension AccountFold {
     /// | disabled | refused | AccountEnabled | SessionEnded each | as active | refused (`account-disabled`) |
     /// | deleted | refused | refused | refused | refused | refused |
     ///
+    /// `erase` is the one command of a deleted account (refused `account-live` for any other status,
+    /// `already-erased`, and `migrate-first` on a data version 1 log). `delete` on a data version 2
+    /// log erases in the same append, unless the operator keeps the personal data (a legal hold).
+    ///
     /// The owner's commands: send-verification (refused `already-verified` when it is), verify-email,
     /// change-password, request-reset, reset-password, change-email (refused `same-email` to its own).
     public static func decide(_ command: AccountAction, _ account: AccountStanding) -> Result<[LedgerEvent], AccountRefusal> {
@@ -108,6 +125,14 @@ extension AccountFold {
         }
         func ending(_ reason: String) -> [LedgerEvent] {
             account.activeSessions.map { .sessionEnded(SessionEnded(sessionId: $0, uid: uid, reason: reason)) }
+        }
+        if case .erase = command {
+            guard account.status == .deleted else { return refuse(.accountLive, "account \(uid) is not deleted: delete it first (`ledger account delete`)") }
+            guard account.sealed else {
+                return refuse(.migrateFirst, "the log is data version 1: its personal data is not encrypted and can be erased only after `ledger migrate`")
+            }
+            guard !account.erased else { return refuse(.alreadyErased, "the personal data of account \(uid) is already erased") }
+            return .success([.personalDataErased(PersonalDataErased(uid: uid, reason: .operator))])
         }
         switch account.status {
         case .deleted: return refuse(.accountDeleted, "account \(uid) is deleted")
@@ -124,9 +149,11 @@ extension AccountFold {
             return .success([.accountEnabled(AccountEnabled(uid: uid))])
         case .signOutEverywhere:
             return .success(ending(SessionEndReason.revoked))
-        case .delete(let reason):
+        case .delete(let reason, let keep):
             let image = account.profileImage.map { [LedgerEvent.imageDeleted(ImageDeleted(uid: uid, imageName: $0, reason: .accountDeleted))] } ?? []
-            return .success(image + ending(SessionEndReason.accountDeleted) + [.accountDeleted(AccountDeleted(uid: uid, reason: reason))])
+            let erasure = account.sealed && !keep ? [LedgerEvent.personalDataErased(PersonalDataErased(uid: uid, reason: .accountDeleted))] : []
+            return .success(image + ending(SessionEndReason.accountDeleted)
+                            + [.accountDeleted(AccountDeleted(uid: uid, reason: reason, keepPersonalData: keep))] + erasure)
         default:
             break
         }
@@ -147,7 +174,7 @@ extension AccountFold {
         case .changeEmail(let newEmail):
             if newEmail == account.email { return refuse(.sameEmail, "account \(uid) already has the email \(newEmail)") }
             return .success([.emailChanged(EmailChanged(uid: uid, email: newEmail, previousEmail: account.email))])
-        case .disable, .enable, .signOutEverywhere, .delete:
+        case .disable, .enable, .signOutEverywhere, .delete, .erase:
             return .success([])  // decided above
         }
     }

@@ -78,7 +78,7 @@ public enum AccountFold {
         case .profileWritten(let uid, _, _, _):
             if state.account(uid)?.status == .pending { state.setStatus(.active, of: uid) }
             return nil
-        case .accountDeleted(let uid, _):
+        case .accountDeleted(let uid, _, _):
             if let account = state.account(uid), account.status != .deleted { state.setStatus(.deleted, of: uid) }
             return nil
         case .accountDisabled(let uid, _):
@@ -133,7 +133,7 @@ public enum AccountFold {
         case .accountCreated(let uid, let email, _): (email, uid, true)
         case .signInFailed(let email, _): (email, nil, false)
         case .emailChanged(let uid, let email, _): (email, uid, false)
-        case .profileWritten(let uid, _, _, _), .accountDeleted(let uid, _), .sessionStarted(_, let uid, _),
+        case .profileWritten(let uid, _, _, _), .accountDeleted(let uid, _, _), .sessionStarted(_, let uid, _),
              .accountDisabled(let uid, _), .accountEnabled(let uid), .passwordChanged(let uid, _): (nil, uid, false)
         default: (nil, nil, false)
         }

@@ -29,7 +29,7 @@ extension LedgerViews {
                 unusedReset.remove(uid); unusedVerification.remove(uid)
                 lastEnd[uid] = change.seq
             case .disabled: lastEnd[uid] = change.seq
-            case .enabled: break
+            case .enabled, .personalDataErased, .personalDataKept: break
             }
         }
         for session in sessions.rows where session.status(at: now) == .active {

@@ -33,7 +33,7 @@ public struct ViewEvent: Equatable, Sendable {
         /// `ImageDeleted`.
         case imageDeleted(image: UUIDBits)
         /// `AccountDeleted`.
-        case accountDeleted(uid: UUIDBits, reason: AccountDeletedReason = .compensation)
+        case accountDeleted(uid: UUIDBits, reason: AccountDeletedReason = .compensation, keepsPersonalData: Bool = false)
         /// `SessionStarted` (the token hash is checked, not kept: no view shows or uses it).
         case sessionStarted(session: UUIDBits, uid: UUIDBits, expiresAt: Timestamp)
         /// `SessionEnded` (its account and reason are kept only for a revocation, which is rare).

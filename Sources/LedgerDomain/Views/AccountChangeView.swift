@@ -25,6 +25,10 @@ public struct AccountChangeView: Equatable, Sendable {
         case emailChanged = "email-changed"
         /// `AccountDeleted` by its owner or an operator (not a registration's compensation).
         case deleted
+        /// `PersonalDataErased`: the account's personal data was erased (reason `account-deleted` or `operator`).
+        case personalDataErased = "personal-data-erased"
+        /// An `AccountDeleted` whose operator kept the personal data (a legal hold).
+        case personalDataKept = "personal-data-kept"
     }
 
     /// One account change.
@@ -82,7 +86,10 @@ public struct AccountChangeView: Equatable, Sendable {
         case .emailVerificationRequested(let uid): add(uid, .verificationRequested)
         case .emailVerified(let uid, let email): add(uid, .emailVerified, email: email)
         case .emailChanged(let uid, let email, let previous): add(uid, .emailChanged, email: previous, newEmail: email)
-        case .accountDeleted(let uid, let reason) where reason.isLifecycle: add(uid, .deleted, reason: reason.rawValue)
+        case .accountDeleted(let uid, let reason, let kept) where reason.isLifecycle:
+            add(uid, .deleted, reason: reason.rawValue)
+            if kept { add(uid, .personalDataKept, reason: "legal hold: --keep-personal-data") }
+        case .personalDataErased(let uid, let reason): add(uid, .personalDataErased, reason: reason.rawValue)
         case .sessionEnded(let session, let revocation?):
             revoked.append(RevokedRow(seq: event.seq, at: event.at, uid: revocation.uid, session: session, reason: revocation.reason))
         default:
@@ -97,9 +104,10 @@ extension AccountChangeView.ChangeRow {
     /// The `accountChanges` row of `audit --json`: `{"seq","at","uid","email","change","reason"?,"newEmail"?}`.
     public var json: JSONValue {
         var members: [(String, JSONValue)] = [("seq", .int(seq)), ("at", .string(at.rfc3339)), ("uid", .string(uid.uuidString)),
-                                              ("email", .string(email)), ("change", .string(change.rawValue))]
+                                              ("email", ErasedText.json(email))] + (ErasedText.isErased(email) ? [("erased", .bool(true))] : [])
+                                              + [("change", .string(change.rawValue))]
         if let reason { members.append(("reason", .string(reason))) }
-        if let newEmail { members.append(("newEmail", .string(newEmail))) }
+        if let newEmail { members.append(("newEmail", ErasedText.json(newEmail))) }
         return .object(JSONObject(members))
     }
 }
@@ -107,7 +115,7 @@ extension AccountChangeView.ChangeRow {
 extension AccountChangeView.ChangeRow {
     /// The row's detail as the tables show it: a reason, or an email change's new email; `-` when none.
     public func detail(showing email: (String) -> String = { $0 }) -> String {
-        if let newEmail { return "new email " + email(newEmail) }
+        if let newEmail { return "new email " + ErasedText.forTable(email(newEmail)) }
         guard let reason, !reason.isEmpty else { return "-" }
         return reason
     }

@@ -74,7 +74,7 @@ public struct SessionView: Equatable, Sendable {
             upsert(Record(session: session, uid: uid, startedAt: event.at, expiresAt: expiresAt, endedAt: nil))
         case .sessionEnded(let session, _):
             if let at = position(of: session).map(Int.init), records[at].endedAt == nil { records[at].endedAt = event.at }
-        case .accountDeleted(let uid, _):
+        case .accountDeleted(let uid, _, _):
             // Only this user's sessions: a scan of every session here would make replay quadratic.
             var at = lastSession(of: uid) ?? -1
             while at >= 0 {

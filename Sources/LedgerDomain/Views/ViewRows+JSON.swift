@@ -5,10 +5,14 @@
 extension UserRow {
     /// The users view's `--json` row.
     public var json: JSONValue {
-        .object(JSONObject([("uid", .string(uid)), ("email", .string(email)), ("userName", userName.map(JSONValue.string) ?? .null),
-                            ("profileImageName", profileImageName.map(JSONValue.string) ?? .null),
-                            ("createdAt", createdAt.map { .string($0.rfc3339) } ?? .null), ("status", .string(status.rawValue)),
-                            ("emailVerified", .bool(emailVerified))]))
+        let erased = ErasedText.isErased(email)
+        var object = JSONObject([("uid", .string(uid)), ("email", ErasedText.json(email)),
+                                 ("userName", erased ? .null : userName.map(JSONValue.string) ?? .null),
+                                 ("profileImageName", profileImageName.map(JSONValue.string) ?? .null),
+                                 ("createdAt", createdAt.map { .string($0.rfc3339) } ?? .null), ("status", .string(status.rawValue)),
+                                 ("emailVerified", .bool(emailVerified))])
+        if erased { object["erased"] = .bool(true) }
+        return .object(object)
     }
 }
 
@@ -33,8 +37,10 @@ extension ImageRow {
 extension RegistrationRow {
     /// The registrations view's `--json` row.
     public var json: JSONValue {
-        .object(JSONObject([("registration", .string(registration)), ("startedAt", startedAt.map { .string($0.rfc3339) } ?? .null),
-                            ("email", email.map(JSONValue.string) ?? .null), ("outcome", .string(outcome.rawValue)),
+        let erased = email.map(ErasedText.isErased) ?? false
+        return .object(JSONObject([("registration", .string(registration)), ("startedAt", startedAt.map { .string($0.rfc3339) } ?? .null),
+                            ("email", erased ? .null : email.map(JSONValue.string) ?? .null)] + (erased ? [("erased", .bool(true))] : [])
+                            + [("outcome", .string(outcome.rawValue)),
                             ("step", failure.map { .string($0.step.rawValue) } ?? .null),
                             ("reason", failure.map { .string($0.reason) } ?? .null),
                             ("compensations", .array(compensations.map { .string($0.rawValue) }))]))

@@ -19,12 +19,16 @@ public struct ViewRowsWriter {
     public static func users(_ view: UserView, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
         var w = ViewRowsWriter(sink: sink)
         w.array(view.records) { w, r in
-            w.raw(#"{"uid":"#); w.uuid(r.uid); w.raw(#","email":"#); w.string(r.email)
-            w.raw(#","userName":"#); w.optional(r.userName) { $0.string($1) }
+            // An erased account (its email reads empty) shows null members and `"erased":true`.
+            let erased = ErasedText.isErased(r.email)
+            w.raw(#"{"uid":"#); w.uuid(r.uid); w.raw(#","email":"#)
+            if erased { w.raw("null") } else { w.string(r.email) }
+            w.raw(#","userName":"#); w.optional(erased ? nil : r.userName) { $0.string($1) }
             w.raw(#","profileImageName":"#); w.optional(r.profileImage) { $0.uuid($1) }
             w.raw(#","createdAt":"#); w.optional(r.createdAt) { $0.time($1) }
             w.raw(#","status":"#); w.string(r.status.rawValue)
-            w.raw(r.emailVerified ? #","emailVerified":true}"# : #","emailVerified":false}"#)
+            w.raw(r.emailVerified ? #","emailVerified":true"# : #","emailVerified":false"#)
+            w.raw(erased ? #","erased":true}"# : "}")
         }
     }
 
@@ -61,7 +65,8 @@ public struct ViewRowsWriter {
         var w = ViewRowsWriter(sink: sink)
         let row = { (w: inout ViewRowsWriter, s: RegistrationRow) in
             w.raw(#"{"registration":"#); w.uuid(s.id); w.raw(#","startedAt":"#); w.optional(s.startedAt) { $0.time($1) }
-            w.raw(#","email":"#); w.optional(s.email) { $0.string($1) }
+            w.raw(#","email":"#); w.optional(s.email.flatMap { ErasedText.isErased($0) ? nil : $0 }) { $0.string($1) }
+            if let email = s.email, ErasedText.isErased(email) { w.raw(#","erased":true"#) }
             w.raw(#","outcome":"#); w.raw(Self.quoted(s.outcome))
             w.raw(#","step":"#); w.optional(s.failure) { $0.string($1.step.rawValue) }
             w.raw(#","reason":"#); w.optional(s.failure) { $0.string($1.reason) }
@@ -83,7 +88,9 @@ public struct ViewRowsWriter {
     public static func signInFailures(_ view: SignInView, at asOf: Timestamp, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
         var w = ViewRowsWriter(sink: sink)
         w.array(view.rows) { w, row in
-            w.raw(#"{"email":"#); w.string(row.email); w.raw(#","failures":"#); w.int(row.failures)
+            w.raw(#"{"email":"#)
+            if ErasedText.isErased(row.email) { w.raw(#"null,"erased":true"#) } else { w.string(row.email) }
+            w.raw(#","failures":"#); w.int(row.failures)
             w.raw(view.policy.lockedUntil(recent: row.recentFailures, at: asOf) != nil ? #","locked":true}"# : #","locked":false}"#)
         }
     }

@@ -91,8 +91,9 @@ public final class AccountService {
         }
         let now = clock.now()
         let active = views.sessions.rows(uid: uid).filter { $0.status(at: now) == .active }.map(\.sessionId)
-        let standing = AccountStanding(uid: row.uid, status: row.status, activeSessions: active, email: row.email,
+        var standing = AccountStanding(uid: row.uid, status: row.status, activeSessions: active, email: row.email,
                                        emailVerified: row.emailVerified, profileImage: row.profileImageName)
+        standing.sealed = store.dataVersion >= 2
         let events = try AccountFold.decide(try decide(standing), standing).get()
         var parts: [StreamAppend] = []
         var accountEvents: [LedgerEvent] = [], ended: [String] = []
@@ -109,6 +110,11 @@ public final class AccountService {
             parts.insert(StreamAppend(accountEvents, to: stream, expected: version == 0 ? .noStream : .exactly(version)), at: 0)
         }
         let appended: [RecordedEvent]
+        // An erasure is noted before its event is appended, and its key destroyed once the event is durable.
+        let erasing = events.compactMap { event -> SubjectID? in
+            if case .personalDataErased(let erased) = event { erased.subject } else { nil }
+        }
+        if !erasing.isEmpty { try store.beginErasure(of: erasing) }
         do {
             if let first = parts.first?.events.first { try failpoints.beforeAppending(first.type) }
             // An email change claims its email.
@@ -117,9 +123,11 @@ public final class AccountService {
         } catch let error as StoreError where error.condition == .emailTaken {
             throw AccountRefusal(code: .emailTaken, message: error.message)
         }
+        if !erasing.isEmpty { try store.destroyKeys(of: erasing) }
         var after = views.users
         for event in appended { after.apply(ViewEvent(event)) }
-        return Outcome(uid: row.uid, email: row.email, status: after.row(uid: row.uid)?.status ?? row.status,
+        // An erased account's email is forgotten: the outcome does not carry it either.
+        return Outcome(uid: row.uid, email: erasing.isEmpty ? row.email : "", status: after.row(uid: row.uid)?.status ?? row.status,
                        endedSessions: ended, appended: appended)
     }
 

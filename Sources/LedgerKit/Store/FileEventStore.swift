@@ -66,6 +66,7 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
             let lock = try lockForAppend()
             defer { lock.unlock() }
             let log = try logForAppend()
+            try finishErasureLeftBehind(log)
             try catchUpAsWriter(log)
             if let folded = condition?.folded { try feed(folded, from: log) }
             for part in parts {

@@ -59,7 +59,35 @@ public protocol PowerLossDrill: EventStore {
 }
 
 /// A store with every capability the ledger's commands use.
-public typealias LedgerStore = StreamVersions & IndexedStreamReads & SignInRecords & ViewScans & TailRepair
+public typealias LedgerStore = StreamVersions & IndexedStreamReads & SignInRecords & ViewScans & TailRepair & PersonalDataKeys
+
+// MARK: - Erasure
+
+/// A store's data keys: whether it writes personal members encrypted (data version 2, so they can
+/// be erased), and the destruction of a subject's key once its erasure event is durable.
+public protocol PersonalDataKeys: EventStore {
+    /// 2 when the store writes personal members encrypted under their subject's key; 1 for a data
+    /// version 1 log (its personal data can be erased only after `ledger migrate`).
+    var dataVersion: Int { get }
+    /// Destroys the keys of `subjects`, whose `PersonalDataErased` events are durable in the log,
+    /// and drops every cache that may hold their data (the readers and writers rebuild them). Each
+    /// step is durable before this returns; destroying a key twice changes nothing.
+    func destroyKeys(of subjects: [SubjectID]) throws
+    /// Notes durably, before their events are appended, that `subjects` are being erased, so a
+    /// writer after a crash finishes the job (destroys the keys whose events became durable).
+    func beginErasure(of subjects: [SubjectID]) throws
+}
+
+extension PersonalDataKeys {
+    /// A store without keys writes version 1.
+    public var dataVersion: Int { 1 }
+    /// A store without keys has nothing to note.
+    public func beginErasure(of subjects: [SubjectID]) throws {}
+    /// A store without keys has none to destroy: refused.
+    public func destroyKeys(of subjects: [SubjectID]) throws {
+        guard subjects.isEmpty else { throw StoreError(.invalidBatch, "this store keeps no data keys: its personal data cannot be erased") }
+    }
+}
 
 // MARK: - Reading every event
 

@@ -1,0 +1,18 @@
+// MARK: - ErasedText
+
+/// How a personal member whose key is gone reads and prints: readers give it as the empty string
+/// (`DataVersions`: no personal member is otherwise empty), JSON shows it as `null` with
+/// `"erased": true` on its row, tables as `[erased]`.
+public enum ErasedText {
+    /// What tables print in place of an erased member.
+    public static let shown = "[erased]"
+
+    /// True when `text`, a personal member as read, is erased.
+    public static func isErased(_ text: String) -> Bool { text.isEmpty }
+
+    /// `text` for a table: itself, or `[erased]`.
+    public static func forTable(_ text: String) -> String { text.isEmpty ? shown : text }
+
+    /// `text` as a JSON value: a string, or `null` when erased.
+    public static func json(_ text: String) -> JSONValue { text.isEmpty ? .null : .string(text) }
+}

@@ -1,0 +1,81 @@
+import Glibc
+import LedgerDomain
+
+// MARK: - FileEventStore: erasure
+
+extension FileEventStore {
+    /// The marker an erasure leaves while it runs (`erasure.pending`: the subjects, one per line):
+    /// written before its event is appended, removed once every key it names is destroyed and every
+    /// cache dropped, so a writer that finds it (the erasure was cut short) finishes the job.
+    public var erasureMarkerPath: String { FileSystem.join(directory, "erasure.pending") }
+
+    /// The files beside the log that may hold personal data in clear or as unkeyed hashes: the
+    /// writers' index, its durable checkpoint and the views' checkpoint. Only caches: rebuilt from
+    /// the log, where an erased subject's members read as erased.
+    var personalCaches: [String] { [indexPath, indexCheckpointPath, Checkpoint.path(forLog: logPath)] }
+
+    /// Notes durably that `subjects` are being erased (before their events are appended).
+    public func beginErasure(of subjects: [SubjectID]) throws {
+        let text = subjects.map { $0.text + "\n" }.joined()
+        try StoreError.mapping { try FileSystem.writeAtomically(Array(text.utf8), to: erasureMarkerPath) }
+    }
+
+    /// Destroys the keys of `subjects` (their erasure events are durable), drops the caches, then
+    /// the marker: each step synced, all under the writers' lock.
+    public func destroyKeys(of subjects: [SubjectID]) throws {
+        let lock = try StoreError.mapping { try lockForAppend() }
+        defer { lock.unlock() }
+        try destroyHoldingLock(subjects)
+    }
+
+    /// `destroyKeys` for a writer that holds the lock.
+    func destroyHoldingLock(_ subjects: [SubjectID]) throws {
+        if !subjects.isEmpty {
+            guard let keys = try dataKeys() else {
+                throw StoreError(.invalidBatch, "the log is data version 1: its personal data is not encrypted (`ledger migrate` first)")
+            }
+            for subject in subjects {
+                do { try keys.erase(subject: subject) } catch {
+                    throw StoreError(.io, "the key of \(subject) could not be destroyed: \(error.message); run `ledger recover`")
+                }
+                keyRing.forget(subject)
+            }
+        }
+        try StoreError.mapping {
+            var removed = false
+            for path in personalCaches where FileSystem.exists(path) {
+                if unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink", path: path, code: errno) }
+                removed = true
+            }
+            prefix = VerifiedPrefix()  // the index this process mapped is gone: the next append rebuilds it
+            if FileSystem.exists(erasureMarkerPath) {
+                if unlink(erasureMarkerPath) != 0 && errno != ENOENT { throw SystemError("unlink", path: erasureMarkerPath, code: errno) }
+                removed = true
+            }
+            if removed { try FileSystem.syncDirectory(directory) }
+        }
+    }
+
+    /// Under the writers' lock, before anything else: an erasure cut short (its marker left) is
+    /// finished. The keys of the subjects whose `PersonalDataErased` the verified log holds are
+    /// destroyed (the event is there: the erasure happened); the others' are kept (their event
+    /// never became durable), and the caches are dropped in both cases.
+    func finishErasureLeftBehind(_ log: FileDescriptor) throws {
+        guard FileSystem.exists(erasureMarkerPath) else { return }
+        let bytes = try StoreError.mapping { try FileSystem.read(erasureMarkerPath, limit: 1 << 20) }
+        let named = Set(String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { SubjectID(String($0)) })
+        var erased: Set<SubjectID> = []
+        var checker = ChainChecker(opener: keyRing)
+        try LogScanner.scanFacts(log, checker: &checker) { item in
+            if case .event(let event, _, _, _) = item, case .personalDataErased(let uid, _) = event.pointee.fact,
+               named.contains(.account(uid)) {
+                erased.insert(.account(uid))
+            }
+            return true
+        }
+        try destroyHoldingLock(erased.sorted { $0.text < $1.text })
+    }
+
+    /// The data version a writer writes in (see `dataVersion` in `+AppendFiles`).
+    public var writesDataVersion: Int { dataVersion }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import LedgerKit
+import Testing
+
+// The right to erasure through the built `ledger`, on the file store: one person's whole life,
+// then `account delete`; no file under the data directory and no output of a read command holds
+// anything of them (their emails, username, password hashes, or an unkeyed hash of any of those),
+// while another person's data reads as before and the chain still verifies, also against a head
+// recorded before the erasure.
+
+@Suite struct ErasureCLITests {
+    private static let password = "correct horse erased", newPassword = "battery staple erased"
+
+    /// Every line of the log with its personal members decrypted by `Events/tools/decrypt_log.py`.
+    private static func decrypted(_ dir: LedgerDir) throws -> [[String: Any]] {
+        let result = try pythonTool("decrypt_log.py", [dir.logPath, dir.path + "/events.keys"])
+        #expect(result.status == 0, "\(result)")
+        return try result.stdoutLines.map { try parseObject($0) }
+    }
+
+    /// The lowercase hex SHA-256 of `text`, and of `email\0text` (the writers' index key).
+    private static func hashes(_ text: String) -> [String] {
+        [SHA256.hex(Array(text.utf8)), SHA256.hex(Array(("email\u{0}" + text).utf8))]
+    }
+
+    /// Every file under `path` (names included) as bytes.
+    private static func everyFile(_ path: String) throws -> [(name: String, bytes: Data)] {
+        let names = FileManager.default.enumerator(atPath: path)?.allObjects as? [String] ?? []
+        return try names.compactMap { name in
+            var isFolder: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: path + "/" + name, isDirectory: &isFolder)
+            return isFolder.boolValue ? nil : (name, try Data(contentsOf: URL(fileURLWithPath: path + "/" + name)))
+        }
+    }
+
+    /// The places `secret` is found, in any case: in a file's name or bytes, or in a command's output.
+    private static func findings(of secrets: [String], in dir: LedgerDir, outputs: [String: String]) throws -> [String] {
+        var found: [String] = []
+        let files = try everyFile(dir.path)
+        for secret in secrets {
+            let lower = secret.lowercased()
+            for (name, bytes) in files {
+                if name.lowercased().contains(lower) { found.append("file name \(name) holds \(secret)") }
+                if String(decoding: bytes, as: UTF8.self).lowercased().contains(lower) { found.append("\(name) holds \(secret)") }
+            }
+            for (command, output) in outputs where output.lowercased().contains(lower) { found.append("`\(command)` prints \(secret)") }
+        }
+        return found
+    }
+
+    /// The outputs of every read command that could show a person.
+    private static func outputs(_ dir: LedgerDir, uid: String) throws -> [String: String] {
+        var out: [String: String] = [:]
+        for command in [["users"], ["users", "--json"], ["user", uid], ["user", uid, "--json"], ["user", uid, "--history"],
+                        ["user", uid, "--history", "--json"], ["audit"], ["audit", "--json"], ["events"], ["events", "--json"],
+                        ["sessions"], ["sessions", "--json"], ["export"], ["replay"]] {
+            let result = try dir.run(command)
+            out[command.joined(separator: " ")] = result.stdout + result.stderr
+        }
+        let report = dir.path + "/../report-\(UUID().uuidString).html"
+        #expect(try dir.run(["report", "--show-emails", "--html", report]).status == 0)
+        out["report --show-emails"] = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: report)
+        return out
+    }
+
+    @Test func aDeletedPersonIsForgottenEverywhereOnTheFileStore() throws {
+        try withTempDirectory { path in
+            let dir = LedgerDir(path: path + "/data")
+            let first = "Erin.First@Example.com", second = "erin.second@example.org", name = "ErinTheErased"
+            let other = "olive@example.com", otherName = "OliveStays"
+            let registered = try dir.register(email: first, username: name, password: Self.password)
+            try #require(registered.status == 0, "\(registered)")
+            let uid = try #require(try parseObject(registered.stdout)["uid"] as? String)
+            try #require(try dir.register(email: other, username: otherName, password: Self.password).status == 0)
+            // A life: a wrong password, a sign-in, a password change, an email change, a disable and enable.
+            #expect(try dir.login(email: first.lowercased(), password: "not the password").status == 1)
+            #expect(try dir.login(email: first.lowercased(), password: Self.password).status == 0)
+            #expect(try dir.run(["account", "change-password", "--email", first.lowercased(), "--password-stdin"],
+                                stdin: Self.password + "\n" + Self.newPassword + "\n").status == 0)
+            #expect(try dir.run(["account", "change-email", "--email", first.lowercased(), "--new-email", second, "--password-stdin"],
+                                stdin: Self.newPassword + "\n").status == 0)
+            #expect(try dir.run(["account", "disable", uid, "--reason", "Erin asked by ticket 4711"]).status == 0)
+            #expect(try dir.run(["account", "enable", uid]).status == 0)
+
+            // With the key store, decrypt_log.py gives what `users --json` prints.
+            let lines = try Self.decrypted(dir)
+            let users = try #require(try dir.json(["users"]) as? [[String: Any]])
+            let created = lines.filter { $0["type"] as? String == "AccountCreated" }.compactMap { $0["data"] as? [String: Any] }
+            for user in users {
+                let data = try #require(created.first { $0["uid"] as? String == user["uid"] as? String })
+                let changed = lines.last { ($0["data"] as? [String: Any])?["uid"] as? String == user["uid"] as? String && $0["type"] as? String == "EmailChanged" }
+                let email = (changed?["data"] as? [String: Any])?["email"] as? String ?? data["email"] as? String
+                #expect(email == user["email"] as? String, "decrypted \(String(describing: email)) vs users \(user)")
+            }
+            // The secrets of the person to forget, read before the erasure: every password hash too.
+            let hashes = lines.compactMap { line -> String? in
+                let data = line["data"] as? [String: Any]
+                return data?["uid"] as? String == uid ? data?["passwordHash"] as? String : nil
+            }
+            #expect(hashes.count == 2, "two password hashes: \(hashes)")
+            let secrets = [first, second, name, "ticket 4711"] + hashes + [first.lowercased(), second].flatMap(Self.hashes)
+            let recorded = try #require(try parseObject(try dir.run(["verify", "--json"]).stdout)["head"] as? [String: Any])
+            let head = "\(recorded["seq"] as? Int ?? 0):\(recorded["hash"] as? String ?? "")"
+
+            let deleted = try dir.run(["account", "delete", uid, "--json"])
+            #expect(deleted.status == 0, "\(deleted)")
+            let outcome = try parseObject(deleted.stdout)
+            #expect(outcome["personalData"] as? String == "erased" && outcome["email"] is NSNull, "\(deleted)")
+            // A login and a registration afterwards (the caches are rebuilt) still know nothing of them.
+            #expect(try dir.login(email: other, password: Self.password).status == 0)
+            #expect(try dir.register(email: "later@example.com", password: Self.password).status == 0)
+
+            let outputs = try Self.outputs(dir, uid: uid)
+            let found = try Self.findings(of: secrets, in: dir, outputs: outputs)
+            #expect(found.isEmpty, "\(found)")
+            // The other person reads as before.
+            let after = try #require(try dir.json(["users"]) as? [[String: Any]])
+            #expect(after.contains { $0["email"] as? String == other && $0["userName"] as? String == otherName })
+            let erased = try #require(after.first { $0["uid"] as? String == uid })
+            #expect(erased["email"] is NSNull && erased["userName"] is NSNull && erased["erased"] as? Bool == true, "\(erased)")
+            #expect(try dir.run(["users"]).stdout.contains("[erased]"))
+            // The chain still verifies: ledger verify, verify_log.py without keys, a head recorded before.
+            #expect(try dir.run(["verify"]).status == 0)
+            #expect(try pythonTool("verify_log.py", [dir.logPath]).status == 0)
+            #expect(try dir.run(["verify", "--expect", head]).status == 0, "head \(head)")
+            // Erasing again is refused; the audit shows who was forgotten, when and why.
+            let again = try dir.run(["account", "erase", uid, "--json"])
+            #expect(again.status == 1 && (try? parseObject(again.stdout)["reason"] as? String) == "already-erased", "\(again)")
+            #expect(try dir.run(["audit"]).stdout.contains("personal-data-erased"))
+        }
+    }
+
+    @Test func eraseIsRefusedForALiveAccountAndKeepingIsAuditedOnTheFileStore() throws {
+        try withTempDirectory { path in
+            let dir = LedgerDir(path: path + "/data")
+            let registered = try dir.register(email: "held@example.com", username: "Held", password: Self.password)
+            let uid = try #require(try parseObject(registered.stdout)["uid"] as? String)
+            let live = try dir.run(["account", "erase", uid, "--json"])
+            #expect(live.status == 1 && (try? parseObject(live.stdout)["reason"] as? String) == "account-live", "\(live)")
+            let kept = try dir.run(["account", "delete", uid, "--keep-personal-data", "--json"])
+            #expect(kept.status == 0 && (try? parseObject(kept.stdout)["personalData"] as? String) == "kept", "\(kept)")
+            #expect(try dir.run(["user", uid]).stdout.contains("held@example.com"), "a legal hold keeps the data readable")
+            #expect(try dir.run(["audit"]).stdout.contains("personal-data-kept"))
+            let erased = try dir.run(["account", "erase", uid, "--json"])
+            #expect(erased.status == 0, "\(erased)")
+            #expect(!(try dir.run(["user", uid]).stdout.contains("held@example.com")))
+            #expect(try dir.run(["verify"]).status == 0)
+        }
+    }
+
+    @Test func aVersionOneLogIsNotErasedAndSaysSo() throws {
+        try withTempDirectory { path in
+            // The shipped sample is data version 1: delete works as before and erase asks for migrate.
+            let dir = LedgerDir(path: path + "/data")
+            try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: Paths.demoLog, toPath: dir.logPath)
+            let users = try #require(try dir.json(["users"]) as? [[String: Any]])
+            let live = try #require(users.first { $0["status"] as? String == "active" }?["uid"] as? String)
+            let deleted = try dir.run(["account", "delete", live, "--json"])
+            #expect(deleted.status == 0 && (try? parseObject(deleted.stdout)["personalData"] as? String) == "not-encrypted", "\(deleted)")
+            let erase = try dir.run(["account", "erase", live, "--json"])
+            #expect(erase.status == 1 && (try? parseObject(erase.stdout)["reason"] as? String) == "migrate-first", "\(erase)")
+            #expect(!FileManager.default.fileExists(atPath: dir.path + "/events.keys"), "a version 1 folder gets no key store")
+        }
+    }
+}
