@@ -6,6 +6,16 @@
 public protocol PersonalDataOpener: Sendable {
     /// The text of `member` (named `name`, of event `eventID` of type `type`), or why there is none.
     func open(_ member: EncryptedMember, eventID: String, type: EventType, name: String) -> OpenedMember
+    /// Told that the log erases `subject` (a `PersonalDataErased` was read): from now on its members
+    /// open as erased, whatever the key store says (a key store restored from a backup taken before
+    /// the erasure brings nothing back). True when members of it were opened to text before: what
+    /// was read of them must be read again.
+    func noteErased(_ subject: SubjectID) -> Bool
+}
+
+extension PersonalDataOpener {
+    /// An opener that never opens anything to text has nothing to read again.
+    public func noteErased(_ subject: SubjectID) -> Bool { false }
 }
 
 /// What opening one encrypted member gave.

@@ -13,14 +13,14 @@ public final class KeyRing: PersonalDataOpener {
     private enum Entry { case key([UInt8]), erased, absent }
 
     /// The key store, or nil when the directory has none (a version 1 folder, or a lost file).
-    private let state: Mutex<(store: KeyStore?, entries: [SubjectID: Entry])>
+    private let state: Mutex<(store: KeyStore?, entries: [SubjectID: Entry], opened: Set<SubjectID>)>
     /// Where the key store is.
     public let path: String
 
     /// The ring of data directory `directory`; its key store is opened read-only, on first use.
     public init(directory: String) {
         path = FileSystem.join(directory, KeyStore.fileName)
-        state = Mutex((nil, [:]))
+        state = Mutex((nil, [:], []))
     }
 
     /// The text of `member`, opened with its subject's key.
@@ -46,7 +46,9 @@ public final class KeyRing: PersonalDataOpener {
         switch entry {
         case .success(.key(let key)):
             do throws(MemberCipherError) {
-                return .text(try MemberCipher.decrypt(member, eventID: eventID, type: type, member: name, key: key))
+                let text = try MemberCipher.decrypt(member, eventID: eventID, type: type, member: name, key: key)
+                state.withLock { _ = $0.opened.insert(member.subject) }
+                return .text(text)
             } catch {
                 return .unreadable(error.description)
             }
@@ -58,6 +60,15 @@ public final class KeyRing: PersonalDataOpener {
 
     /// Forgets what the ring read of `subject` (its key was destroyed).
     public func forget(_ subject: SubjectID) { state.withLock { _ = $0.entries.removeValue(forKey: subject) } }
+
+    /// The log erases `subject`: its members open as erased from now on, whatever the key store
+    /// holds; true when some were opened to text before (see `PersonalDataOpener.noteErased`).
+    public func noteErased(_ subject: SubjectID) -> Bool {
+        state.withLock { state in
+            state.entries[subject] = .erased
+            return state.opened.remove(subject) != nil
+        }
+    }
 
     // MARK: - Shared rings
 

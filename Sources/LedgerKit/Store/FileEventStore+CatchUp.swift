@@ -113,6 +113,8 @@ extension FileEventStore {
             guard size > prefix.verifiedSize else { return }
             var damage: LogProblem?
             var torn: (problem: LogProblem, offset: Int, length: Int)?
+            var erasure: SubjectID?
+            let fromCache = prefix.verifiedSize > 0
             var checker = prefix.checker
             checker.opener = keyRing
             // Lines are read in place, as `replay` and `verify` read them (the full decoder only for
@@ -121,6 +123,13 @@ extension FileEventStore {
             try LogScanner.scanFacts(log, from: prefix.verifiedSize, checker: &checker) { item in
                 switch item {
                 case .event(let event, let hash, let offset, let length):
+                    // An erasure after what the writer took in of its subject (the index or its
+                    // checkpoint, restored from a backup or written before it; or members opened with
+                    // a key it destroyed): the caches go, the key too, and the fold starts over.
+                    if case .personalDataErased(let uid, _) = event.pointee.fact, keyRing.noteErased(.account(uid)) || fromCache {
+                        erasure = .account(uid)
+                        return false
+                    }
                     prefix.record(event.pointee, hash: hash, offset: offset, length: length)
                     return true
                 case .problem(let problem, _, _):
@@ -130,6 +139,11 @@ extension FileEventStore {
                     torn = (problem, offset, length)
                     return false
                 }
+            }
+            if let erasure {
+                try destroyHoldingLock([erasure])
+                try syncIndexFile(log)
+                return try catchUp(log, repairing: repairing)
             }
             prefix.checker = checker
             if let damage {

@@ -37,17 +37,28 @@ public enum ViewLoader {
         // id before them (a checkpoint carries their fingerprints); a maybe (a repeated id: damage)
         // means reading the whole log again with the per-line check, which names the line
         // (`progress` then reports the second read from its start).
-        do {
-            return try load(source, asOf: asOf, now: now, selection: selection, usingCheckpoint: usingCheckpoint,
-                            deferringIDs: true, progress: progress)
-        } catch is RepeatedIDSeen {
-            return try load(source, asOf: asOf, now: now, selection: selection, usingCheckpoint: false,
-                            deferringIDs: false, progress: progress)
+        // A read that meets an erasure after what it took in of that subject starts over from the
+        // first line (each time with one more subject erased, so it ends).
+        var usingCheckpoint = usingCheckpoint, deferringIDs = true
+        while true {
+            do {
+                return try load(source, asOf: asOf, now: now, selection: selection, usingCheckpoint: usingCheckpoint,
+                                deferringIDs: deferringIDs, progress: progress)
+            } catch is ErasureAfterWhatWasRead {
+                usingCheckpoint = false
+            } catch is RepeatedIDSeen {
+                usingCheckpoint = false
+                deferringIDs = false
+            }
         }
     }
 
     /// A line's id repeated an earlier one's in a read that deferred the id check.
     private struct RepeatedIDSeen: Error {}
+
+    /// A `PersonalDataErased` came after what the read had taken in of its subject (a checkpoint,
+    /// or members opened with a key it destroyed): the read starts over from the first line.
+    private struct ErasureAfterWhatWasRead: Error {}
 
     /// `load`, checking ids at the end (`deferringIDs`; throws `RepeatedIDSeen` on a maybe) or per line.
     private static func load(_ source: LogSource, asOf: AsOf?, now: Timestamp, selection: LedgerViews.Selection, usingCheckpoint: Bool, deferringIDs: Bool,
@@ -78,6 +89,7 @@ public enum ViewLoader {
             checker.noteIDs(lines: opened.lines)
         }
         var damage: LogProblem?
+        var erasureAfterWhatWasRead = false
         var lastIncludedAt: Timestamp?
         var lastLine: (start: Int, end: Int)?
         try LogScanner.scanFacts(opened.bytes, from: start, checker: &checker) { item in
@@ -85,6 +97,14 @@ public enum ViewLoader {
             case .event(let event, let hash, let offset, let length):
                 let (seq, at) = (event.pointee.seq, event.pointee.at)
                 if let progress, seq & 0xFFFF == 0 { progress(offset + length, total, loaded.views.events) }
+                // An erasure after what was read (a checkpoint, or members opened with a key the
+                // erasure destroyed: a key store restored from a backup) means reading again from
+                // the first line, that subject erased.
+                if case .personalDataErased(let uid, _) = event.pointee.fact,
+                   source.opener.noteErased(.account(uid)) || checkpoint != nil {
+                    erasureAfterWhatWasRead = true
+                    return false
+                }
                 if let asOf, !asOf.includes(seq: seq, at: at) { return false }
                 loaded.views.apply(event.pointee, hash: hash)
                 lastIncludedAt = at
@@ -98,6 +118,7 @@ public enum ViewLoader {
                 return false
             }
         }
+        if erasureAfterWhatWasRead { throw ErasureAfterWhatWasRead() }
         if checker.idsMayRepeat() { throw RepeatedIDSeen() }
         // Save a new checkpoint when a whole-log read went far enough past the last one.
         if asOf == nil, damage == nil, interval > 0, loaded.views.selection == .all, let lastLine,

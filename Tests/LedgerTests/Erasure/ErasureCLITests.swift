@@ -164,4 +164,41 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: dir.path + "/events.keys"), "a version 1 folder gets no key store")
         }
     }
+
+    @Test func aBackupRestoredAfterAnErasureBringsNothingBack() throws {
+        try withTempDirectory { path in
+            // Checkpoints at every event, so the backup holds every cache there is.
+            let env = ["LEDGER_CHECKPOINT_EVERY": "1"]
+            let dir = LedgerDir(path: path + "/data")
+            let email = "restored.erin@example.com", name = "ErinFromTheBackup"
+            let registered = try dir.register(email: email, username: name, password: Self.password, env: env)
+            let uid = try #require(try parseObject(registered.stdout)["uid"] as? String)
+            #expect(try dir.register(email: "olive@example.com", username: "Olive", password: Self.password, env: env).status == 0)
+            #expect(try dir.run(["users"], env: env).status == 0)
+            #expect(try dir.run(["login", "--email", "olive@example.com", "--password-stdin"], stdin: Self.password + "\n", env: env).status == 0)
+            let secrets = [email, name] + Self.hashes(email)
+            // A backup of every file but the log, taken before the erasure.
+            let backup = path + "/backup"
+            try FileManager.default.createDirectory(atPath: backup, withIntermediateDirectories: true)
+            let saved = try Self.everyFile(dir.path).filter { $0.name != "events.jsonl" }
+            #expect(saved.contains { $0.name == "events.keys" } && saved.contains { $0.name.hasSuffix(".checkpoint") }, "\(saved.map(\.name))")
+            #expect(try dir.run(["account", "delete", uid], env: env).status == 0)
+            for (name, bytes) in saved {
+                let target = dir.path + "/" + name
+                try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try bytes.write(to: URL(fileURLWithPath: target))
+            }
+            // Any command, a read first: the log's erasure wins over the restored key and caches.
+            let users = try #require(try dir.json(["users"]) as? [[String: Any]])
+            #expect(users.first { $0["uid"] as? String == uid }?["erased"] as? Bool == true, "\(users)")
+            #expect(try dir.run(["user", uid]).stdout.contains("[erased]"))
+            // A writer then destroys the restored key again and drops the restored caches.
+            #expect(try dir.run(["login", "--email", "olive@example.com", "--password-stdin"], stdin: Self.password + "\n", env: env).status == 0)
+            let found = try Self.findings(of: secrets, in: dir, outputs: try Self.outputs(dir, uid: uid))
+            #expect(found.isEmpty, "\(found)")
+            let lines = try Self.decrypted(dir)
+            #expect(!lines.contains { ($0["data"] as? [String: Any])?["email"] as? String == email }, "the key is destroyed again")
+            #expect(try dir.run(["verify"]).status == 0)
+        }
+    }
 }
