@@ -21,6 +21,7 @@ public enum LedgerCLI {
         Command(spec: LoginCommand.spec, run: LoginCommand.run),
         Command(spec: LogoutCommand.spec, run: LogoutCommand.run),
         Command(spec: AccountCommand.spec, run: AccountCommand.run),
+        Command(spec: EraseCommand.spec, run: EraseCommand.run),
         Command(spec: RecoverCommand.spec, run: RecoverCommand.run),
         Command(spec: ReplayCommand.spec, run: ReplayCommand.run),
         Command(spec: UsersCommand.listSpec, run: UsersCommand.list),

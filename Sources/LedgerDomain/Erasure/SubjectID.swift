@@ -7,7 +7,8 @@
 ///   password hashes, an operator's reason about it);
 /// - `address-<YYYY-MM-DD>`: the addresses of people who held no account, by the UTC day of the
 ///   event (sign-in failures, rejected registrations), so that credential stuffing does not mint a
-///   key per guess.
+///   key per guess. Once a day's key is erased (`ledger erase`), that day's later events go to its
+///   successor `address-<YYYY-MM-DD>.1`, then `.2`, … (an erased key is never made again).
 ///
 /// The text is ASCII, at most `maxLength` bytes (44 for an account, 18 for a day): it fits a slot
 /// of the key store (`KeyStore`).
@@ -32,9 +33,15 @@ public struct SubjectID: Hashable, Sendable, CustomStringConvertible {
         if text.hasPrefix("account-") {
             guard let uid = UUIDBits(uuid: String(text.dropFirst(8))), uid.uuidString == text.dropFirst(8) else { return nil }
         } else if text.hasPrefix("address-") {
-            let day = String(text.dropFirst(8))
+            let rest = text.dropFirst(8)
+            let day = String(rest.prefix(10))
             guard day.utf8.count == 10, let midnight = Timestamp(rfc3339: day + "T00:00:00.000Z"),
                   midnight.rfc3339.hasPrefix(day) else { return nil }
+            let generation = rest.dropFirst(10)
+            if !generation.isEmpty {
+                guard generation.first == ".", let n = Int(generation.dropFirst()), n >= 1, String(n) == generation.dropFirst(),
+                      text.utf8.count <= Self.maxLength else { return nil }
+            }
         } else {
             return nil
         }
@@ -42,6 +49,18 @@ public struct SubjectID: Hashable, Sendable, CustomStringConvertible {
     }
 
     private init(unchecked text: String) { self.text = text }
+
+    /// The next subject of the same day once this one's key is erased: `.1` after none, `.N+1`
+    /// after `.N`; nil for an account (an erased account has no successor).
+    public var successor: SubjectID? {
+        guard kind == .address else { return nil }
+        let rest = text.dropFirst(8 + 10)
+        let next = rest.isEmpty ? 1 : (Int(rest.dropFirst()) ?? 0) + 1
+        return SubjectID(unchecked: String(text.prefix(8 + 10)) + ".\(next)")
+    }
+
+    /// The UTC day of an address subject (`YYYY-MM-DD`); nil for an account.
+    public var day: String? { kind == .address ? String(text.dropFirst(8).prefix(10)) : nil }
 
     /// The kind of subject.
     public var kind: Kind { text.hasPrefix("account-") ? .account : .address }

@@ -36,6 +36,8 @@ public enum EventType: String, CaseIterable, Sendable {
     case emailChanged = "EmailChanged"
     /// An account's personal data was erased (its data key destroyed).
     case personalDataErased = "PersonalDataErased"
+    /// One day's addresses that held no account were erased (their data key destroyed).
+    case addressDataErased = "AddressDataErased"
 
     /// The schema version of `data` this build writes and reads.
     public var currentVersion: Int { 1 }
@@ -45,7 +47,7 @@ public enum EventType: String, CaseIterable, Sendable {
     public var category: StreamCategory {
         switch self {
         case .sessionStarted, .sessionEnded: .session
-        case .signInFailed: .signin
+        case .signInFailed, .addressDataErased: .signin
         case .accountDisabled, .accountEnabled, .emailVerificationRequested, .emailVerified, .passwordResetRequested,
              .passwordChanged, .emailChanged, .personalDataErased: .account
         default: .registration
@@ -79,6 +81,7 @@ public enum EventType: String, CaseIterable, Sendable {
         case .passwordChanged: PasswordChanged.self
         case .emailChanged: EmailChanged.self
         case .personalDataErased: PersonalDataErased.self
+        case .addressDataErased: AddressDataErased.self
         }
     }
 }

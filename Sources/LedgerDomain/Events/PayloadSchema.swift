@@ -27,6 +27,8 @@ public enum MemberKind: Sendable {
     case oneOf(any MemberChoice.Type)
     /// `prefix` followed by the value of the member at `member` (a cross-member rule).
     case prefixed(StaticString, member: Int)
+    /// The subject of one day's addresses: `address-<YYYY-MM-DD>` or `address-<YYYY-MM-DD>.<N>` (`SubjectID`).
+    case addressSubject
 
     /// True when the value is a JSON string.
     var isText: Bool {
@@ -47,6 +49,9 @@ public enum MemberKind: Sendable {
         case .cryptHash:
             bytes.isEmpty ? "must not be empty" : TextRules.isCryptHash(bytes) ? nil : "must be a crypt(3) string like $y$…"
         case .code: TextRules.isKebabCase(bytes) ? nil : "must be a kebab-case code"
+        case .addressSubject:
+            SubjectID(String(decoding: bytes, as: UTF8.self)).map { $0.kind == .address } == true
+                ? nil : "must be an address subject, address-<YYYY-MM-DD> or address-<YYYY-MM-DD>.<N>"
         case .uuid: UUIDBits(uuidBytes: bytes) == nil ? "must be a lowercase UUID" : nil
         case .sha256: Digest32(hexBytes: bytes) == nil ? "must be 64 lowercase hex digits" : nil
         case .timestamp:

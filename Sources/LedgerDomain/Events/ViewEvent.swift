@@ -56,6 +56,8 @@ public struct ViewEvent: Equatable, Sendable {
         case emailChanged(uid: UUIDBits, email: String, previousEmail: String)
         /// `PersonalDataErased`.
         case personalDataErased(uid: UUIDBits, reason: ErasureReason)
+        /// `AddressDataErased`.
+        case addressDataErased(subject: SubjectID)
     }
 
     /// A session ended by something other than its owner's sign-out (`SessionEndReason.revocations`).

@@ -15,19 +15,26 @@ enum PersonalDataSealer {
         let version = DataVersions.written(type, dataVersion: 2)
         guard version == 2, let rule = PersonalMembers.rule(for: type),
               rule.members.contains(where: { data[$0]?.stringValue != nil }) else { return (data, 1) }
-        guard let subject = PersonalMembers.subject(of: type, data: data, at: at, holder: holder) else {
+        guard var subject = PersonalMembers.subject(of: type, data: data, at: at, holder: holder) else {
             throw StoreError(.invalidBatch, "\(type.rawValue) names no subject for its personal data")
         }
-        let key: [UInt8]
-        do { key = try keys.createKey(for: subject, random: random) } catch {
-            throw StoreError(.io, "the key store refused the key of \(subject): \(error.message)")
+        // A day whose addresses were erased goes on under its successor (an erased key is never made again).
+        var key: [UInt8]?
+        while key == nil {
+            do {
+                key = try keys.createKey(for: subject, random: random)
+            } catch let error where error.code == .subjectErased && subject.successor != nil {
+                subject = subject.successor!
+            } catch {
+                throw StoreError(.io, "the key store refused the key of \(subject): \(error.message)")
+            }
         }
         var sealed = data
         for name in rule.members {
             guard let text = data[name]?.stringValue else { continue }
             do {
                 sealed[name] = try MemberCipher.encrypt(text, eventID: eventID, type: type, member: name, subject: subject,
-                                                        key: key, random: random)
+                                                        key: key!, random: random)
             } catch {
                 throw StoreError(.io, "\(type.rawValue).\(name) could not be encrypted: \(error.message)")
             }

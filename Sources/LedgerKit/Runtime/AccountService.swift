@@ -111,9 +111,7 @@ public final class AccountService {
         }
         let appended: [RecordedEvent]
         // An erasure is noted before its event is appended, and its key destroyed once the event is durable.
-        let erasing = events.compactMap { event -> SubjectID? in
-            if case .personalDataErased(let erased) = event { erased.subject } else { nil }
-        }
+        let erasing = events.compactMap(\.erasedSubject)
         if !erasing.isEmpty { try store.beginErasure(of: erasing) }
         do {
             if let first = parts.first?.events.first { try failpoints.beforeAppending(first.type) }

@@ -16,6 +16,16 @@ public enum LedgerEnvironment {
         return value
     }
 
+    /// `LEDGER_RETENTION_DAYS`: how long `ledger erase --expired` keeps the personal data of subjects
+    /// without an account, a whole number of days ≥ 1; default 30.
+    public static func retentionDays(_ text: String?) throws(EnvironmentError) -> Int {
+        guard let text = given(text) else { return 30 }
+        guard let value = Int(text), value >= 1, value <= 100_000 else {
+            throw EnvironmentError("LEDGER_RETENTION_DAYS", "must be a whole number of days from 1 to 100000", text)
+        }
+        return value
+    }
+
     /// `LEDGER_STORE_INDEX`: `1` (the default) uses the writers' index, `0` turns it off.
     public static func storeIndexEnabled(_ text: String?) throws(EnvironmentError) -> Bool {
         guard let text = given(text) else { return true }
@@ -72,6 +82,7 @@ public enum LedgerEnvironment {
         }
         _ = try checkpointInterval(environment["LEDGER_CHECKPOINT_EVERY"])
         _ = try storeIndexEnabled(environment["LEDGER_STORE_INDEX"])
+        _ = try retentionDays(environment["LEDGER_RETENTION_DAYS"])
         _ = try mailFrom(environment["LEDGER_MAIL_FROM"])
         do {
             _ = try Failpoints(environment["LEDGER_FAILPOINTS"])

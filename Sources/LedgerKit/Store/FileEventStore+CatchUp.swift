@@ -126,8 +126,8 @@ extension FileEventStore {
                     // An erasure after what the writer took in of its subject (the index or its
                     // checkpoint, restored from a backup or written before it; or members opened with
                     // a key it destroyed): the caches go, the key too, and the fold starts over.
-                    if case .personalDataErased(let uid, _) = event.pointee.fact, keyRing.noteErased(.account(uid)) || fromCache {
-                        erasure = .account(uid)
+                    if let erased = event.pointee.fact.erasedSubject, keyRing.noteErased(erased) || fromCache {
+                        erasure = erased
                         return false
                     }
                     prefix.record(event.pointee, hash: hash, offset: offset, length: length)

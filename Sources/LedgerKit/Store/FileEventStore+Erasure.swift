@@ -65,9 +65,8 @@ extension FileEventStore {
         var erased: Set<SubjectID> = []
         var checker = ChainChecker(opener: keyRing)
         try LogScanner.scanFacts(log, checker: &checker) { item in
-            if case .event(let event, _, _, _) = item, case .personalDataErased(let uid, _) = event.pointee.fact,
-               named.contains(.account(uid)) {
-                erased.insert(.account(uid))
+            if case .event(let event, _, _, _) = item, let subject = event.pointee.fact.erasedSubject, named.contains(subject) {
+                erased.insert(subject)
             }
             return true
         }

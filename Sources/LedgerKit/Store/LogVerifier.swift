@@ -45,14 +45,14 @@ public enum LogVerifier {
         var found: [Int: Digest32] = [:]
         var accounts: PostgresAccountCheck?
         var keys = MissingKeys(source.opener)
-        var erased: Set<UUIDBits> = []
+        var erased: Set<SubjectID> = []
         func pass(deferringIDs: Bool) throws -> VerifyReport? {
             found = [:]
             keys = MissingKeys(source.opener)
             erased = []
             if checkingCaches, case .postgres(let store) = source { accounts = try PostgresAccountCheck(store) }
             return try verify(source, deferringIDs: deferringIDs, anchors: wanted, found: &found, opener: keys) { event in
-                if case .personalDataErased(let uid, _) = event.pointee.fact { erased.insert(uid) }
+                if let subject = event.pointee.fact.erasedSubject { erased.insert(subject) }
                 accounts?.visit(event)
             }
         }

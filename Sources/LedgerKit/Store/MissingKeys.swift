@@ -27,11 +27,8 @@ final class MissingKeys: PersonalDataOpener {
     /// The `missing-key` problems of the log `source`, whose intact lines were just read with this
     /// watch, given the accounts its erasure events name: each on the line of the first event that
     /// needed the key (found by a second read, only when a key is missing).
-    func problems(_ source: LogSource, erased: Set<UUIDBits>) throws -> [LogProblem] {
-        let lost = missing.filter { subject, _ in
-            if subject.kind == .account, let uid = UUIDBits(uuid: String(subject.text.dropFirst(8))) { return !erased.contains(uid) }
-            return true
-        }
+    func problems(_ source: LogSource, erased: Set<SubjectID>) throws -> [LogProblem] {
+        let lost = missing.filter { subject, _ in !erased.contains(subject) }
         guard !lost.isEmpty else { return [] }
         let ids = Dictionary(uniqueKeysWithValues: lost.map { ($0.value, $0.key) })
         var problems: [LogProblem] = []

@@ -100,8 +100,7 @@ public enum ViewLoader {
                 // An erasure after what was read (a checkpoint, or members opened with a key the
                 // erasure destroyed: a key store restored from a backup) means reading again from
                 // the first line, that subject erased.
-                if case .personalDataErased(let uid, _) = event.pointee.fact,
-                   source.opener.noteErased(.account(uid)) || checkpoint != nil {
+                if let erased = event.pointee.fact.erasedSubject, source.opener.noteErased(erased) || checkpoint != nil {
                     erasureAfterWhatWasRead = true
                     return false
                 }

@@ -84,6 +84,8 @@ enum Fixtures {
                                                     reason: n.isMultiple(of: 2) ? .reset : .change))
         case .emailChanged:
             return .emailChanged(EmailChanged(uid: uid, email: "moved\(n)@example.org", previousEmail: "user\(n)@example.com"))
+        case .addressDataErased:
+            return .addressDataErased(AddressDataErased(subject: SubjectID("address-2026-11-\(10 + n % 18)")!, reason: n.isMultiple(of: 2) ? .operator : .retention))
         case .personalDataErased:
             return .personalDataErased(PersonalDataErased(uid: uid, reason: n.isMultiple(of: 2) ? .operator : .accountDeleted))
         }

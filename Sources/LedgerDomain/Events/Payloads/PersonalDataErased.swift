@@ -56,6 +56,8 @@ public struct PersonalDataErased: EventPayload, DescribedPayload {
 public enum ErasureReason: String, MemberChoice {
     /// Its deletion erased it (`account delete`).
     case accountDeleted = "account-deleted"
-    /// An operator erased an account deleted earlier (`account erase`).
+    /// An operator erased an account deleted earlier (`account erase`), or an address (`erase --email`).
     case `operator`
+    /// The retention period ran out (`erase --expired`).
+    case retention
 }
