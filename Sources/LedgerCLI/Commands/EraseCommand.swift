@@ -25,7 +25,7 @@ enum EraseCommand {
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
         let email = invocation.value("email"), expired = invocation.flag("expired")
         guard (email == nil) != !expired else { throw CLIError.usage("give exactly one of --email EMAIL and --expired") }
-        let service = ErasureService(store: try context.store(invocation), clock: context.clock)
+        let service = ErasureService(store: try context.store(invocation), signInLocks: try context.signInLocks(invocation), clock: context.clock)
         let outcome: ErasureService.Outcome
         do {
             if let email {

@@ -9,6 +9,14 @@ import LedgerDomain
 public protocol SignInLocks: AnyObject {
     /// Waits for the lock of `email` (already normalized) and takes it.
     func acquire(email: String) throws -> any HeldSignInLock
+    /// An erasure forgets `emails` (none held by this process): whatever a lock of one keeps beside
+    /// the store (a file named by its hash, a marker left in it) is removed.
+    func forget(emails: [String]) throws
+}
+
+extension SignInLocks {
+    /// Locks that keep nothing beside the store have nothing to forget.
+    public func forget(emails: [String]) throws {}
 }
 
 /// A sign-in lock this process holds, and the pending-check marker it keeps: a holder announces a
@@ -45,6 +53,18 @@ public final class FileSignInLocks: SignInLocks {
     /// The lock file of `email`: named by its hash, never by the email itself.
     public static func path(directory: String, email: String) -> String {
         FileSystem.join(FileSystem.join(directory, "locks"), SHA256.hex(Array(email.utf8)) + ".signin")
+    }
+
+    /// Takes each email's lock, drops any marker left in its file, and removes the file: nothing named
+    /// by an erased email's hash stays in `locks/` (a check left uncounted no longer counts: the
+    /// address is forgotten).
+    public func forget(emails: [String]) throws {
+        for email in Set(emails) where !email.isEmpty && FileSystem.exists(Self.path(directory: directory, email: email)) {
+            let held = try acquire(email: email)
+            try held.clearPendingCheck()
+            held.release()
+        }
+        if !emails.isEmpty { try? FileSystem.syncDirectory(FileSystem.join(directory, "locks")) }
     }
 
     /// Waits for the `flock` of `email`'s file. A holder removes the file before it unlocks, so after

@@ -57,10 +57,13 @@ public final class AccountService {
             let lock = try signInLocks.acquire(email: email)
             defer { lock.release() }  // a leftover check stays for the next sign-in to count
             do {
-                return try runHoldingLock({ standing in
+                let outcome = try runHoldingLock({ standing in
                     if standing.email != email { throw EmailMoved(email: standing.email) }
                     return try decide(standing)
                 }, uid: named.uid)
+                // Erased: a check left in the lock's file is dropped, so the file goes on release.
+                if outcome.appended.contains(where: { $0.event.erasedSubject != nil }) { try lock.clearPendingCheck() }
+                return outcome
             } catch let moved as EmailMoved {
                 email = moved.email
             }
@@ -112,7 +115,14 @@ public final class AccountService {
         let appended: [RecordedEvent]
         // An erasure is noted before its event is appended, and its key destroyed once the event is durable.
         let erasing = events.compactMap(\.erasedSubject)
-        if !erasing.isEmpty { try store.beginErasure(of: erasing) }
+        // The emails the account held, read while its key still opens them: their lock files go with it.
+        var heldEmails: [String] = []
+        if !erasing.isEmpty {
+            for recorded in try store.readStream(stream) {
+                if case .emailChanged(let changed) = recorded.event { heldEmails += [changed.email, changed.previousEmail] }
+            }
+            try store.beginErasure(of: erasing)
+        }
         do {
             if let first = parts.first?.events.first { try failpoints.beforeAppending(first.type) }
             // An email change claims its email.
@@ -121,7 +131,10 @@ public final class AccountService {
         } catch let error as StoreError where error.condition == .emailTaken {
             throw AccountRefusal(code: .emailTaken, message: error.message)
         }
-        if !erasing.isEmpty { try store.destroyKeys(of: erasing) }
+        if !erasing.isEmpty {
+            try store.destroyKeys(of: erasing)
+            try signInLocks.forget(emails: heldEmails.filter { $0 != row.email })  // the caller holds row.email's
+        }
         var after = views.users
         for event in appended { after.apply(ViewEvent(event)) }
         // An erased account's email is forgotten: the outcome does not carry it either.

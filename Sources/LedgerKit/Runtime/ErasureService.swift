@@ -12,12 +12,13 @@ import LedgerDomain
 /// destroyed once it is durable (`PersonalDataKeys`).
 public final class ErasureService {
     let store: any LedgerStore
+    let signInLocks: (any SignInLocks)?
     let clock: any Clock
     let random: any RandomSource
 
-    /// A service over `store`.
-    public init(store: any LedgerStore, clock: any Clock, random: any RandomSource = SecureRandom()) {
-        self.store = store; self.clock = clock; self.random = random
+    /// A service over `store`; an erased address's sign-in lock is forgotten through `signInLocks`.
+    public init(store: any LedgerStore, signInLocks: (any SignInLocks)? = nil, clock: any Clock, random: any RandomSource = SecureRandom()) {
+        self.store = store; self.signInLocks = signInLocks; self.clock = clock; self.random = random
     }
 
     /// What an erasure did.
@@ -51,7 +52,9 @@ public final class ErasureService {
             }
             return true
         }
-        return try append(days.filter { !erased.contains($0) }.map { .addressDataErased(AddressDataErased(subject: $0, reason: .operator)) })
+        let outcome = try append(days.filter { !erased.contains($0) }.map { .addressDataErased(AddressDataErased(subject: $0, reason: .operator)) })
+        try signInLocks?.forget(emails: [email])
+        return outcome
     }
 
     /// Erases the personal data of subjects without an account older than `days` days: every day's

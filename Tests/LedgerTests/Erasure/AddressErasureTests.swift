@@ -17,6 +17,8 @@ import Testing
             #expect(try dir.register(email: typo, username: "Typo").status == 1)
             #expect(try dir.login(email: "olive@example.com", password: "guessed password").status == 1)
 
+            let marker = PendingCheck(attempt: UUID().uuidString.lowercased(), sessionId: UUID().uuidString.lowercased()).marker
+            try Data(marker).write(to: URL(fileURLWithPath: FileSignInLocks.path(directory: dir.path, email: stranger)))
             let live = try dir.run(["erase", "--email", "OLIVE@example.com", "--json"])
             #expect(live.status == 1 && (try? parseObject(live.stdout)["reason"] as? String) == "account-live", "\(live)")
             let erased = try dir.run(["erase", "--email", stranger, "--json"])
@@ -28,9 +30,9 @@ import Testing
             for command in [["audit"], ["audit", "--json"], ["events", "--json"], ["export"], ["users", "--json"]] {
                 outputs += try dir.run(command).stdout
             }
-            let files = (FileManager.default.enumerator(atPath: dir.path)?.allObjects as? [String] ?? [])
-                .compactMap { try? Data(contentsOf: URL(fileURLWithPath: dir.path + "/" + $0)) }
-                .map { String(decoding: $0, as: UTF8.self).lowercased() }
+            let names = FileManager.default.enumerator(atPath: dir.path)?.allObjects as? [String] ?? []
+            let files = names.compactMap { try? Data(contentsOf: URL(fileURLWithPath: dir.path + "/" + $0)) }
+                .map { String(decoding: $0, as: UTF8.self).lowercased() } + names
             for secret in [stranger, "rejected stranger", SHA256.hex(Array(stranger.utf8))] {
                 #expect(!outputs.lowercased().contains(secret), "an output holds \(secret)")
                 #expect(!files.contains { $0.contains(secret) }, "a file holds \(secret)")

@@ -103,6 +103,11 @@ import Testing
             let recorded = try #require(try parseObject(try dir.run(["verify", "--json"]).stdout)["head"] as? [String: Any])
             let head = "\(recorded["seq"] as? Int ?? 0):\(recorded["hash"] as? String ?? "")"
 
+            // Checks left uncounted (a process killed mid-check) keep lock files named by each email's hash.
+            for email in [first.lowercased(), second] {
+                let marker = PendingCheck(attempt: UUID().uuidString.lowercased(), sessionId: UUID().uuidString.lowercased()).marker
+                try Data(marker).write(to: URL(fileURLWithPath: FileSignInLocks.path(directory: dir.path, email: email)))
+            }
             let deleted = try dir.run(["account", "delete", uid, "--json"])
             #expect(deleted.status == 0, "\(deleted)")
             let outcome = try parseObject(deleted.stdout)
