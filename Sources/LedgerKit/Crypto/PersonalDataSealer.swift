@@ -4,13 +4,14 @@ import LedgerDomain
 
 /// The writer's half of data version 2: the `data` of an event with personal members
 /// (`PersonalMembers`) as it is stored, each personal member replaced by its `EncryptedMember`
-/// under the data key of the event's subject, the key made (and synced in the key store) on first
-/// use, before the line that needs it is written.
+/// under the data key of the event's subject, the key made on first use (`SubjectKeys`: synced in
+/// the file store's key store before the line is written, or inserted in the PostgreSQL append's
+/// own transaction).
 enum PersonalDataSealer {
     /// `data` of an event of `type` with id `eventID`, recorded at `at`, as a store of data version
     /// 2 writes it, and its version (`DataVersions.written`); `holder` names the live account that
     /// holds an email (the account fold's answer at the moment of writing).
-    static func seal(_ data: JSONObject, type: EventType, eventID: String, at: Timestamp, keys: KeyStore,
+    static func seal(_ data: JSONObject, type: EventType, eventID: String, at: Timestamp, keys: any SubjectKeys,
                      holder: (String) -> UUIDBits?, random: any RandomSource) throws -> (data: JSONObject, version: Int) {
         let version = DataVersions.written(type, dataVersion: 2)
         guard version == 2, let rule = PersonalMembers.rule(for: type),
@@ -22,7 +23,7 @@ enum PersonalDataSealer {
         var key: [UInt8]?
         while key == nil {
             do {
-                key = try keys.createKey(for: subject, random: random)
+                key = try keys.key(creatingFor: subject, random: random)
             } catch let error where error.code == .subjectErased && subject.successor != nil {
                 subject = subject.successor!
             } catch {

@@ -27,10 +27,10 @@ enum CacheCheck {
 
     /// The problem of the checkpoint a PostgreSQL store keeps, against the store's lines `log`
     /// (streamed from the first, read once).
-    static func problems(storedCheckpoint checkpoint: Checkpoint, log: any LogBytes) throws -> [LogProblem] {
+    static func problems(storedCheckpoint checkpoint: Checkpoint, log: any LogBytes, opener: any PersonalDataOpener) throws -> [LogProblem] {
         try problems(log: log, index: nil, saved: nil, checkpoint: checkpoint,
                      naming: "the checkpoint the PostgreSQL store keeps (ledger_checkpoints, seq \(checkpoint.views.head.seq)) disagrees with the log up to this line",
-                     remedy: "delete its row (reads rebuild it)", opener: SealedOpener())
+                     remedy: "delete its row (reads rebuild it)", opener: opener)
     }
 
     /// A copy of the writers' index, what it covers and the file it is in.

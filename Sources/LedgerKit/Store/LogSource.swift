@@ -20,12 +20,12 @@ public enum LogSource {
         }
     }
 
-    /// What opens its personal members: a file's key ring (its folder's `events.keys`); a PostgreSQL
-    /// store's lines are all data version 1.
+    /// What opens its personal members: a file's key ring (its folder's `events.keys`), or a
+    /// PostgreSQL store's (`ledger_keys`).
     public var opener: any PersonalDataOpener {
         switch self {
         case .file(let path): KeyRing.forLog(path)
-        case .postgres: SealedOpener()
+        case .postgres(let store): store.keyRing
         }
     }
 

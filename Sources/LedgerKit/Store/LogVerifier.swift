@@ -65,7 +65,8 @@ public enum LogVerifier {
             case .postgres(let store):
                 if let problem = try accounts?.problem() { verified.problems.append(problem) }
                 if let checkpoint = store.storedCheckpoint(checkingCache: true) {
-                    verified.problems += try CacheCheck.problems(storedCheckpoint: checkpoint, log: try source.open(usingCheckpoint: false).bytes)
+                    verified.problems += try CacheCheck.problems(storedCheckpoint: checkpoint, log: try source.open(usingCheckpoint: false).bytes,
+                                                                   opener: source.opener)
                 }
             }
         }

@@ -78,8 +78,9 @@ extension PostgresEventStore {
     /// Brings `accounts` (and its tables) from `mark` up to the head, inside the caller's transaction
     /// and under the append lock: the lines after the folded seq, a page at a time (each page's rows
     /// loaded in one query, folded, flushed and forgotten). Does not record the new mark: the caller's
-    /// `flush(through:)` does, with the lines it adds.
-    static func catchUp(_ accounts: PostgresAccounts, from mark: AccountMark, _ connection: PostgresConnection) throws {
+    /// `flush(through:)` does, with the lines it adds. `opener` opens the lines' personal members.
+    static func catchUp(_ accounts: PostgresAccounts, from mark: AccountMark, _ connection: PostgresConnection,
+                        opener: any PersonalDataOpener) throws {
         var from = (mark.folded ?? 0) + 1
         if mark.folded == nil {
             try connection.execute("TRUNCATE " + PostgresSchema.accountTables.joined(separator: ", "))
@@ -94,7 +95,7 @@ extension PostgresEventStore {
             accounts.forget()
             page.removeAll(keepingCapacity: true)
         }
-        try forEachEvent(connection, from: from, through: mark.head.seq) { event in
+        try forEachEvent(connection, from: from, through: mark.head.seq, opener: opener) { event in
             page.append(ViewEvent(event))
             guard page.count == pageSize else { return true }
             do { try foldPage() } catch { failure = error; return false }
@@ -106,9 +107,9 @@ extension PostgresEventStore {
 
     /// Inside a transaction holding the append lock: creates the account-state tables when any is
     /// missing (emptying the others, so they are folded again), folds what they lack, and records
-    /// the head. Returns the mark it found.
+    /// the head. Returns the mark it found. `opener` opens the lines' personal members.
     @discardableResult
-    static func bringAccountsUpToDate(_ connection: PostgresConnection) throws -> AccountMark {
+    static func bringAccountsUpToDate(_ connection: PostgresConnection, opener: any PersonalDataOpener) throws -> AccountMark {
         if try lacksAccountTables(connection) {
             for statement in PostgresSchema.accountStatements { try connection.execute(statement) }
             try connection.execute("TRUNCATE " + PostgresSchema.accountTables.joined(separator: ", "))
@@ -116,7 +117,7 @@ extension PostgresEventStore {
         let mark = try accountMark(connection)
         guard mark.folded != mark.head.seq else { return mark }
         let accounts = PostgresAccounts(connection: connection)
-        try catchUp(accounts, from: mark, connection)
+        try catchUp(accounts, from: mark, connection, opener: opener)
         try accounts.flush(through: mark.head)
         return mark
     }
@@ -142,7 +143,7 @@ extension PostgresEventStore {
             try Self.droppingLegacyStatusCheck(connection) {
                 try connection.transaction {
                     try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey])
-                    try Self.bringAccountsUpToDate(connection)
+                    try Self.bringAccountsUpToDate(connection, opener: keyRing)
                 }
             }
         } catch {

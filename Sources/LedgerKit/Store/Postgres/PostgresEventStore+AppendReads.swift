@@ -4,7 +4,8 @@ import LedgerDomain
 
 /// An append's reads, sent together in one round trip (a pipeline): `BEGIN`, the append lock, then —
 /// under the lock, each statement seeing every append committed before it — the head with the
-/// account state's mark, every part's stream version, whether the batch's ids are taken, and the
+/// account state's mark, every part's stream version, whether the batch's ids are taken, the
+/// store's versions (`ledger_store`), the keys of the subjects the batch names by uid, and the
 /// account rows the batch will read. The lines can only be written after this answers: their seq,
 /// prev and hash follow from the head.
 extension PostgresEventStore {
@@ -16,6 +17,10 @@ extension PostgresEventStore {
         var versions: [Int]
         /// True when one of the ids is already in the log.
         var idsTaken: Bool
+        /// What `ledger_store` says; nil when it has no row.
+        var store: StoreVersions?
+        /// The rows of `ledger_keys` of the subjects the batch names by uid (`PostgresAppendKeys.preloadQuery`).
+        var keys: PostgresResult
         /// The account rows the batch reads, as of the tables (valid only when they are at the head).
         var rows: [(query: PostgresAccounts.LoadQuery, result: PostgresResult)]
     }
@@ -34,11 +39,13 @@ extension PostgresEventStore {
                 FROM unnest($1::text[]) WITH ORDINALITY AS q(s, n) ORDER BY q.n
                 """, [PostgresAccounts.textArray(parts.map(\.stream))]),
             .init("SELECT count(*) FROM ledger_events WHERE id = ANY($1::uuid[])", [PostgresAccounts.textArray(ids)]),
+            .init(storeVersionsQuery),
+            PostgresAppendKeys.preloadQuery(decoded),
         ] + loads.map(\.statement)
         let results = try connection.pipeline(statements)
         let versions = (0..<results[3].count).map { results[3].int($0, 0) ?? 0 }
         guard versions.count == parts.count else { throw StoreError(.io, "PostgreSQL answered \(versions.count) stream versions for \(parts.count) parts") }
         return AppendReads(mark: try accountMark(from: results[2]), versions: versions, idsTaken: (results[4].int(0, 0) ?? 0) > 0,
-                           rows: Array(zip(loads, results.dropFirst(5))))
+                           store: try storeVersions(from: results[5]), keys: results[6], rows: Array(zip(loads, results.dropFirst(7))))
     }
 }

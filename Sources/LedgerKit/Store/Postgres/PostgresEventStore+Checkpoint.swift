@@ -57,7 +57,8 @@ extension PostgresEventStore {
         return Checkpoint(views: read.views, ids: read.ids, lineStart: 0, offset: 0, headAt: headAt)
     }
 
-    /// Keeps `checkpoint` as the store's newest (the older ones deleted). Failure (a role that may
+    /// Keeps `checkpoint` as the store's newest (the older ones deleted), unless an erasure was
+    /// appended after its line. Failure (a role that may
     /// not write, a lost connection) leaves the store as it was: it is only a cache.
     public func saveCheckpoint(_ checkpoint: Checkpoint) {
         guard checkpoint.isWhole, let connection = try? connection() else { return }
@@ -74,8 +75,14 @@ extension PostgresEventStore {
         let head = checkpoint.views.head
         let save = {
             try connection.transaction {
-                try connection.execute("INSERT INTO ledger_checkpoints (seq, hash, seal, body) VALUES ($1, $2, $3, $4) ON CONFLICT (seq) DO NOTHING",
-                                       [String(head.seq), head.hash, seal], bytes: body, binaryResults: false)
+                // Not when an erasure was appended after its line: its views may hold the erased
+                // data (read before the erasure, with a key this process kept), which the erasure
+                // removed from this table.
+                try connection.execute("""
+                    INSERT INTO ledger_checkpoints (seq, hash, seal, body) SELECT $1::bigint, $2::text, $3::text, $4::bytea
+                    WHERE NOT EXISTS (SELECT 1 FROM ledger_events WHERE seq > $1::bigint AND type = '\(EventType.personalDataErased.rawValue)')
+                    ON CONFLICT (seq) DO NOTHING
+                    """, [String(head.seq), head.hash, seal], bytes: body, binaryResults: false)
                 try connection.execute("DELETE FROM ledger_checkpoints WHERE seq <> $1", [String(head.seq)])
             }
         }

@@ -1,5 +1,6 @@
 import Glibc
 import LedgerDomain
+import Synchronization
 
 // MARK: - ImportReport
 
@@ -21,6 +22,9 @@ extension PostgresEventStore {
     /// The store must be empty, or hold a prefix of the file (its head line is the file's line at the
     /// same seq): then only the lines after the head are added. The account-state tables are brought
     /// up to the new head in the same transaction. All or nothing, in one transaction.
+    /// A log of data version 2 brings the keys of its subjects from the key store beside it
+    /// (`events.keys`: live keys and erasures); a store that held no line takes the file's data
+    /// version (1 for a log without a key store beside it).
     public func importLog(path: String) throws -> ImportReport {
         let verified = try LogVerifier.verify(path: path)
         if let problem = verified.problems.first {
@@ -42,8 +46,12 @@ extension PostgresEventStore {
                     let counts = try connection.execute("SELECT stream, max(stream_position) FROM ledger_events GROUP BY stream")
                     for row in 0..<counts.count { positions[counts.string(row, 0) ?? ""] = counts.int(row, 1) ?? 0 }
                 }
+                let keyStorePath = FileSystem.join(FileSystem.directoryName(path), KeyStore.fileName)
+                let sealed = FileSystem.exists(keyStorePath)
+                if head.seq == 0 { try Self.setDataVersion(sealed || verified.events == 0 ? 2 : 1, connection) }
                 let file = try FileDescriptor(path: path, flags: O_RDONLY)
-                var checker = ChainChecker()
+                let subjects = SubjectsNamed()
+                var checker = ChainChecker(opener: subjects)
                 var rows: [[String?]] = []
                 var failure: (any Error)?
                 try LogScanner.scanLines(file, checker: &checker) { item, line in
@@ -67,11 +75,25 @@ extension PostgresEventStore {
                 if let failure { throw failure }
                 try Self.insert(rows, connection)
                 report.inserted += rows.count
-                try Self.bringAccountsUpToDate(connection)
+                let keys = PostgresAppendKeys(connection: connection, preloaded: nil)
+                if sealed, !subjects.named.isEmpty {
+                    let store = try KeyStore(path: keyStorePath, writable: false)
+                    for subject in subjects.named.sorted(by: { $0.text < $1.text }) {
+                        switch try store.state(of: subject) {
+                        case .live: keys.adopt(subject, key: try store.key(for: subject))
+                        case .erased: keys.adopt(subject, key: nil)
+                        case .absent: continue  // lost with the file's key store: `verify` reports missing-key
+                        }
+                    }
+                    for statement in keys.insertStatements { try connection.execute(statement.sql, statement.parameters) }
+                }
+                try Self.bringAccountsUpToDate(connection, opener: keys.opener(erasing: [], ring: keyRing))
                 try connection.execute("SELECT pg_notify($1, $2)", [PostgresSchema.channel, String(verified.head.seq)])
             }
         } catch let error as StoreError {
             throw error
+        } catch let error as KeyStoreError {
+            throw StoreError(.io, "the key store beside \(path) cannot be read: \(error.message); nothing was imported")
         } catch let error as SystemError {
             throw StoreError.io(error)
         } catch {
@@ -79,4 +101,18 @@ extension PostgresEventStore {
         }
         return report
     }
+}
+
+/// The opener of an import's scan: notes every subject a line's personal members name, opens none.
+private final class SubjectsNamed: PersonalDataOpener {
+    private let subjects = Mutex<Set<SubjectID>>([])
+
+    /// Notes the member's subject; `.erased`.
+    func open(_ member: EncryptedMember, eventID: String, type: EventType, name: String) -> OpenedMember {
+        subjects.withLock { _ = $0.insert(member.subject) }
+        return .erased
+    }
+
+    /// The subjects noted.
+    var named: Set<SubjectID> { subjects.withLock { $0 } }
 }

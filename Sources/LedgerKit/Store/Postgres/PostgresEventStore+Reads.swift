@@ -7,7 +7,7 @@ extension PostgresEventStore {
     public func read(from seq: Int, _ body: (RecordedEvent) -> Bool) throws {
         let connection = try connection()
         do {
-            try Self.forEachEvent(connection, from: max(1, seq), through: nil, body)
+            try Self.forEachEvent(connection, from: max(1, seq), through: nil, opener: keyRing, body)
         } catch {
             throw storeError(error, during: "a read")
         }
@@ -19,7 +19,7 @@ extension PostgresEventStore {
         do {
             let result = try connection.execute("SELECT line FROM ledger_events WHERE stream = $1 ORDER BY seq", [stream])
             return try (0..<result.count).map { row in
-                try result.bytes(row, 0) { line in try Self.verifyAlone(line) }
+                try result.bytes(row, 0) { line in try Self.verifyAlone(line, opener: keyRing) }
             }
         } catch {
             throw storeError(error, during: "a stream read")
@@ -84,14 +84,15 @@ extension PostgresEventStore {
     }
 
     /// Verifies every line from `seq` through `last` as a chain (the first one against its own `prev`)
-    /// and calls `body` with each event; damage throws `StoreError(.damaged)`.
-    static func forEachEvent(_ connection: PostgresConnection, from seq: Int, through last: Int?,
+    /// and calls `body` with each event, its personal members opened by `opener`; damage throws `StoreError(.damaged)`.
+    static func forEachEvent(_ connection: PostgresConnection, from seq: Int, through last: Int?, opener: any PersonalDataOpener,
                              _ body: (RecordedEvent) -> Bool) throws {
         var checker: ChainChecker?
         try forEachLine(connection, from: seq, through: last) { _, line in
             if checker == nil {
                 let first = try decodeEnvelope(line)
                 checker = first.seq == 1 ? ChainChecker() : ChainChecker(continuingAfter: Head(seq: first.seq - 1, hash: first.prev))
+                checker!.opener = opener
             }
             switch LogScanner.decode(line, offset: 0, terminated: true, checker: &checker!) {
             case .event(let event, _, _): return body(event)
@@ -101,10 +102,12 @@ extension PostgresEventStore {
         }
     }
 
-    /// Verifies one line on its own (hash, envelope, type and data) and returns its event.
-    static func verifyAlone(_ line: UnsafeBufferPointer<UInt8>) throws -> RecordedEvent {
+    /// Verifies one line on its own (hash, envelope, type and data) and returns its event, its
+    /// personal members opened by `opener`.
+    static func verifyAlone(_ line: UnsafeBufferPointer<UInt8>, opener: any PersonalDataOpener) throws -> RecordedEvent {
         let envelope = try decodeEnvelope(line)
         var checker = ChainChecker(continuingAfter: Head(seq: envelope.seq - 1, hash: envelope.prev))
+        checker.opener = opener
         switch LogScanner.decode(line, offset: 0, terminated: true, checker: &checker) {
         case .event(let event, _, _): return event
         case .problem(let problem, _, _), .tornTail(let problem, _, _):

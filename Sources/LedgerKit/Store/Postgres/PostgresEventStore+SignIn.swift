@@ -17,7 +17,7 @@ extension PostgresEventStore {
         do {
             for attempt in 0..<2 {
                 let connection = try connection()
-                switch try Self.signInRead(email: email, connection) {
+                switch try Self.signInRead(email: email, connection, opener: keyRing) {
                 case .answer(let record): return record
                 case .fold: return nil
                 case .behind: if attempt == 0 { try catchUpAccounts() }
@@ -38,7 +38,7 @@ extension PostgresEventStore {
         case behind
     }
 
-    private static func signInRead(email: String, _ connection: PostgresConnection) throws -> SignInRead {
+    private static func signInRead(email: String, _ connection: PostgresConnection, opener: any PersonalDataOpener) throws -> SignInRead {
         let result: PostgresResult
         do {
             result = try connection.execute("""
@@ -82,10 +82,10 @@ extension PostgresEventStore {
             return .answer(record)
         }
         guard !result.isNull(0, 8) else { return .fold }
-        let line = try result.bytes(0, 8) { try verifyAlone($0) }
+        let line = try result.bytes(0, 8) { try verifyAlone($0, opener: opener) }
         guard line.seq == account.created,
               let password = SignInRecord.Account(passwordLine: line.event, uid: uid.uuidString) else { return .fold }
-        try checkLink(of: line, next: result.isNull(0, 9) ? nil : try result.bytes(0, 9) { try verifyAlone($0) }, head: head)
+        try checkLink(of: line, next: result.isNull(0, 9) ? nil : try result.bytes(0, 9) { try verifyAlone($0, opener: opener) }, head: head)
         record.account = password
         return .answer(record)
     }

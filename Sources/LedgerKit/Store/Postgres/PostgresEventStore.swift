@@ -20,6 +20,8 @@ public final class PostgresEventStore: LedgerStore {
     let clock: any Clock
     let random: any RandomSource
     private var open: PostgresConnection?
+    /// The opener of this store's personal members (`ledger_keys`, shared by the process).
+    public var keyRing: PostgresKeyRing { PostgresKeyRing.forStore(url) }
 
     /// A store over the database at `url` (connected on first use).
     public init(url: PostgresURL, clock: any Clock = SystemClock(), random: any RandomSource = SecureRandom()) {
@@ -52,12 +54,13 @@ public final class PostgresEventStore: LedgerStore {
         return StoreError(.io, "PostgreSQL refused \(what): \(error.message)")
     }
 
-    /// Creates the tables when missing (idempotent), and folds into the account-state tables the
-    /// events they lack.
+    /// Creates the tables when missing and applies the data version 2 migration (idempotent), and
+    /// folds into the account-state tables the events they lack.
     public func createSchema() throws {
         let connection = try connection()
         do {
             for statement in PostgresSchema.statements { try connection.execute(statement) }
+            try Self.migrate(connection)
         } catch {
             throw storeError(error, during: "creating the schema")
         }
@@ -68,29 +71,39 @@ public final class PostgresEventStore: LedgerStore {
 
     /// Appends the parts in one transaction serialized on the head; see the type's summary. In a
     /// database from before the account-state tables, creates them first (folding the log into
-    /// them) and appends then.
+    /// them) and appends then; in one from before data version 2, applies its migration first.
     public func append(_ parts: [StreamAppend], condition: AppendCondition?) throws -> [RecordedEvent] {
         let decoded = try StreamAppend.validate(parts)
-        do {
-            return try appendOnce(parts, decoded, condition: condition)
-        } catch is AccountTablesMissing {
-            try catchUpAccounts()
-            return try appendOnce(parts, decoded, condition: condition)
-        } catch is LegacyStatusCheck {
+        var attempts = 0
+        while true {
+            attempts += 1
             do {
-                try Self.dropLegacyStatusCheck(try connection())
-            } catch {
-                throw storeError(error, during: "dropping the older status constraint of ledger_accounts")
+                return try appendOnce(parts, decoded, condition: condition)
+            } catch let missing as SchemaBehind where attempts < 4 {
+                switch missing {
+                case .accountTables: try catchUpAccounts()
+                case .dataVersionTables:
+                    do { try Self.migrate(try connection()) } catch { throw storeError(error, during: "applying the data version 2 migration") }
+                case .legacyStatusCheck:
+                    do {
+                        try Self.dropLegacyStatusCheck(try connection())
+                    } catch {
+                        throw storeError(error, during: "dropping the older status constraint of ledger_accounts")
+                    }
+                }
             }
-            return try appendOnce(parts, decoded, condition: condition)
         }
     }
 
-    /// Thrown by `appendOnce` (after its rollback) when the account-state tables are missing.
-    private struct AccountTablesMissing: Error {}
-
-    /// Thrown by `appendOnce` (after its rollback) when an older database's status constraint refused a row.
-    private struct LegacyStatusCheck: Error {}
+    /// Thrown by `appendOnce` (after its rollback) when the store lacks what this build adds to it.
+    private enum SchemaBehind: Error {
+        /// The account-state tables are missing.
+        case accountTables
+        /// `ledger_store` or `ledger_keys` is missing, or `ledger_store` has no row.
+        case dataVersionTables
+        /// An older database's status constraint refused a row.
+        case legacyStatusCheck
+    }
 
     private func appendOnce(_ parts: [StreamAppend], _ decoded: [LedgerEvent], condition: AppendCondition?) throws -> [RecordedEvent] {
         var connection = try connection()
@@ -109,6 +122,8 @@ public final class PostgresEventStore: LedgerStore {
                 accounts = PostgresAccounts(connection: connection)
                 reads = try Self.readForAppend(connection, parts, decoded, ids: ids, rowsOf: accounts)
             }
+            guard let store = reads.store else { throw SchemaBehind.dataVersionTables }
+            let keys = PostgresAppendKeys(connection: connection, preloaded: reads.keys)
             let mark = reads.mark
             let head = mark.head, lastAt = mark.lastAt
             // The account state first catches up with lines appended without it (the rows read with
@@ -117,10 +132,10 @@ public final class PostgresEventStore: LedgerStore {
             if mark.folded == head.seq {
                 reads.rows.forEach { accounts.absorb($0.query, $0.result) }
             } else {
-                try Self.catchUp(accounts, from: mark, connection)
+                try Self.catchUp(accounts, from: mark, connection, opener: keyRing)
             }
             if let folded = condition?.folded, folded.position < head.seq {
-                try Self.forEachEvent(connection, from: folded.position + 1, through: head.seq) { folded.observe($0); return true }
+                try Self.forEachEvent(connection, from: folded.position + 1, through: head.seq, opener: keyRing) { folded.observe($0); return true }
             }
             for (part, version) in zip(parts, reads.versions) {
                 guard part.expected.accepts(version) else {
@@ -143,11 +158,22 @@ public final class PostgresEventStore: LedgerStore {
                 for (position, event) in part.events.enumerated() {
                     let type = event.type, id = ids[pending.count]
                     let batch = marks[pending.count].isUnmarked ? nil : marks[pending.count]
-                    let body = LineCodec.body(seq: chain.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
-                                              stream: part.stream, batch: batch, data: event.data, prev: chain.hash)
+                    // A version 2 store seals the personal members under their subject's key (made
+                    // in this transaction when new); the holder of an email is asked of the account
+                    // state as it stands before the batch, as the file store asks its index.
+                    var (data, v) = (event.data, type.currentVersion)
+                    if store.data >= 2 {
+                        let holders = accounts
+                        (data, v) = try PersonalDataSealer.seal(event.data, type: type, eventID: id, at: at, keys: keys,
+                                                                holder: { AccountFold.liveAccount(of: holders.emailKey($0), in: holders) },
+                                                                random: random)
+                        try accounts.check()
+                    }
+                    let body = LineCodec.body(seq: chain.seq + 1, id: id, at: at, type: type.rawValue, v: v,
+                                              stream: part.stream, batch: batch, data: data, prev: chain.hash)
                     let hash = SHA256.hex(body)
-                    let envelope = Envelope(seq: chain.seq + 1, id: id, at: at, type: type.rawValue, v: type.currentVersion,
-                                            stream: part.stream, batch: batch, data: event.data, prev: chain.hash, hash: hash)
+                    let envelope = Envelope(seq: chain.seq + 1, id: id, at: at, type: type.rawValue, v: v,
+                                            stream: part.stream, batch: batch, data: data, prev: chain.hash, hash: hash)
                     var line = LineCodec.line(body: body, hash: hash)
                     line.removeLast()  // the newline is the file's separator, not part of the stored line
                     rows.append(Self.row(envelope, streamPosition: version + position + 1, line: String(decoding: line, as: UTF8.self)))
@@ -156,16 +182,32 @@ public final class PostgresEventStore: LedgerStore {
                     at = max(at, clock.now())
                 }
             }
-            // The lines, the account state they lead to and NOTIFY in one round trip; COMMIT is sent
-            // only once they all succeeded, so a failure before it leaves nothing stored.
-            try accounts.apply(pending.map { ViewEvent(RecordedEvent(envelope: $0.envelope, event: $0.event)) })
-            try connection.pipeline(Self.insertStatements(rows) + accounts.flushStatements(through: chain, notify: String(chain.seq)))
+            let erasing = Set(decoded.compactMap { event -> SubjectID? in
+                if case .personalDataErased(let erased) = event { erased.subject } else { nil }
+            })
+            if erasing.isEmpty {
+                // The lines, their new keys, the account state they lead to and NOTIFY in one round
+                // trip; COMMIT is sent only once they all succeeded, so a failure before it leaves nothing stored.
+                try accounts.apply(pending.map { ViewEvent(RecordedEvent(envelope: $0.envelope, event: $0.event)) })
+                try connection.pipeline(Self.insertStatements(rows) + keys.insertStatements
+                                        + accounts.flushStatements(through: chain, notify: String(chain.seq)))
+            } else {
+                // An erasure: its subjects' keys and every cache that may hold their data go in the
+                // same transaction as its lines (`+Erasure`).
+                try connection.pipeline(Self.insertStatements(rows) + keys.insertStatements + Self.erasureStatements(erasing))
+                try Self.refoldAccounts(connection, through: chain, opener: keys.opener(erasing: erasing, ring: keyRing),
+                                        notify: String(chain.seq))
+            }
         } catch {
             if connection.isOpen { _ = try? connection.execute("ROLLBACK") }
+            if let behind = error as? SchemaBehind { throw behind }
             if Self.isMissingTable(error), connection.isOpen, (try? Self.lacksAccountTables(connection)) == true {
-                throw AccountTablesMissing()
+                throw SchemaBehind.accountTables
             }
-            if Self.isLegacyStatusCheck(error) { throw LegacyStatusCheck() }
+            if Self.isMissingTable(error), connection.isOpen, (try? Self.lacksDataVersionTables(connection)) == true {
+                throw SchemaBehind.dataVersionTables
+            }
+            if Self.isLegacyStatusCheck(error) { throw SchemaBehind.legacyStatusCheck }
             if let error = error as? PostgresError, error.isUniqueViolation, error.constraint == "ledger_events_stream_position" {
                 let streams = parts.map { "\($0.stream) (expected \($0.expected))" }.joined(separator: ", ")
                 throw StoreError(.wrongExpectedVersion, "wrong expected version for \(streams): another append took that position")

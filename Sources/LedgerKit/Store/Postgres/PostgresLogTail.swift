@@ -9,12 +9,15 @@ public final class PostgresLogTail {
     /// The store being followed.
     public let store: PostgresEventStore
     private var listener: PostgresConnection?
-    private var checker = ChainChecker()
+    private var checker: ChainChecker
     private var next = 1
     private var damage: LogProblem?
 
-    /// A reader of `store` from its first line.
-    public init(store: PostgresEventStore) { self.store = store }
+    /// A reader of `store` from its first line, its personal members opened with the store's keys.
+    public init(store: PostgresEventStore) {
+        self.store = store
+        checker = ChainChecker(opener: store.keyRing)
+    }
 
     /// Starts listening (before the first read, so no append between the read and the wait is missed).
     public func listen() throws {

@@ -1,0 +1,75 @@
+import LedgerDomain
+
+// MARK: - PostgresEventStore: the store's versions
+
+extension PostgresEventStore {
+    /// What `ledger_store` says.
+    struct StoreVersions: Equatable {
+        /// The version of the tables (`PostgresSchema.version` when this build made them).
+        var schema: Int
+        /// The log's data version: 2 seals personal members, 1 writes them in clear.
+        var data: Int
+    }
+
+    /// The reason of the `store-unavailable` error for a store a newer build migrated.
+    public static let newerSchema = "newer-schema"
+
+    /// The statement that reads `ledger_store` (no row before the migration).
+    static let storeVersionsQuery = "SELECT schema_version, data_version FROM ledger_store"
+
+    /// The versions `storeVersionsQuery` returned, checked: nil without a row; a schema newer than
+    /// this build's is refused (`store-unavailable`, reason `newer-schema`): its lines could be misread.
+    static func storeVersions(from result: PostgresResult) throws -> StoreVersions? {
+        guard result.count == 1, let schema = result.int(0, 0), let data = result.int(0, 1) else { return nil }
+        guard schema <= PostgresSchema.version, data <= 2 else {
+            throw StoreError(.unavailable, "this PostgreSQL store was migrated to schema \(schema) (data version \(data)) by a newer ledger; "
+                             + "this build knows schema \(PostgresSchema.version): upgrade ledger on this host before it reads or writes the store",
+                             reason: newerSchema)
+        }
+        return StoreVersions(schema: schema, data: data)
+    }
+
+    /// Applies the data version 2 migration in a transaction of its own, under the append lock: the
+    /// key and version tables, the row that fixes the data version (2 for a store without lines),
+    /// and in a version 2 store the constraint that refuses personal members in clear. Idempotent.
+    static func migrate(_ connection: PostgresConnection) throws {
+        try connection.transaction {
+            try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey])
+            // The tables an erasure writes, with the key and version tables.
+            for statement in [PostgresSchema.pendingCheckStatement, PostgresSchema.pendingCheckOutcomeColumn]
+                + PostgresSchema.checkpointTable + PostgresSchema.dataVersionStatements { try connection.execute(statement) }
+            try connection.execute(PostgresSchema.storeRowStatement)
+            let versions = try storeVersions(from: try connection.execute(storeVersionsQuery))
+            if versions?.data == 2, try connection.execute(PostgresSchema.hasSealedCheck).string(0, 0) != "t" {
+                try connection.execute(PostgresSchema.addSealedCheck)
+            }
+        }
+    }
+
+    /// Sets the data version of a store that held no line before an import (under the append lock,
+    /// in the import's transaction): the imported log's, with the constraint that goes with it.
+    static func setDataVersion(_ version: Int, _ connection: PostgresConnection) throws {
+        try connection.execute("UPDATE ledger_store SET data_version = $1::integer", [String(version)])
+        let has = try connection.execute(PostgresSchema.hasSealedCheck).string(0, 0) == "t"
+        if version >= 2 && !has { try connection.execute(PostgresSchema.addSealedCheck) }
+        if version < 2 && has { try connection.execute(PostgresSchema.dropSealedCheck) }
+    }
+
+    /// True when the events table exists and `ledger_store` or `ledger_keys` does not (a store
+    /// from before data version 2, not migrated yet).
+    static func lacksDataVersionTables(_ connection: PostgresConnection) throws -> Bool {
+        let result = try connection.execute(
+            "SELECT to_regclass('ledger_events') IS NOT NULL, to_regclass('ledger_store') IS NOT NULL, to_regclass('ledger_keys') IS NOT NULL")
+        return result.string(0, 0) == "t" && (result.string(0, 1) != "t" || result.string(0, 2) != "t")
+    }
+
+    /// The data version appends write (`PersonalDataKeys`): `ledger_store`'s, 2 for a store not
+    /// migrated yet that holds no line (its first append migrates it), 1 when it cannot be read.
+    public var dataVersion: Int {
+        guard let connection = try? connection() else { return 1 }
+        if let result = try? connection.execute(Self.storeVersionsQuery) {
+            return ((try? Self.storeVersions(from: result)) ?? nil)?.data ?? 1
+        }
+        return (try? Self.head(connection).head.seq) == 0 ? 2 : 1
+    }
+}

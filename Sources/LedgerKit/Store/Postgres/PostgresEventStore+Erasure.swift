@@ -1,0 +1,68 @@
+import LedgerDomain
+
+// MARK: - PostgresEventStore: erasure
+
+/// An append whose batch holds `PersonalDataErased` erases in its own transaction, after inserting
+/// its lines: the subjects' rows of `ledger_keys` lose their key and are marked erased (a subject
+/// without a row gets an erased one, so it never gets a key again); the caches that may hold their
+/// data in clear or as an unkeyed hash go: the views checkpoint (`ledger_checkpoints`, emptied:
+/// reads rebuild it), the pending sign-in checks of the emails the account held
+/// (`ledger_signin_pending`, keyed by the email's SHA-256), and the account-state tables, emptied and
+/// folded again from the whole log with the erased subjects' members read as erased. Either all of
+/// it commits with the lines, or none of it. What the log says afterwards is what every table says.
+extension PostgresEventStore {
+    /// The statements that erase `subjects` (account subjects) in the append's transaction, before
+    /// the account-state tables are folded again (`refoldAccounts`).
+    static func erasureStatements(_ subjects: Set<SubjectID>) -> [PostgresConnection.Statement] {
+        let sorted = subjects.map(\.text).sorted()
+        let uids = sorted.compactMap { $0.hasPrefix("account-") ? String($0.dropFirst(8)) : nil }
+        return [
+            .init("""
+                INSERT INTO ledger_keys (subject, erased, key) SELECT s, true, NULL FROM unnest($1::text[]) AS s
+                ON CONFLICT (subject) DO UPDATE SET erased = true, key = NULL
+                """, [PostgresAccounts.textArray(sorted)]),
+            .init("""
+                DELETE FROM ledger_signin_pending
+                WHERE split_part(coalesce(outcome, ''), ':', 1) = ANY($1::text[])
+                   OR email_key IN (SELECT encode(sha256(convert_to(e.email, 'UTF8')), 'hex')
+                                    FROM (SELECT email FROM ledger_account_emails WHERE last_uid = ANY($1::uuid[])
+                                          UNION SELECT email FROM ledger_accounts WHERE uid = ANY($1::uuid[])) AS e)
+                """, [PostgresAccounts.textArray(uids)]),
+            .init("TRUNCATE ledger_checkpoints"),
+        ]
+    }
+
+    /// Empties the account-state tables and folds the whole log (its lines of this transaction
+    /// included) into them again, `opener` reading the erased subjects' members as erased; records
+    /// `head` and sends `notify` on the channel.
+    static func refoldAccounts(_ connection: PostgresConnection, through head: Head, opener: any PersonalDataOpener,
+                               notify: String) throws {
+        let accounts = PostgresAccounts(connection: connection)
+        try catchUp(accounts, from: AccountMark(head: head, lastAt: nil, folded: nil), connection, opener: opener)
+        try accounts.flush(through: head, notify: notify)
+    }
+
+    /// Nothing to note: the erasure commits in the append's transaction or not at all.
+    public func beginErasure(of subjects: [SubjectID]) throws {}
+
+    /// The append that holds the erasure events destroyed the keys in its transaction; this forgets
+    /// them in this process's key ring and asks the server to reclaim the old row versions of the
+    /// key table (best effort: `VACUUM` needs the table's owner; autovacuum does it otherwise). A
+    /// subject whose key is still live (its erasure event is not in the log) is refused.
+    public func destroyKeys(of subjects: [SubjectID]) throws {
+        guard !subjects.isEmpty else { return }
+        let connection = try connection()
+        let live: PostgresResult
+        do {
+            live = try connection.execute("SELECT subject FROM ledger_keys WHERE subject = ANY($1::text[]) AND NOT erased",
+                                          [PostgresAccounts.textArray(subjects.map(\.text))])
+        } catch {
+            throw storeError(error, during: "checking that the keys were destroyed")
+        }
+        for subject in subjects { keyRing.forget(subject) }
+        guard live.count == 0 else {
+            throw StoreError(.invalidBatch, "the key of \(live.string(0, 0) ?? "") is still live: its erasure event was not appended")
+        }
+        _ = try? connection.execute("VACUUM ledger_keys")
+    }
+}
