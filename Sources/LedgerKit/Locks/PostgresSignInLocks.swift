@@ -25,6 +25,18 @@ public final class PostgresSignInLocks: SignInLocks {
                 String(Int32(bitPattern: UInt32(truncatingIfNeeded: bits)))]
     }
 
+    /// Drops the pending checks left under `emails` (keyed by their SHA-256): an erased address keeps
+    /// nothing in `ledger_signin_pending`.
+    public func forget(emails: [String]) throws {
+        let keys = emails.filter { !$0.isEmpty }.map { SHA256.hex(Array($0.utf8)) }
+        guard !keys.isEmpty else { return }
+        do {
+            try connection().execute("DELETE FROM ledger_signin_pending WHERE email_key = ANY($1::text[])", [PostgresAccounts.textArray(keys)])
+        } catch {
+            throw StoreError(.unavailable, "cannot drop the erased address's pending checks: \(error)")
+        }
+    }
+
     /// Waits for `pg_advisory_lock` on this process's connection, then reads the email's leftover
     /// pending check (creating its table in a database from before it).
     public func acquire(email: String) throws -> any HeldSignInLock {

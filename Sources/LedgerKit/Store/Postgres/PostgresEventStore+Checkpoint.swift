@@ -80,7 +80,8 @@ extension PostgresEventStore {
                 // removed from this table.
                 try connection.execute("""
                     INSERT INTO ledger_checkpoints (seq, hash, seal, body) SELECT $1::bigint, $2::text, $3::text, $4::bytea
-                    WHERE NOT EXISTS (SELECT 1 FROM ledger_events WHERE seq > $1::bigint AND type = '\(EventType.personalDataErased.rawValue)')
+                    WHERE NOT EXISTS (SELECT 1 FROM ledger_events WHERE seq > $1::bigint
+                                      AND type IN ('\(EventType.personalDataErased.rawValue)', '\(EventType.addressDataErased.rawValue)'))
                     ON CONFLICT (seq) DO NOTHING
                     """, [String(head.seq), head.hash, seal], bytes: body, binaryResults: false)
                 try connection.execute("DELETE FROM ledger_checkpoints WHERE seq <> $1", [String(head.seq)])

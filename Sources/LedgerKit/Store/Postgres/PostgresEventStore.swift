@@ -182,9 +182,7 @@ public final class PostgresEventStore: LedgerStore {
                     at = max(at, clock.now())
                 }
             }
-            let erasing = Set(decoded.compactMap { event -> SubjectID? in
-                if case .personalDataErased(let erased) = event { erased.subject } else { nil }
-            })
+            let erasing = Set(decoded.compactMap(\.erasedSubject))
             if erasing.isEmpty {
                 // The lines, their new keys, the account state they lead to and NOTIFY in one round
                 // trip; COMMIT is sent only once they all succeeded, so a failure before it leaves nothing stored.
