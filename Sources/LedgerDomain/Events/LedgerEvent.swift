@@ -36,6 +36,8 @@ public enum LedgerEvent: Equatable, Sendable {
     case emailChanged(EmailChanged)
     /// See `PersonalDataErased`.
     case personalDataErased(PersonalDataErased)
+    /// See `LogMigrated`.
+    case logMigrated(LogMigrated)
 
     /// The payload as its protocol.
     public var payload: any EventPayload {
@@ -57,6 +59,7 @@ public enum LedgerEvent: Equatable, Sendable {
         case .passwordChanged(let p): p
         case .emailChanged(let p): p
         case .personalDataErased(let p): p
+        case .logMigrated(let p): p
         }
     }
 
@@ -86,6 +89,7 @@ public enum LedgerEvent: Equatable, Sendable {
         case .passwordChanged: .passwordChanged(try PasswordChanged(data: data))
         case .emailChanged: .emailChanged(try EmailChanged(data: data))
         case .personalDataErased: .personalDataErased(try PersonalDataErased(data: data))
+        case .logMigrated: .logMigrated(try LogMigrated(data: data))
         }
     }
 }

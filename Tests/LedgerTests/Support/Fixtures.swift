@@ -86,6 +86,8 @@ enum Fixtures {
             return .emailChanged(EmailChanged(uid: uid, email: "moved\(n)@example.org", previousEmail: "user\(n)@example.com"))
         case .personalDataErased:
             return .personalDataErased(PersonalDataErased(uid: uid, reason: n.isMultiple(of: 2) ? .operator : .accountDeleted))
+        case .logMigrated:
+            return .logMigrated(LogMigrated(fromHead: Head(seq: 10 + n, hash: hex64(n + 7)), events: 10 + n, migratedAt: created))
         }
     }
 
