@@ -35,6 +35,7 @@ public enum LedgerCLI {
         Command(spec: InitCommand.spec, run: InitCommand.run),
         Command(spec: ExportCommand.spec, run: ExportCommand.run),
         Command(spec: ImportCommand.spec, run: ImportCommand.run),
+        Command(spec: MigrateCommand.spec, run: MigrateCommand.run),
         Command(spec: CompletionsCommand.spec, run: CompletionsCommand.run),
     ]
 

@@ -243,7 +243,7 @@ extension DecoderTarget {
         case 9: event = .accountDisabled(AccountDisabled(uid: uid, reason: rng.pick(["", "abuse report", "line one\n\ttab \"quoted\""])))
         default: event = .accountEnabled(AccountEnabled(uid: uid))
         }
-        let id = switch event.type.category { case .registration, .signin: uuid(); case .session: session; case .account: uid }
+        let id = switch event.type.category { case .registration, .signin, .migration: uuid(); case .session: session; case .account: uid }
         return (event, event.type.category.stream(id))
     }
 }

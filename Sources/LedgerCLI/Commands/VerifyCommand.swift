@@ -13,7 +13,8 @@ enum VerifyCommand {
         positionals: [PositionalSpec(name: "FILE", optional: true, help: "the log (default: DIR/events.jsonl)")],
         options: [
             .repeatable("expect", "SEQ:HASH", "a head recorded earlier: line SEQ must have exactly this hash (repeatable)"),
-            .flag("json", "print {\"ok\",\"events\",\"head\",\"anchor\",\"problems\"} as JSON"),
+            .option("migrated-from", "LOG", "the log `ledger migrate` copied: check that this log holds its events, event for event"),
+            .flag("json", "print {\"ok\",\"events\",\"head\",\"anchor\",\"problems\"[,\"migratedFrom\"]} as JSON"),
         ],
         details: """
         Exit 0 and print the head as SEQ:HASH (ready for --expect) when intact; exit 1 naming each problem
@@ -22,7 +23,9 @@ enum VerifyCommand {
         or with --store URL the account-state tables or the ledger_checkpoints row;
         head-mismatch when an --expect head is not a line of the intact log;
         history-rewritten when one of those caches recorded another hash for a line the log still holds:
-        writers refuse until `ledger recover --accept-history`).
+        writers refuse until `ledger recover --accept-history`; migration-mismatch when, with --migrated-from LOG,
+        the log's first line does not name LOG's head or the lines after it do not hold LOG's events with the same
+        id, type, stream, at, batch and decrypted data: personal data erased since counts as the same).
         """
     )
 
@@ -35,19 +38,45 @@ enum VerifyCommand {
             return head
         }
         let source = try context.logSource(invocation.positionals.first, invocation)
-        let report: VerifyReport
+        let oldLog = try invocation.value("migrated-from").map { given throws -> (given: String, path: String) in
+            guard case .file = source else {
+                throw CLIError.usage("--migrated-from checks the log of a data folder (--data DIR or FILE), which `ledger migrate` writes; not --store")
+            }
+            return (given, try context.logFile(given))
+        }
+        var report: VerifyReport
         do {
             report = try LogVerifier.verify(source, expecting: anchors, checkingCaches: true)
         } catch let error as SystemError where error.isNotFound {
             throw CLIError.noLog(at: source.name)
         }
+        var migration: MigrationCheck.Outcome?
+        if let oldLog, report.ok, case .file(let path) = source {
+            do {
+                migration = try MigrationCheck.compare(newLog: path, oldLog: oldLog.path)
+            } catch let error as SystemError where error.isNotFound && error.path == oldLog.path {
+                throw CLIError.noLog(at: oldLog.given)
+            }
+            if let problem = migration?.problem { report.problems.append(problem) }
+        }
         if invocation.flag("json") {
-            context.printJSON(.object(JSONObject([
+            var members: [(String, JSONValue)] = [
                 ("ok", .bool(report.ok)), ("events", .int(report.events)), ("head", report.head.json),
                 ("anchor", .string(report.head.anchor)), ("problems", .array(report.problems.map(\.json))),
-            ])))
+            ]
+            if let oldLog, let migration {
+                members.append(("migratedFrom", .object(JSONObject([
+                    ("log", .string(oldLog.given)), ("events", .int(migration.events)), ("erased", .int(migration.erased)),
+                    ("fromHead", .string(migration.fromHead.anchor)),
+                ]))))
+            }
+            context.printJSON(.object(JSONObject(members)))
         } else if report.ok {
             context.print(context.style.green("ok:") + " \(report.events) events, head \(report.head.anchor)")
+            if let oldLog, let migration {
+                let erased = migration.erased == 0 ? "" : " (\(migration.erased) with their personal data erased since the migration, on purpose)"
+                context.print(context.style.green("ok:") + " migrated from \(oldLog.given): all \(migration.events) events of its head \(migration.fromHead.anchor) are here, the same once decrypted\(erased)")
+            }
         } else {
             for problem in report.problems { context.print("line \(problem.line): \(problem.kind.rawValue): \(problem.message)") }
             if let first = report.problems.first(where: { !Self.isAboutTheIntactLog($0.kind) }) {
@@ -61,5 +90,7 @@ enum VerifyCommand {
     }
 
     /// True for the kinds found about an intact log (its caches, recorded heads), not in its lines.
-    private static func isAboutTheIntactLog(_ kind: ProblemKind) -> Bool { kind == .cacheMismatch || kind == .headMismatch || kind == .historyRewritten }
+    private static func isAboutTheIntactLog(_ kind: ProblemKind) -> Bool {
+        kind == .cacheMismatch || kind == .headMismatch || kind == .historyRewritten || kind == .migrationMismatch
+    }
 }

@@ -77,6 +77,8 @@ public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
             return system(error)
         case let error as EnvironmentError:
             return .usage("\(error.message); fix or unset \(error.variable)", code: "bad-environment")
+        case let error as MigrationError:
+            return .failure(error.message, code: error.code.rawValue)
         case let error as RegistrationError:
             return .failure(error.message, code: error.code.rawValue)
         case let error as AccountRefusal:

@@ -43,7 +43,7 @@ public struct AccountHistory {
             return event.stream == uid
         case (.signin, .signInFailed(let tried, _)):
             return ownsEmail && tried == email
-        case (.signin, _):
+        case (.signin, _), (.migration, _):
             return false
         }
     }

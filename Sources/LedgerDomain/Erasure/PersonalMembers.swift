@@ -24,7 +24,7 @@ public enum PersonalMembers {
         case .passwordChanged: Rule(members: ["passwordHash"], subject: [.uidMember("uid")])
         case .emailChanged: Rule(members: ["email", "previousEmail"], subject: [.uidMember("uid")])
         case .imageStored, .imageDeleted, .accountDeleted, .sessionStarted, .sessionEnded, .accountEnabled,
-             .passwordResetRequested, .personalDataErased, .addressDataErased: nil
+             .passwordResetRequested, .personalDataErased, .addressDataErased, .logMigrated: nil
         }
     }
 

@@ -38,6 +38,8 @@ public enum EventType: String, CaseIterable, Sendable {
     case personalDataErased = "PersonalDataErased"
     /// One day's addresses that held no account were erased (their data key destroyed).
     case addressDataErased = "AddressDataErased"
+    /// A data version 1 log was migrated into this one (its first line, `ledger migrate`).
+    case logMigrated = "LogMigrated"
 
     /// The schema version of `data` this build writes and reads.
     public var currentVersion: Int { 1 }
@@ -50,6 +52,7 @@ public enum EventType: String, CaseIterable, Sendable {
         case .signInFailed, .addressDataErased: .signin
         case .accountDisabled, .accountEnabled, .emailVerificationRequested, .emailVerified, .passwordResetRequested,
              .passwordChanged, .emailChanged, .personalDataErased: .account
+        case .logMigrated: .migration
         default: .registration
         }
     }
@@ -82,6 +85,7 @@ public enum EventType: String, CaseIterable, Sendable {
         case .emailChanged: EmailChanged.self
         case .personalDataErased: PersonalDataErased.self
         case .addressDataErased: AddressDataErased.self
+        case .logMigrated: LogMigrated.self
         }
     }
 }
@@ -98,6 +102,8 @@ public enum StreamCategory: String, CaseIterable, Sendable {
     case signin
     /// One stream per account, for what an operator or its owner appends after sign-up.
     case account
+    /// One stream per migrated log: its `LogMigrated` line, the first of the log `ledger migrate` wrote.
+    case migration
 
     /// The stream name for `id`.
     public func stream(_ id: String) -> String { "\(rawValue)-\(id)" }
@@ -116,6 +122,7 @@ public enum StreamName {
             case 7 where bytes.starts(with: "session".utf8): category = .session
             case 7 where bytes.starts(with: "account".utf8): category = .account
             case 6 where bytes.starts(with: "signin".utf8): category = .signin
+            case 9 where bytes.starts(with: "migration".utf8): category = .migration
             default: return nil
             }
             let id = String(decoding: UnsafeBufferPointer(rebasing: bytes[(bytes.count - 36)...]), as: UTF8.self)

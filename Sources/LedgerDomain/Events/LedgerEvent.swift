@@ -38,6 +38,8 @@ public enum LedgerEvent: Equatable, Sendable {
     case personalDataErased(PersonalDataErased)
     /// See `AddressDataErased`.
     case addressDataErased(AddressDataErased)
+    /// See `LogMigrated`.
+    case logMigrated(LogMigrated)
 
     /// The payload as its protocol.
     public var payload: any EventPayload {
@@ -60,6 +62,7 @@ public enum LedgerEvent: Equatable, Sendable {
         case .emailChanged(let p): p
         case .personalDataErased(let p): p
         case .addressDataErased(let p): p
+        case .logMigrated(let p): p
         }
     }
 
@@ -90,6 +93,7 @@ public enum LedgerEvent: Equatable, Sendable {
         case .emailChanged: .emailChanged(try EmailChanged(data: data))
         case .personalDataErased: .personalDataErased(try PersonalDataErased(data: data))
         case .addressDataErased: .addressDataErased(try AddressDataErased(data: data))
+        case .logMigrated: .logMigrated(try LogMigrated(data: data))
         }
     }
 }

@@ -88,7 +88,7 @@ public enum LineCodec {
         guard let type = object["type"]?.stringValue, !type.isEmpty else { throw invalid("type must be a non-empty string") }
         guard let v = object["v"]?.intValue, v >= 1 else { throw invalid("v must be a positive integer") }
         guard let stream = object["stream"]?.stringValue, StreamName.parse(stream) != nil
-        else { throw invalid("stream must be <registration|session|signin|account>-<lowercase uuid>") }
+        else { throw invalid("stream must be <registration|session|signin|account|migration>-<lowercase uuid>") }
         var batch: BatchMark?
         if let member = object["batch"] {
             guard case .array(let pair) = member, pair.count == 2, let index = pair[0].intValue, let count = pair[1].intValue,

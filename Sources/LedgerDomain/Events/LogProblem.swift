@@ -28,6 +28,8 @@ public enum ProblemKind: String, CaseIterable, Sendable {
     /// A personal member's subject has no key in the key store and no erasure event names it: its
     /// data is lost (`ledger verify` of a data version 2 log).
     case missingKey = "missing-key"
+    /// A migrated log does not hold the old log's events as they were (`ledger verify --migrated-from LOG`).
+    case migrationMismatch = "migration-mismatch"
 }
 
 /// One problem found on one line of a log.

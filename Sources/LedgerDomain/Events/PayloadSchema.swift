@@ -19,6 +19,8 @@ public enum MemberKind: Sendable {
     case sha256
     /// A canonical RFC 3339 UTC time with milliseconds.
     case timestamp
+    /// A log's head as `SEQ:HASH` (a seq of at least 1, a colon, 64 lowercase hex digits).
+    case anchor
     /// A non-negative integer.
     case count
     /// A boolean.
@@ -57,6 +59,8 @@ public enum MemberKind: Sendable {
         case .timestamp:
             Timestamp(canonicalBytes: bytes) == nil
                 ? "must be an RFC 3339 UTC time with milliseconds, e.g. 2026-11-29T15:54:00.123Z" : nil
+        case .anchor:
+            Head(anchor: String(decoding: bytes, as: UTF8.self)) == nil ? "must be SEQ:HASH (a seq of at least 1, 64 lowercase hex digits)" : nil
         case .oneOf(let choices):
             choices.choice(spelledBy: bytes) == nil ? "must be one of \(choices.rawValues.map { "`\($0)`" }.joined(separator: ", "))" : nil
         }

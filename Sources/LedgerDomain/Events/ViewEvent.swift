@@ -10,7 +10,7 @@ public struct ViewEvent: Equatable, Sendable {
     public var at: Timestamp
     /// The stream's category.
     public var category: StreamCategory
-    /// The stream's id (the registration, session, sign-in or account id).
+    /// The stream's id (the registration, session, sign-in, account or migration id).
     public var stream: UUIDBits
     /// What happened.
     public var fact: Fact
@@ -58,6 +58,8 @@ public struct ViewEvent: Equatable, Sendable {
         case personalDataErased(uid: UUIDBits, reason: ErasureReason)
         /// `AddressDataErased`.
         case addressDataErased(subject: SubjectID)
+        /// `LogMigrated` (no view keeps anything of it).
+        case logMigrated
     }
 
     /// A session ended by something other than its owner's sign-out (`SessionEndReason.revocations`).

@@ -134,6 +134,7 @@ struct LineCursor {
         else if expect("session-") { category = .session }
         else if expect("signin-") { category = .signin }
         else if expect("account-") { category = .account }
+        else if expect("migration-") { category = .migration }
         else { return nil }
         guard let id = uuid(), expect("\"") else { return nil }
         return (category, id)

@@ -58,7 +58,7 @@ extension RegistrationFold {
         case .accountDeleted:
             facts.accountLive = false; facts.compensations.append(.accountDeleted)
         case .sessionStarted, .sessionEnded, .signInFailed, .accountDisabled, .accountEnabled, .emailVerificationRequested,
-             .emailVerified, .passwordResetRequested, .passwordChanged, .emailChanged, .personalDataErased, .addressDataErased:
+             .emailVerified, .passwordResetRequested, .passwordChanged, .emailChanged, .personalDataErased, .addressDataErased, .logMigrated:
             break
         }
     }

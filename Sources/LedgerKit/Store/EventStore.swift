@@ -71,7 +71,7 @@ public struct StreamAppend: Sendable {
         var decoded: [(event: LedgerEvent, data: JSONObject)] = []
         for part in parts {
             guard let category = StreamName.parse(part.stream)?.category else {
-                throw StoreError(.invalidBatch, "stream \(part.stream) is not <registration|session|signin|account>-<lowercase uuid>")
+                throw StoreError(.invalidBatch, "stream \(part.stream) is not <registration|session|signin|account|migration>-<lowercase uuid>")
             }
             if let wrong = part.events.first(where: { !$0.type.belongs(in: category) }) {
                 throw StoreError(.invalidBatch, "\(wrong.type.rawValue) does not belong in stream \(part.stream)")

@@ -38,6 +38,10 @@ public final class KeyStore {
     var file: FileDescriptor
     /// Its number of slots.
     var capacity: Int
+    /// True (the default) when each new key and erasure is synced before it returns. A writer that
+    /// fills a store nobody else sees yet (`ledger migrate`, in its temporary folder) turns it off
+    /// and calls `sync()` once before the folder is put in place.
+    public var syncsEachWrite = true
 
     /// Opens the key store of the data directory `directory` (`events.keys`), creating it when
     /// `writable` and absent.
@@ -128,8 +132,13 @@ public final class KeyStore {
         let bytes = slot.encoded()
         try KeyStoreError.mapping {
             try bytes.withUnsafeBytes { try file.write($0, at: KeyStoreLayout.offset(ofSlot: index)) }
-            try file.syncData()
+            if syncsEachWrite { try file.syncData() }
         }
+    }
+
+    /// Makes every slot written so far durable (after writes with `syncsEachWrite` off).
+    public func sync() throws(KeyStoreError) {
+        try KeyStoreError.mapping { try file.sync() }
     }
 
     /// Runs `body` holding the exclusive lock of the file the path names, again (after a re-open)

@@ -43,6 +43,7 @@ enum RecordedIndexLines {
         case .sessionStream: .session
         case .signinStream: .signin
         case .accountStream: .account
+        case .migrationStream: .migration
         default: nil
         }
     }

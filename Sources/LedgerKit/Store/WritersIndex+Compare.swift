@@ -82,6 +82,7 @@ extension WritersIndex {
         case .sessionStream: "session stream \(key.uuidString)"
         case .signinStream: "sign-in stream \(key.uuidString)"
         case .accountStream: "account stream \(key.uuidString)"
+        case .migrationStream: "migration stream \(key.uuidString)"
         case .email: "live-account entry for an email"
         case .uid: "email of account \(key.uuidString)"
         case .account: "status of account \(key.uuidString)"

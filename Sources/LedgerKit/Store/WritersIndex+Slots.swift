@@ -11,6 +11,7 @@ extension WritersIndex {
         case .session: .sessionStream
         case .signin: .signinStream
         case .account: .accountStream
+        case .migration: .migrationStream
         }
     }
 

@@ -41,6 +41,8 @@ final class WritersIndex {
         case failures = 8, olderFailures = 9
         /// An account's own stream (`account-<uid>`).
         case accountStream = 10
+        /// A migration's stream (`migration-<uuid>`).
+        case migrationStream = 11
     }
 
     /// The covered prefix of the log, as the header records it.

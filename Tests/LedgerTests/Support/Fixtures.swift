@@ -88,6 +88,8 @@ enum Fixtures {
             return .addressDataErased(AddressDataErased(subject: SubjectID("address-2026-11-\(10 + n % 18)")!, reason: n.isMultiple(of: 2) ? .operator : .retention))
         case .personalDataErased:
             return .personalDataErased(PersonalDataErased(uid: uid, reason: n.isMultiple(of: 2) ? .operator : .accountDeleted))
+        case .logMigrated:
+            return .logMigrated(LogMigrated(fromHead: Head(seq: 10 + n, hash: hex64(n + 7)), events: 10 + n, migratedAt: created))
         }
     }
 
