@@ -7,11 +7,18 @@ import LedgerKit
 enum ExportCommand {
     /// The definition.
     static let spec = CommandSpec(
-        name: "export", summary: "write the whole log to standard output as v1 JSON lines, exactly as stored",
-        details: "The output is a log `ledger verify` accepts (a backup, or a copy for `ledger import`).\nExit 0 written; 1 damaged (after writing the lines before it); 3 I/O or server error.")
+        name: "export", summary: "write the whole log to standard output as JSON lines, exactly as stored",
+        options: [.option("keys", "FILE", "also write the data keys (a key store file, mode 0600) to FILE: the log's personal data opens only with them")],
+        details: """
+        The output is a log `ledger verify` accepts (a backup, or a copy for `ledger import`). A data version 2 log's
+        personal members stay encrypted: `--keys FILE` writes its key store beside the export (keep it as secret as the
+        data; an erasure after the export does not reach this copy), for `verify --keys FILE` and `import --keys FILE`.
+        Exit 0 written; 1 damaged (after writing the lines before it), or --keys on a data version 1 log; 3 I/O or server error.
+        """)
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
+        if let keys = invocation.value("keys") { try exportKeys(to: keys, invocation, context) }
         switch try context.storeLocation(invocation) {
         case .postgres(let url):
             try PostgresEventStore(url: url, clock: context.clock, random: context.random).exportLines { chunk in
@@ -31,6 +38,21 @@ enum ExportCommand {
             case .exported(nil):
                 return 0
             }
+        }
+    }
+
+    /// Writes the store's data keys to `path` (before the lines: keys made by later appends are not
+    /// needed by the lines exported, which are read after).
+    private static func exportKeys(to path: String, _ invocation: Invocation, _ context: Context) throws {
+        switch try context.storeLocation(invocation) {
+        case .postgres(let url):
+            let store = PostgresEventStore(url: url, clock: context.clock, random: context.random)
+            guard store.dataVersion >= 2 else { throw CLIError.failure("the store is data version 1: it has no data keys to export") }
+            try KeyStoreCopy.write(try store.exportKeys(), to: path)
+        case .file:
+            let store = context.fileStore(invocation)
+            guard FileSystem.exists(store.keyStorePath) else { throw CLIError.failure("the log is data version 1: it has no data keys to export") }
+            try KeyStoreCopy.write(copyOfStoreAt: store.keyStorePath, to: path)
         }
     }
 }

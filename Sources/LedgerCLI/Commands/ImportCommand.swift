@@ -9,7 +9,8 @@ enum ImportCommand {
     static let spec = CommandSpec(
         name: "import", summary: "load a verified log file into a PostgreSQL store (--store URL), all or nothing",
         positionals: [PositionalSpec(name: "FILE", optional: false, help: "the log to load (verified first)")],
-        options: [.flag("json", "print {\"lines\",\"inserted\",\"head\"} as JSON")],
+        options: [.option("keys", "FILE", "the log's key store (written by `ledger export --keys`; default: events.keys beside FILE)"),
+                  .flag("json", "print {\"lines\",\"inserted\",\"head\"} as JSON")],
         details: """
         Keeps every seq, id, at, prev and hash. The store must be empty, or hold a prefix of FILE
         (then only the lines after its head are added). Exit 0 imported; 1 FILE damaged or not a
@@ -24,7 +25,9 @@ enum ImportCommand {
         let path = invocation.positionals[0]
         let report: ImportReport
         do {
-            report = try PostgresEventStore(url: url, clock: context.clock, random: context.random).importLog(path: path)
+            let keys = invocation.value("keys")
+            if let keys, !FileSystem.exists(keys) { throw CLIError.environment("no key store at \(keys); check the path") }
+            report = try PostgresEventStore(url: url, clock: context.clock, random: context.random).importLog(path: path, keyStorePath: keys)
         } catch let error as SystemError where error.isNotFound {
             throw CLIError.environment("no log at \(path); check the path")
         } catch let error as StoreError where error.code == .io && error.message.contains("No such file") {

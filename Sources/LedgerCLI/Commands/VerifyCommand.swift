@@ -13,6 +13,7 @@ enum VerifyCommand {
         positionals: [PositionalSpec(name: "FILE", optional: true, help: "the log (default: DIR/events.jsonl)")],
         options: [
             .repeatable("expect", "SEQ:HASH", "a head recorded earlier: line SEQ must have exactly this hash (repeatable)"),
+            .option("keys", "FILE", "the log's key store, when it is not events.keys beside the log (`ledger export --keys`)"),
             .option("migrated-from", "LOG", "the log `ledger migrate` copied: check that this log holds its events, event for event"),
             .flag("json", "print {\"ok\",\"events\",\"head\",\"anchor\",\"problems\"[,\"migratedFrom\"]} as JSON"),
         ],
@@ -38,6 +39,11 @@ enum VerifyCommand {
             return head
         }
         let source = try context.logSource(invocation.positionals.first, invocation)
+        if let keys = invocation.value("keys") {
+            guard case .file(let path) = source else { throw CLIError.usage("--keys goes with a log file (FILE or --data DIR), not --store") }
+            guard FileSystem.exists(keys) else { throw CLIError.environment("no key store at \(keys); check the path") }
+            KeyRing.use(keyStorePath: keys, forLog: path)
+        }
         let oldLog = try invocation.value("migrated-from").map { given throws -> (given: String, path: String) in
             guard case .file = source else {
                 throw CLIError.usage("--migrated-from checks the log of a data folder (--data DIR or FILE), which `ledger migrate` writes; not --store")

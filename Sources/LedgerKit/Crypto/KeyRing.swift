@@ -18,8 +18,11 @@ public final class KeyRing: PersonalDataOpener {
     public let path: String
 
     /// The ring of data directory `directory`; its key store is opened read-only, on first use.
-    public init(directory: String) {
-        path = FileSystem.join(directory, KeyStore.fileName)
+    public convenience init(directory: String) { self.init(keyStorePath: FileSystem.join(directory, KeyStore.fileName)) }
+
+    /// The ring over the key store file at `keyStorePath` (a copy: `export --keys`).
+    public init(keyStorePath: String) {
+        path = keyStorePath
         state = Mutex((nil, [:], []))
     }
 
@@ -74,6 +77,13 @@ public final class KeyRing: PersonalDataOpener {
 
     /// One ring per data directory in this process, so every read of a folder opens its key store once.
     private static let rings = Mutex<[String: KeyRing]>([:])
+
+    /// From now on in this process, the log `logPath` is read with the key store at `keyStorePath`
+    /// instead of the one beside it (`--keys FILE`: an exported log and its exported keys).
+    public static func use(keyStorePath: String, forLog logPath: String) {
+        let directory = FileSystem.directoryName(logPath)
+        rings.withLock { $0[directory] = KeyRing(keyStorePath: keyStorePath) }
+    }
 
     /// The ring of the data directory that holds the log `logPath`.
     public static func forLog(_ logPath: String) -> KeyRing {

@@ -164,4 +164,28 @@ import Testing
             #expect(try connection.execute("SELECT count(*) FROM pg_constraint WHERE conname = $1", [PostgresSchema.sealedCheck]).string(0, 0) == "1")
         }
     }
+
+    @Test func aFolderExportedWithItsKeysImportsIntoPostgresAndReadsTheSame() throws {
+        try withTempDirectory { path in
+            let dir = LedgerDir(path: path + "/data")
+            #expect(try dir.register(email: "carried@example.com", username: "Carried", password: Self.password).status == 0)
+            let gone = try dir.register(email: "dropped@example.com", username: "Dropped", password: Self.password)
+            let uid = try #require(try parseObject(gone.stdout)["uid"] as? String)
+            #expect(try dir.run(["account", "delete", uid]).status == 0)
+            let keys = path + "/export.keys", export = path + "/export.jsonl"
+            let exported = try dir.run(["export", "--keys", keys])
+            try Data(exported.stdout.utf8).write(to: URL(fileURLWithPath: export))
+            try withPostgresLedger { pg in
+                let imported = try pg.run(["import", export, "--keys", keys, "--json"])
+                #expect(imported.status == 0, "\(imported)")
+                #expect(try pg.run(["users", "--json"]).stdout == (try dir.run(["users", "--json"]).stdout), "the same users, the erased one erased")
+                #expect(try pg.run(["verify"]).status == 0)
+                // And back: the store's keys exported from PostgreSQL open the same lines.
+                let again = path + "/again.keys"
+                let lines = try pg.run(["export", "--keys", again])
+                #expect(lines.status == 0 && lines.stdout == exported.stdout, "\(lines.stderr)")
+                #expect(try run(Paths.ledger, ["verify", export, "--keys", again]).status == 0)
+            }
+        }
+    }
 }

@@ -66,3 +66,22 @@ extension PostgresEventStore {
         _ = try? connection.execute("VACUUM ledger_keys")
     }
 }
+
+// MARK: - Keys for an export
+
+extension PostgresEventStore {
+    /// Every subject of `ledger_keys` with its key (nil when erased), for `export --keys`.
+    public func exportKeys() throws -> [(subject: SubjectID, key: [UInt8]?)] {
+        let rows = try connection().execute("SELECT subject, erased, encode(key, 'hex') FROM ledger_keys ORDER BY subject")
+        var out: [(subject: SubjectID, key: [UInt8]?)] = []
+        for row in 0..<rows.count {
+            guard let subject = rows.string(row, 0).flatMap(SubjectID.init) else { continue }
+            switch PostgresKeyRing.entry(erased: rows.string(row, 1), hex: rows.string(row, 2)) {
+            case .key(let key): out.append((subject, key))
+            case .erased: out.append((subject, nil))
+            default: continue
+            }
+        }
+        return out
+    }
+}

@@ -25,7 +25,9 @@ extension PostgresEventStore {
     /// A log of data version 2 brings the keys of its subjects from the key store beside it
     /// (`events.keys`: live keys and erasures); a store that held no line takes the file's data
     /// version (1 for a log without a key store beside it).
-    public func importLog(path: String) throws -> ImportReport {
+    /// With `keyStorePath`, the keys come from that file (`export --keys`) instead of the one beside the log.
+    public func importLog(path: String, keyStorePath keysPath: String? = nil) throws -> ImportReport {
+        if let keysPath { KeyRing.use(keyStorePath: keysPath, forLog: path) }
         let verified = try LogVerifier.verify(path: path)
         if let problem = verified.problems.first {
             throw StoreError(.damaged, "\(path) does not verify (line \(problem.line): \(problem.kind.rawValue): \(problem.message)); nothing was imported",
@@ -46,7 +48,7 @@ extension PostgresEventStore {
                     let counts = try connection.execute("SELECT stream, max(stream_position) FROM ledger_events GROUP BY stream")
                     for row in 0..<counts.count { positions[counts.string(row, 0) ?? ""] = counts.int(row, 1) ?? 0 }
                 }
-                let keyStorePath = FileSystem.join(FileSystem.directoryName(path), KeyStore.fileName)
+                let keyStorePath = keysPath ?? FileSystem.join(FileSystem.directoryName(path), KeyStore.fileName)
                 let sealed = FileSystem.exists(keyStorePath)
                 if head.seq == 0 { try Self.setDataVersion(sealed || verified.events == 0 ? 2 : 1, connection) }
                 let file = try FileDescriptor(path: path, flags: O_RDONLY)
