@@ -59,6 +59,9 @@ public struct SubjectID: Hashable, Sendable, CustomStringConvertible {
         return SubjectID(unchecked: String(text.prefix(8 + 10)) + ".\(next)")
     }
 
+    /// The account of an account subject; nil for an address.
+    public var account: UUIDBits? { kind == .account ? UUIDBits(uuid: String(text.dropFirst(8))) : nil }
+
     /// The UTC day of an address subject (`YYYY-MM-DD`); nil for an account.
     public var day: String? { kind == .address ? String(text.dropFirst(8).prefix(10)) : nil }
 

@@ -121,7 +121,6 @@ public final class AccountService {
             for recorded in try store.readStream(stream) {
                 if case .emailChanged(let changed) = recorded.event { heldEmails += [changed.email, changed.previousEmail] }
             }
-            try store.beginErasure(of: erasing)
         }
         do {
             if let first = parts.first?.events.first { try failpoints.beforeAppending(first.type) }

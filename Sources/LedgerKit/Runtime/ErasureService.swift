@@ -116,7 +116,6 @@ public final class ErasureService {
             }
             return StreamAppend([event], to: StreamCategory.signin.stream(Identifiers.uuid(fromRandom: random.bytes(16))), expected: .noStream)
         }
-        try store.beginErasure(of: subjects)
         let appended = try store.append(parts, condition: nil)
         try store.destroyKeys(of: subjects)
         return Outcome(subjects: subjects, appended: appended)

@@ -21,7 +21,7 @@ public struct Failpoints: Sendable {
 
     /// Events that may carry a failpoint.
     public static let events: [EventType] = [.accountCreated, .imageStored, .profileWritten, .imageDeleted, .accountDeleted, .sessionStarted, .signInFailed,
-                                             .passwordChanged, .emailChanged, .accountDisabled, .sessionEnded]
+                                             .passwordChanged, .emailChanged, .accountDisabled, .sessionEnded, .personalDataErased]
 
     /// The configured actions.
     public private(set) var actions: [EventType: Action] = [:]

@@ -14,8 +14,10 @@ extension FileEventStore {
     /// the log, where an erased subject's members read as erased.
     var personalCaches: [String] { [indexPath, indexCheckpointPath, Checkpoint.path(forLog: logPath)] }
 
-    /// Notes durably that `subjects` are being erased (before their events are appended).
-    public func beginErasure(of subjects: [SubjectID]) throws {
+    /// Notes durably that `subjects` are being erased: under the append lock, before the lines
+    /// that hold their erasure events are written (so no other writer takes the marker for one
+    /// whose event never came).
+    func beginErasure(of subjects: [SubjectID]) throws {
         let text = subjects.map { $0.text + "\n" }.joined()
         try StoreError.mapping { try FileSystem.writeAtomically(Array(text.utf8), to: erasureMarkerPath) }
     }
@@ -63,14 +65,26 @@ extension FileEventStore {
         let bytes = try StoreError.mapping { try FileSystem.read(erasureMarkerPath, limit: 1 << 20) }
         let named = Set(String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { SubjectID(String($0)) })
         var erased: Set<SubjectID> = []
+        // The emails each account held, read while its key still opens them: their sign-in lock
+        // files (named by the email's hash; one left by the killed command) go with the key.
+        var emails: [UUIDBits: Set<String>] = [:]
         var checker = ChainChecker(opener: keyRing)
         try LogScanner.scanFacts(log, checker: &checker) { item in
-            if case .event(let event, _, _, _) = item, let subject = event.pointee.fact.erasedSubject, named.contains(subject) {
-                erased.insert(subject)
+            guard case .event(let event, _, _, _) = item else { return true }
+            switch event.pointee.fact {
+            case .accountCreated(let uid, let email, _): emails[uid, default: []].insert(email)
+            case .emailChanged(let uid, let email, let previous): emails[uid, default: []].formUnion([email, previous])
+            default: break
             }
+            if let subject = event.pointee.fact.erasedSubject, named.contains(subject) { erased.insert(subject) }
             return true
         }
         try destroyHoldingLock(erased.sorted { $0.text < $1.text })
+        for uid in erased.compactMap(\.account) {
+            for email in emails[uid] ?? [] where !email.isEmpty {
+                unlink(FileSignInLocks.path(directory: directory, email: email))
+            }
+        }
     }
 
     /// The data version a writer writes in (see `dataVersion` in `+AppendFiles`).

@@ -18,6 +18,7 @@ extension FileEventStore {
             defer { lock.unlock() }
             let log = try FileDescriptor(path: logPath, flags: O_RDWR)
             let before = try log.size()
+            try finishErasureLeftBehind(log)
             try syncIndexFile(log)
             try catchUp(log, repairing: true)
             return try log.size() != before

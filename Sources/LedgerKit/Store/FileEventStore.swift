@@ -76,6 +76,8 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
                 }
                 try condition?.check(part) { prefix.holdsLiveAccount(email: $0) }
             }
+            let erasing = decoded.compactMap(\.event.erasedSubject)
+            if !erasing.isEmpty { try beginErasure(of: erasing) }
             let recorded = try write(parts, decoded: decoded, log: log, condition: condition?.folded)
             if prefix.lostTable {
                 indexFileDisabled = true

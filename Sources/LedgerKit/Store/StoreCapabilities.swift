@@ -69,20 +69,18 @@ public protocol PersonalDataKeys: EventStore {
     /// 2 when the store writes personal members encrypted under their subject's key; 1 for a data
     /// version 1 log (its personal data can be erased only after `ledger migrate`).
     var dataVersion: Int { get }
-    /// Destroys the keys of `subjects`, whose `PersonalDataErased` events are durable in the log,
-    /// and drops every cache that may hold their data (the readers and writers rebuild them). Each
-    /// step is durable before this returns; destroying a key twice changes nothing.
+    /// Destroys the keys of `subjects`, whose erasure events are durable in the log, and drops every
+    /// cache that may hold their data (the readers and writers rebuild them). Each step is durable
+    /// before this returns; destroying a key twice changes nothing. A store notes an erasure under
+    /// its append lock, with the append that holds its event, so that a crash before this call is
+    /// finished by the next writer (the file store's `erasure.pending`; PostgreSQL does it all in
+    /// the append's transaction).
     func destroyKeys(of subjects: [SubjectID]) throws
-    /// Notes durably, before their events are appended, that `subjects` are being erased, so a
-    /// writer after a crash finishes the job (destroys the keys whose events became durable).
-    func beginErasure(of subjects: [SubjectID]) throws
 }
 
 extension PersonalDataKeys {
     /// A store without keys writes version 1.
     public var dataVersion: Int { 1 }
-    /// A store without keys has nothing to note.
-    public func beginErasure(of subjects: [SubjectID]) throws {}
     /// A store without keys has none to destroy: refused.
     public func destroyKeys(of subjects: [SubjectID]) throws {
         guard subjects.isEmpty else { throw StoreError(.invalidBatch, "this store keeps no data keys: its personal data cannot be erased") }

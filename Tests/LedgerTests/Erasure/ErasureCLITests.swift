@@ -206,4 +206,26 @@ import Testing
             #expect(try dir.run(["verify"]).status == 0)
         }
     }
+
+    @Test func anErasureCutShortIsFinishedByTheNextCommand() throws {
+        try withTempDirectory { path in
+            for next in [["recover"], ["login", "--email", "olive@example.com", "--password-stdin"]] {
+                let dir = LedgerDir(path: path + "/\(next[0])")
+                let email = "cut.short@example.com"
+                let registered = try dir.register(email: email, username: "CutShort", password: Self.password)
+                let uid = try #require(try parseObject(registered.stdout)["uid"] as? String)
+                #expect(try dir.register(email: "olive@example.com", username: "Olive", password: Self.password).status == 0)
+                // Killed once PersonalDataErased is durable, before its key is destroyed.
+                let killed = try dir.run(["account", "delete", uid], env: ["LEDGER_FAILPOINTS": "PersonalDataErased=crash"])
+                #expect(killed.status != 0, "\(killed)")
+                #expect(FileManager.default.fileExists(atPath: dir.path + "/erasure.pending"), "the marker names what was being erased")
+                #expect(try Self.decrypted(dir).contains { ($0["data"] as? [String: Any])?["email"] as? String == email }, "the key is still there")
+                #expect(try dir.run(next, stdin: Self.password + "\n").status == 0)
+                #expect(!FileManager.default.fileExists(atPath: dir.path + "/erasure.pending"))
+                #expect(!(try Self.decrypted(dir).contains { ($0["data"] as? [String: Any])?["email"] as? String == email }), "destroyed by \(next[0])")
+                let found = try Self.findings(of: [email, "CutShort"] + Self.hashes(email), in: dir, outputs: try Self.outputs(dir, uid: uid))
+                #expect(found.isEmpty, "\(found)")
+            }
+        }
+    }
 }

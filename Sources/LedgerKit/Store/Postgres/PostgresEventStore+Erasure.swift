@@ -42,9 +42,6 @@ extension PostgresEventStore {
         try accounts.flush(through: head, notify: notify)
     }
 
-    /// Nothing to note: the erasure commits in the append's transaction or not at all.
-    public func beginErasure(of subjects: [SubjectID]) throws {}
-
     /// The append that holds the erasure events destroyed the keys in its transaction; this forgets
     /// them in this process's key ring and asks the server to reclaim the old row versions of the
     /// key table (best effort: `VACUUM` needs the table's owner; autovacuum does it otherwise). A
