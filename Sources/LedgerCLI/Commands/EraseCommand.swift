@@ -25,6 +25,10 @@ enum EraseCommand {
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
         let email = invocation.value("email"), expired = invocation.flag("expired")
         guard (email == nil) != !expired else { throw CLIError.usage("give exactly one of --email EMAIL and --expired") }
+        // An erasure is permanent: an empty or partial address is never taken for one.
+        if let email, EmailRule.normalized(email).isEmpty || !email.contains("@") {
+            throw CLIError.usage("--email needs an address (local@domain), not \"\(OneLine.escaped(email))\"")
+        }
         let service = ErasureService(store: try context.store(invocation), signInLocks: try context.signInLocks(invocation), clock: context.clock)
         let outcome: ErasureService.Outcome
         do {

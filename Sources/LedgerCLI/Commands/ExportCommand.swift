@@ -44,6 +44,18 @@ enum ExportCommand {
     /// Writes the store's data keys to `path` (before the lines: keys made by later appends are not
     /// needed by the lines exported, which are read after).
     private static func exportKeys(to path: String, _ invocation: Invocation, _ context: Context) throws {
+        guard !path.isEmpty else { throw CLIError.usage("--keys needs a file to write the keys to") }
+        let folder = FileSystem.directoryName(path)
+        guard FileSystem.exists(folder) else {
+            throw CLIError.environment("cannot write \(path): the folder \(folder) does not exist; create it or choose another path")
+        }
+        if case .file = try context.storeLocation(invocation) {
+            let live = context.fileStore(invocation).keyStorePath
+            // Never over the live key store (a copy renamed over it would lose the keys made meanwhile).
+            if let target = FileIdentity(path: path), target == FileIdentity(path: live) {
+                throw CLIError.usage("--keys \(path) is the data folder's own key store: export the keys to another file")
+            }
+        }
         switch try context.storeLocation(invocation) {
         case .postgres(let url):
             let store = PostgresEventStore(url: url, clock: context.clock, random: context.random)
@@ -52,7 +64,8 @@ enum ExportCommand {
         case .file:
             let store = context.fileStore(invocation)
             guard FileSystem.exists(store.keyStorePath) else { throw CLIError.failure("the log is data version 1: it has no data keys to export") }
-            try KeyStoreCopy.write(copyOfStoreAt: store.keyStorePath, to: path)
+            let erased = try store.scanViews(wanted: { $0.fact.erasedSubject != nil }, visit: { _, _ in }).compactMap(\.event.erasedSubject)
+            try KeyStoreCopy.write(copyOfStoreAt: store.keyStorePath, erased: Set(erased), to: path)
         }
     }
 }

@@ -37,7 +37,7 @@ public enum DataVersions {
 
     /// `data` of a line of `type` version `version` (event `eventID`) in the decoded shape, its
     /// personal members opened by `opener`; `EventDataError` when a member is not a well-formed
-    /// encrypted member of the right subject, or its key opens it to something else than text.
+    /// encrypted member of the right subject.
     /// With `subjects`, every subject a member names is passed to it (for `verify`'s key check).
     public static func upcast(_ data: JSONObject, type: EventType, upcaster: Upcaster, eventID: String,
                               opener: any PersonalDataOpener,
@@ -61,8 +61,10 @@ public enum DataVersions {
             switch opener.open(member, eventID: eventID, type: type, name: name) {
             case .text(let text): opened[name] = .string(text)
             case .erased: opened[name] = .null; erased = true
-            case .missingKey: opened[name] = .null; erased = true; missing?(member.subject)
-            case .unreadable(let why): throw EventDataError(member: name, problem: "does not open with its subject's key: \(why)")
+            // A key that is missing, or that does not open the member (a damaged or another folder's
+            // key store: the chain vouches for the ciphertext), is data loss `verify` reports; a
+            // reader shows the member as erased rather than failing on every line.
+            case .missingKey, .unreadable: opened[name] = .null; erased = true; missing?(member.subject)
             }
         }
         if erased { opened[erasedMember] = .bool(true) }

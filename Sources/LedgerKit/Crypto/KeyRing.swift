@@ -61,6 +61,9 @@ public final class KeyRing: PersonalDataOpener {
         }
     }
 
+    /// True when the key store exists (a data version 2 folder).
+    public var hasKeyStore: Bool { access(path, F_OK) == 0 }
+
     /// Forgets what the ring read of `subject` (its key was destroyed).
     public func forget(_ subject: SubjectID) { state.withLock { _ = $0.entries.removeValue(forKey: subject) } }
 

@@ -35,6 +35,7 @@ public final class ErasureService {
     public func erase(email raw: String) throws -> Outcome {
         try requireSealed()
         let email = EmailRule.normalized(raw)
+        guard !email.isEmpty else { throw AccountRefusal(code: .accountLive, message: "an empty address names nobody") }
         let views = try store.currentViews(now: clock.now(), usingCheckpoint: false)
         if let live = views.users.live(email: email) {
             throw AccountRefusal(code: .accountLive, message: "account \(live.uid) holds \(email): its data goes with it (`ledger account delete`)")
@@ -46,7 +47,9 @@ public final class ErasureService {
             guard let subject = Self.addressSubject(of: recorded), !days.contains(subject) else { return true }
             switch recorded.event {
             case .signInFailed(let failed) where failed.email == email: days.append(subject)
-            case .failed(let failed) where EmailRule.normalized(failed.email ?? "") == email || failed.message.lowercased().contains(email):
+            // A rejected registration gave the address (as typed), or its message quotes it.
+            case .failed(let failed) where EmailRule.normalized(failed.email ?? "") == email
+                || (EmailRule.problem(email) == nil && failed.message.lowercased().contains(email)):
                 days.append(subject)
             default: break
             }

@@ -1,4 +1,5 @@
 import Glibc
+import LedgerDomain
 
 // MARK: - AppendFiles
 
@@ -61,18 +62,38 @@ extension FileEventStore {
     /// The path of the folder's key store.
     public var keyStorePath: String { FileSystem.join(directory, KeyStore.fileName) }
 
-    /// The log's data version as a writer sees it under the append lock: 2 when the folder has a key
-    /// store, or when the log holds no line yet (the key store is then made: a new folder writes
-    /// version 2); else 1 (a version 1 log keeps being written in version 1 until `migrate`).
+    /// The log's data version: 2 when the folder has a key store, when the log holds no line yet
+    /// (the key store is then made: a new folder writes version 2), or when its first line says so
+    /// (a version 2 line, or the `LogMigrated` a migration starts with: its key store is missing);
+    /// else 1 (a version 1 log keeps being written in version 1 until `migrate`).
     public var dataVersion: Int {
-        FileSystem.exists(keyStorePath) || (try? FileDescriptor(path: logPath, flags: O_RDONLY).size()) ?? 0 == 0 ? 2 : 1
+        if FileSystem.exists(keyStorePath) { return 2 }
+        guard let log = try? FileDescriptor(path: logPath, flags: O_RDONLY), let size = try? log.size(), size > 0 else { return 2 }
+        return Self.firstLineIsVersion2(log) ? 2 : 1
+    }
+
+    /// True when the log's first line is a data version 2 line or a `LogMigrated`: a log whose key
+    /// store is gone, never to be written in clear.
+    static func firstLineIsVersion2(_ log: FileDescriptor) -> Bool {
+        guard let bytes = try? bytes(of: log, at: 0, count: 1 << 16), let newline = bytes.firstIndex(of: 0x0A) else { return false }
+        let line = Array(bytes[..<newline])
+        return line.withUnsafeBufferPointer { all in
+            guard let (envelope, _) = try? LineCodec.decode(all, lineNumber: 1) else { return false }
+            return envelope.v >= 2 || envelope.type == EventType.logMigrated.rawValue
+        }
     }
 
     /// The key store a writer encrypts personal members with, under the append lock: nil for a
-    /// version 1 log. Made when the log holds no line yet.
+    /// version 1 log. Made when the log holds no line yet. A version 2 log whose key store is gone
+    /// is refused: its personal data would otherwise be written in clear, and what it wrote so far
+    /// is lost without the store (restore `events.keys` from a backup).
     func dataKeys() throws -> KeyStore? {
         if let openKeys, FileSystem.exists(keyStorePath) { return openKeys }
-        guard FileSystem.exists(keyStorePath) || prefix.verifiedSize == 0 else { return nil }
+        if !FileSystem.exists(keyStorePath), prefix.verifiedSize > 0 {
+            guard let log = try? FileDescriptor(path: logPath, flags: O_RDONLY), Self.firstLineIsVersion2(log) else { return nil }
+            throw StoreError(.unavailable, "the log is data version 2 but its key store \(keyStorePath) is missing: restore it from a backup "
+                             + "(nothing is written without it: personal data would be stored in clear, and `ledger verify` reports what it lost as missing-key)")
+        }
         do {
             openKeys = try KeyStore(path: keyStorePath, writable: true)
         } catch {

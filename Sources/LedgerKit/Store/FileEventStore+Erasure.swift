@@ -22,16 +22,37 @@ extension FileEventStore {
         try StoreError.mapping { try FileSystem.writeAtomically(Array(text.utf8), to: erasureMarkerPath) }
     }
 
-    /// Destroys the keys of `subjects` (their erasure events are durable), drops the caches, then
-    /// the marker: each step synced, all under the writers' lock.
+    /// Destroys the keys of `subjects` (their erasure events are durable), removes the sign-in lock
+    /// files named by the erased accounts' emails (read first, while their keys still open them),
+    /// drops the caches, then the marker: each step synced, all under the writers' lock; killed at
+    /// any point, the marker is still there for the next writer to finish the job.
     public func destroyKeys(of subjects: [SubjectID]) throws {
         let lock = try StoreError.mapping { try lockForAppend() }
         defer { lock.unlock() }
-        try destroyHoldingLock(subjects)
+        let log = try StoreError.mapping { try logForAppend() }
+        let uids = Set(subjects.compactMap(\.account))
+        var emails: [UUIDBits: Set<String>] = [:]
+        if !uids.isEmpty {
+            var checker = ChainChecker(opener: keyRing)
+            try LogScanner.scanFacts(log, checker: &checker) { item in
+                if case .event(let event, _, _, _) = item { Self.noteEmails(of: event.pointee.fact, in: &emails, of: uids) }
+                return true
+            }
+        }
+        try destroyHoldingLock(subjects, emails: uids.flatMap { emails[$0] ?? [] })
     }
 
-    /// `destroyKeys` for a writer that holds the lock.
-    func destroyHoldingLock(_ subjects: [SubjectID]) throws {
+    /// Adds to `emails` the email `fact` says one of `uids` holds or held.
+    static func noteEmails(of fact: ViewEvent.Fact, in emails: inout [UUIDBits: Set<String>], of uids: Set<UUIDBits>?) {
+        switch fact {
+        case .accountCreated(let uid, let email, _) where uids?.contains(uid) ?? true: emails[uid, default: []].insert(email)
+        case .emailChanged(let uid, let email, let previous) where uids?.contains(uid) ?? true: emails[uid, default: []].formUnion([email, previous])
+        default: break
+        }
+    }
+
+    /// `destroyKeys` for a writer that holds the lock; `emails` are the erased accounts' (their lock files go).
+    func destroyHoldingLock(_ subjects: [SubjectID], emails: [String] = []) throws {
         // A version 1 log has no keys: nothing of it is encrypted, so there is none to destroy.
         if !subjects.isEmpty, let keys = try dataKeys() {
             for subject in subjects {
@@ -41,8 +62,10 @@ extension FileEventStore {
                 keyRing.forget(subject)
             }
         }
+        for email in emails where !email.isEmpty { unlink(FileSignInLocks.path(directory: directory, email: email)) }
         try StoreError.mapping {
-            var removed = false
+            var removed = !emails.isEmpty
+            if removed { try? FileSystem.syncDirectory(FileSystem.join(directory, "locks")) }
             for path in personalCaches where FileSystem.exists(path) {
                 if unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink", path: path, code: errno) }
                 removed = true
@@ -71,20 +94,11 @@ extension FileEventStore {
         var checker = ChainChecker(opener: keyRing)
         try LogScanner.scanFacts(log, checker: &checker) { item in
             guard case .event(let event, _, _, _) = item else { return true }
-            switch event.pointee.fact {
-            case .accountCreated(let uid, let email, _): emails[uid, default: []].insert(email)
-            case .emailChanged(let uid, let email, let previous): emails[uid, default: []].formUnion([email, previous])
-            default: break
-            }
+            Self.noteEmails(of: event.pointee.fact, in: &emails, of: nil)
             if let subject = event.pointee.fact.erasedSubject, named.contains(subject) { erased.insert(subject) }
             return true
         }
-        try destroyHoldingLock(erased.sorted { $0.text < $1.text })
-        for uid in erased.compactMap(\.account) {
-            for email in emails[uid] ?? [] where !email.isEmpty {
-                unlink(FileSignInLocks.path(directory: directory, email: email))
-            }
-        }
+        try destroyHoldingLock(erased.sorted { $0.text < $1.text }, emails: erased.compactMap(\.account).flatMap { emails[$0] ?? [] })
     }
 
     /// The data version a writer writes in (see `dataVersion` in `+AppendFiles`).

@@ -8,9 +8,14 @@ import LedgerDomain
 /// verified (`verify --keys FILE`) and imported (`import --keys FILE`) elsewhere. Written to a
 /// temporary file, synced, renamed into place, the folder synced: never half a file at FILE.
 public enum KeyStoreCopy {
-    /// Writes the file store's key store at `sourcePath` to `path`, as it stands.
-    public static func write(copyOfStoreAt sourcePath: String, to path: String) throws {
-        let source = try StoreError.mappingKeys { () throws(KeyStoreError) in try KeyStore(path: sourcePath, writable: false) }
+    /// Writes the file store's key store at `sourcePath` to `path`, as it stands once the keys of
+    /// `erased` (the subjects the log's erasure events name) are destroyed in it: a key store
+    /// restored from a backup never lends a copy what the log erased.
+    public static func write(copyOfStoreAt sourcePath: String, erased: Set<SubjectID>, to path: String) throws {
+        let source = try StoreError.mappingKeys { () throws(KeyStoreError) in try KeyStore(path: sourcePath, writable: !erased.isEmpty) }
+        for subject in erased.sorted(by: { $0.text < $1.text }) where try StoreError.mappingKeys({ () throws(KeyStoreError) in try source.state(of: subject) }) == .live {
+            try StoreError.mappingKeys { () throws(KeyStoreError) in try source.erase(subject: subject) }
+        }
         let bytes = try StoreError.mappingKeys { () throws(KeyStoreError) in try source.snapshot() }
         try StoreError.mapping { try FileSystem.writeAtomically(bytes, to: path, mode: 0o600) }
     }

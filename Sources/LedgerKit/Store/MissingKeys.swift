@@ -9,7 +9,7 @@ import Synchronization
 /// `missing-key`.
 final class MissingKeys: PersonalDataOpener {
     private let inner: any PersonalDataOpener
-    private let noted = Mutex<[SubjectID: String]>([:])
+    private let noted = Mutex<[SubjectID: (event: String, why: String)]>([:])
 
     /// A watch over `inner`.
     init(_ inner: any PersonalDataOpener) { self.inner = inner }
@@ -17,12 +17,19 @@ final class MissingKeys: PersonalDataOpener {
     /// `inner`'s answer, noting a missing key.
     func open(_ member: EncryptedMember, eventID: String, type: EventType, name: String) -> OpenedMember {
         let opened = inner.open(member, eventID: eventID, type: type, name: name)
-        if opened == .missingKey { noted.withLock { if $0[member.subject] == nil { $0[member.subject] = eventID } } }
+        let why: String? = switch opened {
+        case .text: nil
+        case .missingKey: "is not in the key store"
+        case .unreadable(let reason): "does not open its members (\(reason): a damaged key store, or another folder's)"
+        // Erased by the key store: lost unless an erasure event of the log names the subject.
+        case .erased: "is erased in the key store"
+        }
+        if let why { noted.withLock { if $0[member.subject] == nil { $0[member.subject] = (eventID, why) } } }
         return opened
     }
 
-    /// The subjects without a key, each with the id of the first event that needed it.
-    var missing: [SubjectID: String] { noted.withLock { $0 } }
+    /// The subjects whose members did not open, each with the first event that needed its key and why.
+    var missing: [SubjectID: (event: String, why: String)] { noted.withLock { $0 } }
 
     /// The `missing-key` problems of the log `source`, whose intact lines were just read with this
     /// watch, given the accounts its erasure events name: each on the line of the first event that
@@ -30,13 +37,13 @@ final class MissingKeys: PersonalDataOpener {
     func problems(_ source: LogSource, erased: Set<SubjectID>) throws -> [LogProblem] {
         let lost = missing.filter { subject, _ in !erased.contains(subject) }
         guard !lost.isEmpty else { return [] }
-        let ids = Dictionary(uniqueKeysWithValues: lost.map { ($0.value, $0.key) })
+        let ids = Dictionary(lost.map { ($0.value.event, ($0.key, $0.value.why)) }, uniquingKeysWith: { first, _ in first })
         var problems: [LogProblem] = []
         var checker = ChainChecker()
         try LogScanner.scan(try source.open(usingCheckpoint: false).bytes, checker: &checker) { item in
-            if case .event(let event, _, _) = item, let subject = ids[event.envelope.id] {
+            if case .event(let event, _, _) = item, let (subject, why) = ids[event.envelope.id] {
                 problems.append(LogProblem(line: event.seq, kind: .missingKey,
-                                           message: "the key of \(subject) is not in the key store and no erasure event names it: its personal data is lost"))
+                                           message: "the key of \(subject) \(why) and no erasure event names it: its personal data is lost"))
             }
             return problems.count < ids.count
         }

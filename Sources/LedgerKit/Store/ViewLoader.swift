@@ -89,7 +89,8 @@ public enum ViewLoader {
             checker.noteIDs(lines: opened.lines)
         }
         var damage: LogProblem?
-        var erasureAfterWhatWasRead = false
+        var erasureAfterWhatWasRead = false, pastAsOf = false
+        let watchesErasures = asOf != nil && (source.opener as? KeyRing)?.hasKeyStore == true
         var lastIncludedAt: Timestamp?
         var lastLine: (start: Int, end: Int)?
         try LogScanner.scanFacts(opened.bytes, from: start, checker: &checker) { item in
@@ -97,6 +98,15 @@ public enum ViewLoader {
             case .event(let event, let hash, let offset, let length):
                 let (seq, at) = (event.pointee.seq, event.pointee.at)
                 if let progress, seq & 0xFFFF == 0 { progress(offset + length, total, loaded.views.events) }
+                if pastAsOf {
+                    // Past the as-of point only an erasure matters: of a subject read before it (with
+                    // a key a restored key store brought back), it means reading again without it.
+                    if let erased = event.pointee.fact.erasedSubject, source.opener.noteErased(erased) {
+                        erasureAfterWhatWasRead = true
+                        return false
+                    }
+                    return true
+                }
                 // An erasure after what was read (a checkpoint, or members opened with a key the
                 // erasure destroyed: a key store restored from a backup) means reading again from
                 // the first line, that subject erased.
@@ -104,16 +114,21 @@ public enum ViewLoader {
                     erasureAfterWhatWasRead = true
                     return false
                 }
-                if let asOf, !asOf.includes(seq: seq, at: at) { return false }
+                if let asOf, !asOf.includes(seq: seq, at: at) {
+                    // A log with a key store is read to its end for the erasures after the as-of point.
+                    guard watchesErasures else { return false }
+                    pastAsOf = true
+                    return true
+                }
                 loaded.views.apply(event.pointee, hash: hash)
                 lastIncludedAt = at
                 lastLine = (offset, offset + length)
                 return true
             case .problem(let problem, _, _):
-                damage = problem
+                if !pastAsOf { damage = problem }
                 return false
             case .tornTail(let problem, _, _):
-                loaded.tornTail = problem
+                if !pastAsOf { loaded.tornTail = problem }
                 return false
             }
         }
