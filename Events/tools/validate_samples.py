@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Validate ledger log lines against the v1 JSON Schemas.
+"""Validate ledger log lines against the JSON Schemas.
 
 Usage: python3 Events/tools/validate_samples.py [FOLDER_OR_FILE ...]   (default: Events/samples)
-Each line must satisfy schema/envelope.schema.json and schema/data/<type>.schema.json (v 1), and its
-`at` must be a real calendar date (which the schema's pattern cannot express).
+Each line must satisfy schema/envelope.schema.json and schema/data/<type>.schema.json, and its
+`at` must be a real calendar date (which the schema's pattern cannot express). `v` is 1, or 2 for a
+type with personal members (those whose schema also accepts an encrypted member object): a v 2 line
+stores each of them encrypted, a v 1 line as its string.
 A line that is not JSON fails, except the final line of a file named torn-*, which is skipped.
 Exits 0 only if every line is valid.
 """
@@ -33,6 +35,17 @@ def real_date(text):
         return False
 
 
+def encrypted(value):
+    """True for an encrypted member: an object of exactly subject, nonce and ciphertext."""
+    return isinstance(value, dict) and sorted(value) == ["ciphertext", "nonce", "subject"]
+
+
+def personal(schema):
+    """The members of a data schema that take an encrypted member object as well as a string."""
+    return [name for name, rule in schema["properties"].items()
+            if any(option.get("type") == "object" and "ciphertext" in option.get("properties", {}) for option in rule.get("anyOf", []))]
+
+
 def problems(obj, envelope, data):
     for e in envelope.iter_errors(obj):
         yield f"envelope {'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}"
@@ -43,17 +56,27 @@ def problems(obj, envelope, data):
         yield f"envelope batch: index {mark[0]} is past the batch's count {mark[1]}"
     if not isinstance(obj, dict) or not isinstance(obj.get("data"), dict):
         return
-    check = data.get((obj.get("type"), obj.get("v")))
-    if check is None:
+    found = data.get((obj.get("type"), obj.get("v")))
+    if found is None:
         yield f"no data schema for type {obj.get('type')!r} v {obj.get('v')!r}"
         return
+    check, members = found
     for e in check.iter_errors(obj["data"]):
         yield f"data {'/'.join(map(str, e.absolute_path)) or '(root)'}: {e.message}"
+    for name in members:
+        if name in obj["data"] and encrypted(obj["data"][name]) != (obj["v"] == 2):
+            yield f"data {name}: {'plain text' if obj['v'] == 2 else 'an encrypted member'} in a v {obj['v']} line"
 
 
 def main(args):
     envelope = validator(SCHEMA / "envelope.schema.json")
-    data = {(p.name.removesuffix(".schema.json"), 1): validator(p) for p in (SCHEMA / "data").glob("*.schema.json")}
+    data = {}  # (type, v): (validator, personal members)
+    for p in (SCHEMA / "data").glob("*.schema.json"):
+        check, name = validator(p), p.name.removesuffix(".schema.json")
+        members = personal(check.schema)
+        data[(name, 1)] = (check, members)
+        if members:
+            data[(name, 2)] = (check, members)
     files = []
     for arg in args or [EVENTS / "samples"]:
         path = Path(arg)

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""Verify a ledger log (format v1). Usage: python3 verify_log.py FILE
+"""Verify a ledger log (format v1, data version 1 or 2). Usage: python3 verify_log.py FILE
 Prints "ok N <seq> <hash>" and exits 0, or "bad line N: <why>" and exits 1."""
 import hashlib, json, re, sys
 
 KEYS = ["seq", "id", "at", "type", "v", "stream", "data", "prev", "hash"]
 BATCH_KEYS = KEYS[:6] + ["batch"] + KEYS[6:]  # a line of a batch of 2 lines or more
 TAIL = re.compile(r'(.*),"hash":"([0-9a-f]{64})"\}', re.S)
+# The types whose personal members a data version 2 log encrypts: the only ones with a "v" of 2.
+PERSONAL = {"AccountCreated", "ProfileWritten", "Failed", "SignInFailed", "AccountDisabled", "EmailVerificationRequested",
+            "EmailVerified", "PasswordChanged", "EmailChanged"}
 
 
 def unique(pairs):
@@ -45,6 +48,9 @@ def verify(raw):
             return f"bad line {n}: prev does not match the previous line's hash"
         if not isinstance(obj["id"], str) or obj["id"] in ids:
             return f"bad line {n}: id {obj['id']!r} is not a string or is a duplicate"
+        versions = (1, 2) if isinstance(obj["type"], str) and obj["type"] in PERSONAL else (1,)
+        if type(obj["v"]) is not int or obj["v"] not in versions:
+            return f"bad line {n}: {obj['type']!r} v {obj['v']!r} is unknown"
         if mark != want and not (want is None and mark and mark[0] == 1):
             return f"bad line {n}: batch {mark!r} does not continue the batch before it (broken batch)"
         start = n if mark and mark[0] == 1 else start

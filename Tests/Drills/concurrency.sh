@@ -25,11 +25,14 @@ wait
 seconds=$(echo "$(date +%s.%N) - $start" | bc)
 "$L" verify > "$D/verify.txt" || { echo "verify failed"; cat "$D/verify.txt" | tail -3; exit 1; }
 python3 "$HERE/../../Events/tools/verify_log.py" "$D/data/events.jsonl" > /dev/null || { echo "independent verifier failed"; exit 1; }
+# The log stores personal members encrypted (data version 2): read it decrypted with its key store.
+python3 "$HERE/../../Events/tools/decrypt_log.py" "$D/data/events.jsonl" "$D/data/events.keys" > "$D/decrypted.jsonl" \
+  || { echo "the log does not decrypt with its key store"; exit 1; }
 python3 - "$D" "$PROCS" "$PER" "$seconds" <<'PY'
 import json, sys, glob
 d, procs, per, seconds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 live, seqs, completed = {}, [], set()
-for line in open(f"{d}/data/events.jsonl", encoding="utf-8"):
+for line in open(f"{d}/decrypted.jsonl", encoding="utf-8"):
     e = json.loads(line); seqs.append(e["seq"])
     t, data = e["type"], e["data"]
     if t == "AccountCreated": live[data["uid"]] = data["email"]

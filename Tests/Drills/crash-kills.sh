@@ -56,11 +56,14 @@ check() {
   "$L" recover --json > "$D/recover.json" 2> "$D/recover.err" || { echo "recover failed: $(cat "$D/recover.err")"; return 1; }
   "$L" audit --json > "$D/audit.json" || { echo "audit found anomalies: $(cat "$D/audit.json")"; return 1; }
   "$L" verify > /dev/null || { echo "verify failed"; "$L" verify | tail -3; return 1; }
+  # The log stores personal members encrypted (data version 2): the checks read it decrypted.
+  python3 "$HERE/../../Events/tools/decrypt_log.py" "$D/data/events.jsonl" "$D/data/events.keys" > "$D/decrypted.jsonl" \
+    || { echo "the log does not decrypt with its key store"; return 1; }
   python3 - "$D" <<'PY' || return 1
 import json, sys, glob
 d = sys.argv[1]
 outcome, sessions = {}, {}
-for line in open(f"{d}/data/events.jsonl", encoding="utf-8"):
+for line in open(f"{d}/decrypted.jsonl", encoding="utf-8"):
     e = json.loads(line)
     if e["stream"].startswith("registration-"):
         reg = e["stream"][len("registration-"):]
@@ -91,7 +94,7 @@ import json, sys, glob, random, datetime
 d = sys.argv[1]
 def ms(t): return int(datetime.datetime.strptime(t, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc).timestamp() * 1000)
 email_of, live, status, recent = {}, {}, {}, {}
-for line in open(f"{d}/data/events.jsonl", encoding="utf-8"):
+for line in open(f"{d}/decrypted.jsonl", encoding="utf-8"):
     e = json.loads(line); t, x = e["type"], e["data"]
     if t == "AccountCreated": email_of[x["uid"]] = x["email"]; live[x["email"]] = x["uid"]; status[x["uid"]] = "pending"
     elif t == "ProfileWritten" and x["uid"] in status and status[x["uid"]] != "deleted": status[x["uid"]] = "active"
@@ -102,8 +105,8 @@ now = int(datetime.datetime.now(datetime.timezone.utc).timestamp() * 1000)
 # A login killed during its password check left its marker in the lock file: the next login counts it
 # as a wrong password, unless its session started or its failure is in the log already.
 import hashlib, os
-started = {json.loads(l)["data"].get("sessionId") for l in open(f"{d}/data/events.jsonl", encoding="utf-8") if '"SessionStarted"' in l}
-streams = {json.loads(l)["stream"] for l in open(f"{d}/data/events.jsonl", encoding="utf-8") if '"SignInFailed"' in l}
+started = {json.loads(l)["data"].get("sessionId") for l in open(f"{d}/decrypted.jsonl", encoding="utf-8") if '"SessionStarted"' in l}
+streams = {json.loads(l)["stream"] for l in open(f"{d}/decrypted.jsonl", encoding="utf-8") if '"SignInFailed"' in l}
 for email in set(live):
     path = f"{d}/data/locks/{hashlib.sha256(email.encode()).hexdigest()}.signin"
     marker = open(path).read().split() if os.path.exists(path) else []

@@ -22,6 +22,9 @@ printf '%s\n' "$CANARY" | "$L" login --email nobody@example.com --password-stdin
 printf 'garbage' >> "$D/data/events.jsonl"; "$L" recover > "$D/out.recover" 2>&1   # makes a .broken file
 for c in replay users sessions images audit; do "$L" "$c" --json > "$D/out.$c" 2>&1; done
 "$L" events --json > "$D/out.events" 2>&1
+# The log stores personal members encrypted (data version 2): the canary must not be in them either.
+python3 "$(dirname "$0")/../../Events/tools/decrypt_log.py" "$D/data/events.jsonl" "$D/data/events.keys" > "$D/out.decrypted" 2>&1 \
+  || fail "the log does not decrypt with its key store: $(cat "$D/out.decrypted")"
 if grep -rqaF "$CANARY" "$D"; then fail "the canary password appears in: $(grep -rlaF "$CANARY" "$D")"; fi
 [ "$(grep -rlaF "$token" "$D" | wc -l)" -eq 1 ] || fail "the token appears outside the register output: $(grep -rlaF "$token" "$D")"
 cmp -s "$D/out.wrong" "$D/out.unknown" || fail "wrong password and unknown email print different things"

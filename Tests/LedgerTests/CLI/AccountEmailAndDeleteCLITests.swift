@@ -40,7 +40,7 @@ import Testing
         let wrong = try changeEmail(store, email, to: newEmail, password: "not the password")
         let refusedLogin = try store.run(["login", "--email", email, "--password-stdin", "--json"], "not the password\n")
         #expect(wrong.status == 1 && wrong.stdout == refusedLogin.stdout, "the login's refusal: \(wrong)")
-        #expect(try signInReasons(inLog: try store.log(), email: email) == ["wrong-password", "wrong-password"], "counted for the lockout")
+        #expect(signInReasons(in: try store.events(), email: email) == ["wrong-password", "wrong-password"], "counted for the lockout")
 
         let taken = try changeEmail(store, email, to: other.uppercased())
         #expect(taken.status == 1, "\(taken)")
@@ -145,7 +145,7 @@ import Testing
         #expect(wrong.status == 1, "\(wrong)")
         #expect(try parseObject(wrong.stdout)["status"] as? String == "refused")
         #expect(try count("AccountDeleted", store) == 0 && dir.imageFiles() == [image], "nothing deleted")
-        #expect(try signInReasons(inLog: try store.log(), email: email) == ["wrong-password"])
+        #expect(signInReasons(in: try store.events(), email: email) == ["wrong-password"])
 
         let deleted = try store.run(["account", "delete", uid, "--password-stdin", "--json"], password + "\n")
         #expect(deleted.status == 0, "\(deleted)")

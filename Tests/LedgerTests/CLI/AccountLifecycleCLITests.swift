@@ -5,10 +5,12 @@ import Testing
 // `ledger account disable|enable|sign-out-everywhere` and `ledger user --history` end to end, on the
 // file store and on PostgreSQL, and parallel logins while an account is disabled.
 
-/// One store's commands: `run` adds the store's arguments; `log` is the log as stored (JSON lines).
+/// One store's commands: `run` adds the store's arguments; `log` is the log as stored (JSON lines);
+/// `events` its lines parsed, their personal members opened (as readers see them).
 struct LifecycleStore {
     let run: ([String], String?) throws -> ProcessResult
     let log: () throws -> String
+    let events: () throws -> [[String: Any]]
     let storeArguments: [String]
 }
 
@@ -17,17 +19,16 @@ struct LifecycleStore {
 
     static func fileStore(_ dir: LedgerDir) -> LifecycleStore {
         LifecycleStore(run: { try dir.run($0, stdin: $1) }, log: { String(decoding: try dir.logBytes(), as: UTF8.self) },
-                       storeArguments: ["--data", dir.path])
+                       events: { try dir.events() }, storeArguments: ["--data", dir.path])
     }
 
     static func postgresStore(_ pg: PostgresLedger) -> LifecycleStore {
+        // PostgreSQL writes data version 1: its lines as stored are as readers see them.
         LifecycleStore(run: { try pg.run($0, stdin: $1) }, log: { try pg.export().stdout },
-                       storeArguments: ["--data", pg.dir.path, "--store", pg.url.text])
+                       events: { try jsonLines(try pg.export().stdout) }, storeArguments: ["--data", pg.dir.path, "--store", pg.url.text])
     }
 
-    static func events(_ store: LifecycleStore) throws -> [[String: Any]] {
-        try store.log().split(separator: "\n").compactMap { try parseJSON(String($0)) as? [String: Any] }
-    }
+    static func events(_ store: LifecycleStore) throws -> [[String: Any]] { try store.events() }
 
     static func activeSessions(_ store: LifecycleStore, uid: String) throws -> [String] {
         let rows = try parseJSON(try store.run(["sessions", "--active", "--json"], nil).stdout) as? [[String: Any]] ?? []
@@ -63,7 +64,7 @@ struct LifecycleStore {
             let refused = try store.run(["login", "--email", email, "--password-stdin", "--json"], password + "\n")
             #expect(refused.status == 1 && refused.stdout == wrong.stdout && refused.stderr == wrong.stderr, "\(refused)")
         }
-        let reasons = try signInReasons(inLog: try store.log(), email: email)
+        let reasons = signInReasons(in: try store.events(), email: email)
         #expect(reasons == Array(repeating: "disabled", count: 6))
         let again = try store.run(["account", "disable", uid], nil)
         #expect(again.status == 1 && again.stderr.contains("already disabled") && again.stderr.split(separator: "\n").count == 1, "\(again)")

@@ -66,7 +66,7 @@ struct MailedStore {
             try withLedgerDir { dir in
                 var store = MailedStore({ env in
                     LifecycleStore(run: { try dir.run($0, stdin: $1, env: env) }, log: { String(decoding: try dir.logBytes(), as: UTF8.self) },
-                                   storeArguments: ["--data", dir.path])
+                                   events: { try dir.events() }, storeArguments: ["--data", dir.path])
                 }, dir: dir, mailbox: mailbox)
                 try body(&store)
             }
@@ -76,22 +76,23 @@ struct MailedStore {
             try withPostgresLedger { pg in
                 var store = MailedStore({ env in
                     LifecycleStore(run: { try pg.run($0, stdin: $1, env: env) }, log: { try pg.export().stdout },
-                                   storeArguments: ["--data", pg.dir.path, "--store", pg.url.text])
+                                   events: { try jsonLines(try pg.export().stdout) }, storeArguments: ["--data", pg.dir.path, "--store", pg.url.text])
                 }, dir: pg.dir, mailbox: mailbox)
                 try body(&store)
             }
         }
     }
 
-    /// The canary: no token is in any file under the data directory, in the log as stored, or in any
-    /// output; each is in the mailbox.
+    /// The canary: no token is in any file under the data directory, in the log as stored or as
+    /// readers decode it, or in any output; each is in the mailbox.
     func expectNowhereButTheMailbox(_ tokens: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let log = try run.log()
+        let log = try run.log(), opened = strings(in: try run.events())
         let files = dir.allFiles().map { (path: $0, text: String(decoding: (try? readBytes($0)) ?? [], as: UTF8.self)) }
         let mail = mailbox.messages().joined()
         for token in tokens {
             #expect(mail.contains(token), sourceLocation: sourceLocation)
             #expect(!log.contains(token), "the log holds a token", sourceLocation: sourceLocation)
+            #expect(!opened.contains { $0.contains(token) }, "a personal member holds a token", sourceLocation: sourceLocation)
             for file in files where file.text.contains(token) { Issue.record("\(file.path) holds a token", sourceLocation: sourceLocation) }
             for output in outputs where output.stdout.contains(token) || output.stderr.contains(token) {
                 Issue.record("an output holds a token: \(output)", sourceLocation: sourceLocation)

@@ -14,6 +14,15 @@ import Testing
     /// The envelopes of the log.
     private func envelopes(_ dir: LedgerDir) throws -> [Envelope] { try LogRewriting.envelopes(try dir.logBytes()) }
 
+    /// The password hash of the account that registered with `email`, in plain text (the log holds
+    /// it encrypted): what an attacker who can read the key store takes.
+    private func passwordHash(of email: String, in all: [Envelope], _ keys: FolderKeys) throws -> String {
+        for line in all where line.type == "AccountCreated" {
+            if try keys.text("email", of: line) == email { return try keys.text("passwordHash", of: line) }
+        }
+        throw SystemTestError("no account registered with \(email)")
+    }
+
     /// The `code` of a `--json` error, or the `reason` of a refusal.
     private func code(_ result: ProcessResult) -> String? {
         let object = try? parseObject(result.stdout)
@@ -38,11 +47,12 @@ import Testing
             #expect(try dir.run(["verify"]).status == 0)
             let index = try readBytes(dir.logPath + ".index")
 
-            // Plant mallory's hash in alice's PasswordChanged line and re-chain every later line.
+            // Plant mallory's hash in alice's PasswordChanged line (sealed with alice's key) and re-chain every later line.
             var all = try envelopes(dir)
-            let planted = try #require(all.first { $0.type == "AccountCreated" && $0.data["email"] == .string("mallory@example.com") }?.data["passwordHash"])
+            let keys = FolderKeys(dir.path)
+            let planted = try passwordHash(of: "mallory@example.com", in: all, keys)
             let at = try #require(all.firstIndex { $0.type == "PasswordChanged" })
-            all[at].data["passwordHash"] = planted
+            all[at] = try keys.edited(all[at]) { $0["passwordHash"] = .string(planted) }
             try writeBytes(LogRewriting.chained(all), to: dir.logPath)
             #expect(try readBytes(dir.logPath + ".index") == index, "the index is left alone")
             let rewritten = try envelopes(dir)
@@ -89,9 +99,10 @@ import Testing
                                 stdin: "correct horse 1\nalice's new password\n").status == 0)
             _ = try dir.login(email: "nobody@example.com", password: "whatever it is")  // one more line, to drop
             var all = try envelopes(dir)
-            let planted = try #require(all.first { $0.type == "AccountCreated" && $0.data["email"] == .string("mallory@example.com") }?.data["passwordHash"])
+            let keys = FolderKeys(dir.path)
+            let planted = try passwordHash(of: "mallory@example.com", in: all, keys)
             let at = try #require(all.firstIndex { $0.type == "PasswordChanged" })
-            all[at].data["passwordHash"] = planted
+            all[at] = try keys.edited(all[at]) { $0["passwordHash"] = .string(planted) }
             all.removeLast()
             try writeBytes(LogRewriting.chained(all), to: dir.logPath)
             for checkpointEvery in ["10000", "1"] {
@@ -115,13 +126,15 @@ import Testing
             let dave = try uid(try dir.register(email: "dave@example.com", username: "Dave"))
             for _ in 0..<4 { _ = try dir.login(email: "alice@example.com", password: "alice's password 1") }
             var all = try envelopes(dir)
-            let aliceHash = try #require(all.first { $0.type == "AccountCreated" && $0.data["email"] == .string("alice@example.com") }?.data["passwordHash"])
+            let keys = FolderKeys(dir.path)
+            let aliceHash = try passwordHash(of: "alice@example.com", in: all, keys)
             all.removeLast(3)
             let last = try #require(all.last)
-            all.append(Envelope(seq: last.seq + 1, id: "00000000-0000-4000-8000-0000000000f1", at: last.at, type: "PasswordChanged", v: 1,
-                                stream: "account-\(dave)",
-                                data: JSONObject([("uid", .string(dave)), ("passwordHash", aliceHash), ("reason", .string("change"))]),
-                                prev: "", hash: ""))
+            // Forged as a writer of this folder writes it: data version 2, sealed with dave's key.
+            let forged = Envelope(seq: last.seq + 1, id: "00000000-0000-4000-8000-0000000000f1", at: last.at, type: "PasswordChanged", v: 2,
+                                  stream: "account-\(dave)", data: JSONObject(), prev: "", hash: "")
+            all.append(try keys.sealed(forged, data: JSONObject([("uid", .string(dave)), ("passwordHash", .string(aliceHash)),
+                                                                 ("reason", .string("change"))])))
             try writeBytes(LogRewriting.chained(all), to: dir.logPath)
             let login = try dir.login(email: "dave@example.com", password: "alice's password 1")
             #expect(login.status == 1 && code(login) == "history-rewritten", "\(login)")
@@ -279,10 +292,11 @@ import Testing
                 // The reset's line again, as a second redemption of the same token would append it.
                 var all = try envelopes(dir)
                 var copy = try #require(all.last { $0.type == "PasswordChanged" })
+                let keys = FolderKeys(dir.path), plain = try keys.opened(copy)
                 copy.seq = all.count + 1
                 copy.id = "00000000-0000-4000-8000-00000000abcd"
                 copy.batch = nil  // a batch of its own, as a second redemption appends it
-                all.append(copy)
+                all.append(try keys.sealed(copy, data: plain))  // its hash sealed for its new id, as a writer would
                 try writeBytes(LogRewriting.chained(all), to: dir.logPath)
                 #expect(try dir.run(["verify"]).status == 0)
                 #expect(try anomalyKinds(dir).contains("token-redeemed-twice"))

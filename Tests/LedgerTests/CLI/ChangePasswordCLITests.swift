@@ -88,9 +88,11 @@ import Testing
         return (email, uid)
     }
 
-    /// Neither password in any file under the data directory, in the log as stored, or in any output.
+    /// Neither password in any file under the data directory, in the log as stored or as readers
+    /// decode it (its personal members opened), or in any output.
     static func expectNoCanary(_ ledger: Recorded, _ secrets: [String]) throws {
         let stored = [try ledger.store.log()] + (try ledger.dir.allFiles().map { String(decoding: try readBytes($0), as: UTF8.self) })
+            + strings(in: try ledger.store.events())
         let outputs = ledger.outputs.flatMap { [$0.stdout, $0.stderr] }
         for secret in secrets {
             #expect(!stored.contains { $0.contains(secret) }, "a password in a data file or the log")
@@ -151,13 +153,13 @@ import Testing
         }
         let unknown = try ledger.changePassword(uniqueEmail("nobody"), from: old, to: new)
         #expect(unknown.status == 1 && unknown.stdout == loginRefusal.stdout, "the same refusal for an unknown email: \(unknown)")
-        #expect(try signInReasons(inLog: try ledger.store.log(), email: email) == Array(repeating: "wrong-password", count: 5))
+        #expect(signInReasons(in: try ledger.store.events(), email: email) == Array(repeating: "wrong-password", count: 5))
 
         let locked = try ledger.login(email, old)
         #expect(locked.status == 1 && locked.stdout == loginRefusal.stdout, "locked out: \(locked)")
         let lockedChange = try ledger.changePassword(email, from: old, to: new)
         #expect(lockedChange.status == 1 && lockedChange.stdout == loginRefusal.stdout, "\(lockedChange)")
-        #expect(try signInReasons(inLog: try ledger.store.log(), email: email) == Array(repeating: "wrong-password", count: 5) + ["locked", "locked"])
+        #expect(signInReasons(in: try ledger.store.events(), email: email) == Array(repeating: "wrong-password", count: 5) + ["locked", "locked"])
         #expect(!(try ledger.store.log()).contains(#""type":"PasswordChanged""#))
         try expectNoCanary(ledger, [old, new, "wrong current 1"])
     }
@@ -182,15 +184,16 @@ import Testing
         let (victim, _) = try change(ledger, old: old, new: new)
         let attacker = uniqueEmail("attacker"), attackerPassword = "attacker's own password"
         #expect(try ledger.run(LedgerDir.registerArguments(email: attacker, username: "Attacker"), attackerPassword + "\n").status == 0)
-        let line = try #require(try ledger.store.log().split(separator: "\n").first {
-            $0.contains(#""type":"AccountCreated""#) && $0.contains(#""email":"\#(attacker)""#)
+        let created = try #require(try ledger.store.events().first {
+            $0["type"] as? String == "AccountCreated" && ($0["data"] as? [String: Any])?["email"] as? String == attacker
         })
-        return (victim, attackerPassword, try field("passwordHash", of: String(line)))
+        return (victim, attackerPassword, try #require((created["data"] as? [String: Any])?["passwordHash"] as? String))
     }
 
-    /// The attacker's hash put in the victim's PasswordChanged line, its own hash recomputed: login
-    /// with the attacker's password is refused as damage (the next line does not link); with the
-    /// next line re-chained too, it is refused because the index recorded the line's old hash.
+    /// The attacker's hash put in the victim's PasswordChanged line (sealed with the victim's key, as
+    /// an attacker who can read the key store would), its own hash recomputed: login with the
+    /// attacker's password is refused as damage (the next line does not link); with the next line
+    /// re-chained too, it is refused because the index recorded the line's old hash.
     @Test(arguments: [false, true])
     func aHashPlantedOnThePasswordChangedLineIsRefused(rechainingTheNextLine: Bool) throws {
         try withLedgerDir { dir in
@@ -199,8 +202,9 @@ import Testing
             let lines = splitLines(try dir.logBytes()).map { String(decoding: $0, as: UTF8.self) }
             let at = try #require(lines.firstIndex { $0.contains(#""type":"PasswordChanged""#) })
             let oldHash = try Self.field("hash", of: lines[at])
-            let victimHash = try Self.field("passwordHash", of: lines[at])
-            try editLine(dir.logPath, line: at) { $0.replacingOccurrences(of: victimHash, with: attackerHash) }
+            let stored = try LogRewriting.envelopes(try dir.logBytes())[at]
+            let planted = try FolderKeys(dir.path).edited(stored) { $0["passwordHash"] = .string(attackerHash) }
+            try editLine(dir.logPath, line: at) { _ in LogRewriting.body(planted) }
             if rechainingTheNextLine {
                 let newHash = try Self.field("hash", of: String(decoding: splitLines(try dir.logBytes())[at], as: UTF8.self))
                 try editLine(dir.logPath, line: at + 1) { $0.replacingOccurrences(of: oldHash, with: newHash) }

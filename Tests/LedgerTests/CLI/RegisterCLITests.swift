@@ -314,20 +314,28 @@ struct RefusalCase: CustomTestStringConvertible, Sendable {
         }
     }
 
-    /// The durability target: a registration without an image syncs the log once (its account,
-    /// its profile and its first session are one write) — counted by failing each fsync in turn
-    /// (`LEDGER_IO_FAULTS`; a failed fsync of the log ends with 3) on a folder that already holds a log.
-    @Test func aRegistrationWithoutAnImageSyncsTheLogOnce() throws {
+    /// The durability target: a registration without an image syncs its new account's data key
+    /// once (data version 2: the key is durable before any line it encrypts), then the log once (its
+    /// account, its profile and its first session are one write) — counted by failing each fsync in
+    /// turn (`LEDGER_IO_FAULTS`; a failed fsync of the log ends with 3) on a folder that already holds a log.
+    @Test func aRegistrationWithoutAnImageSyncsItsKeyThenTheLogOnce() throws {
         try withLedgerDir { dir in
             let setup = try dir.register(email: uniqueEmail(), env: noIOFaults)
             #expect(setup.status == 0)
-            let before: Int = try dir.events().count
-            let first = try dir.register(email: uniqueEmail(), env: ioFaults("fsync=1"))
+            #expect(FileManager.default.fileExists(atPath: dir.path + "/events.keys"))
+            var before: Int = try dir.events().count
+            let key = try dir.register(email: uniqueEmail(), env: ioFaults("fsync=1"))
+            #expect(key.status == 1, "\(key)")  // the key's sync: nothing of the account is written
+            let refusal = try parseObject(key.stdout)
+            #expect(refusal["step"] as? String == "account" && refusal["reason"] as? String == "io-error", "\(key)")
+            #expect(try dir.events().dropFirst(before).map { $0["type"] as? String } == ["Failed"])
+            before = try dir.events().count
+            let first = try dir.register(email: uniqueEmail(), env: ioFaults("fsync=2"))
             #expect(first.status == 3, "\(first)")
             let types = try dir.events().dropFirst(before).map { $0["type"] as? String }
             #expect(types == ["AccountCreated", "ProfileWritten", "SessionStarted"])  // one write, one fsync
-            let second = try dir.register(email: uniqueEmail(), env: ioFaults("fsync=2"))
-            #expect(second.status == 0, "\(second)")  // there is no 2nd fsync
+            let second = try dir.register(email: uniqueEmail(), env: ioFaults("fsync=3"))
+            #expect(second.status == 0, "\(second)")  // there is no 3rd fsync
             let reply: [String: Any] = try parseObject(second.stdout)
             let session: String? = reply["sessionId"] as? String
             #expect(session != nil)
@@ -335,12 +343,13 @@ struct RefusalCase: CustomTestStringConvertible, Sendable {
         }
     }
 
-    /// The same target with an image: the blob and its folder are synced first (2), then the account,
-    /// the image, the profile and the first session are one write and one fsync of the log (1).
-    /// Counted by failing each fsync in turn on a folder that already holds a log (and, made by the
-    /// first registration, `profile_image/`): a failure before the log's fsync is the image step's,
-    /// so nothing is created; the 3rd fsync is the log's, with all four events behind it.
-    @Test func aRegistrationWithAnImageSyncsItsBlobTwiceThenTheLogOnce() throws {
+    /// The same target with an image: the blob and its folder are synced first (2), then the new
+    /// account's data key (1), then the account, the image, the profile and the first session are
+    /// one write and one fsync of the log (1). Counted by failing each fsync in turn on a folder that
+    /// already holds a log (and, made by the first registration, `profile_image/`): a failure of the
+    /// blob's is the image step's and of the key's the account step's, so nothing is created and the
+    /// blob is not kept; the 4th fsync is the log's, with all four events behind it.
+    @Test func aRegistrationWithAnImageSyncsItsBlobTwiceItsKeyThenTheLogOnce() throws {
         try withLedgerDir { dir in
             let setup = try dir.register(email: uniqueEmail(), env: noIOFaults)
             #expect(setup.status == 0)
@@ -354,15 +363,22 @@ struct RefusalCase: CustomTestStringConvertible, Sendable {
                 #expect(try dir.events().count == before + 1, "fsync=\(fsync): only its Failed")
                 #expect(dir.imageFiles().isEmpty, "fsync=\(fsync): the blob is not kept")
             }
-            let before = try dir.events().count
-            let third = try dir.register(email: uniqueEmail(), image: samplePNG, env: ioFaults("fsync=3"))
+            var before = try dir.events().count
+            let key = try dir.register(email: uniqueEmail(), image: samplePNG, env: ioFaults("fsync=3"))
+            #expect(key.status == 1, "\(key)")
+            let refusal = try parseObject(key.stdout)
+            #expect(refusal["step"] as? String == "account" && refusal["outcome"] as? String == "rejected", "\(key)")
+            #expect(try dir.events().dropFirst(before).map { $0["type"] as? String } == ["Failed"], "only its Failed")
+            #expect(dir.imageFiles().isEmpty, "the blob is not kept")
+            before = try dir.events().count
+            let third = try dir.register(email: uniqueEmail(), image: samplePNG, env: ioFaults("fsync=4"))
             #expect(third.status == 3, "\(third)")
             let types = try dir.events().dropFirst(before).map { $0["type"] as? String }
             #expect(types == ["AccountCreated", "ImageStored", "ProfileWritten", "SessionStarted"])  // one write, one fsync
             #expect(dir.imageFiles().count == 1)
             _ = try dir.run(["recover"], env: noIOFaults)
-            let fourth = try dir.register(email: uniqueEmail(), image: samplePNG, env: ioFaults("fsync=4"))
-            #expect(fourth.status == 0, "\(fourth)")  // there is no 4th fsync
+            let fourth = try dir.register(email: uniqueEmail(), image: samplePNG, env: ioFaults("fsync=5"))
+            #expect(fourth.status == 0, "\(fourth)")  // there is no 5th fsync
             #expect(try parseObject(fourth.stdout)["sessionId"] is String)
             #expect(dir.imageFiles().count == 2)
             #expect(try dir.run(["audit", "--json"], env: noIOFaults).status == 0)

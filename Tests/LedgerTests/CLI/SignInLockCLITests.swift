@@ -1,4 +1,5 @@
 import Foundation
+import LedgerDomain
 import LedgerKit
 import Testing
 
@@ -17,8 +18,7 @@ import Testing
             #expect(try dir.register(email: email, password: password).status == 0)
             let results = try raceLogins(count, email: email, password: "not the password", arguments: ["--data", dir.path])
             let right = try dir.login(email: email, password: password)
-            let log = String(decoding: try dir.logBytes(), as: UTF8.self)
-            expectLockoutHeld(count: count, results: results, right: right, reasons: try signInReasons(inLog: log, email: email),
+            expectLockoutHeld(count: count, results: results, right: right, reasons: signInReasons(in: try dir.events(), email: email),
                               sessionsStarted: try dir.data(of: "SessionStarted").count)
             #expect(try dir.run(["verify"]).status == 0)
             let locks = (try? FileManager.default.contentsOfDirectory(atPath: dir.path + "/locks")) ?? []
@@ -66,8 +66,7 @@ import Testing
 
             let next = try dir.login(email: email, password: password)
             #expect(next.status == 0, "\(next)")
-            let log = String(decoding: try dir.logBytes(), as: UTF8.self)
-            #expect(try signInReasons(inLog: log, email: email) == ["wrong-password"])
+            #expect(signInReasons(in: try dir.events(), email: email) == ["wrong-password"])
             let types = try dir.events().compactMap { $0["type"] as? String }
             #expect(types.suffix(2) == ["SignInFailed", "SessionStarted"], "counted before the next check: \(types)")
             #expect(!FileManager.default.fileExists(atPath: FileSignInLocks.path(directory: dir.path, email: email)))
@@ -105,8 +104,7 @@ import Testing
         }
         let right = try dir.login(email: email, password: password)
         #expect(right.status == 1, "\(right)", sourceLocation: sourceLocation)
-        let log = String(decoding: try dir.logBytes(), as: UTF8.self)
-        #expect(try signInReasons(inLog: log, email: email) == Array(repeating: "wrong-password", count: 5) + ["locked"],
+        #expect(signInReasons(in: try dir.events(), email: email) == Array(repeating: "wrong-password", count: 5) + ["locked"],
                 sourceLocation: sourceLocation)
     }
 
@@ -132,8 +130,7 @@ import Testing
                                        env: ["LEDGER_FAILPOINTS": "SessionStarted=crash"])
             #expect(signedIn.status == 137, "\(signedIn)")
             #expect(try dir.login(email: other, password: password).status == 0)
-            let after = String(decoding: try dir.logBytes(), as: UTF8.self)
-            #expect(try signInReasons(inLog: after, email: other).isEmpty, "its session started: nothing to count")
+            #expect(signInReasons(in: try dir.events(), email: other).isEmpty, "its session started: nothing to count")
         }
     }
 
@@ -144,22 +141,23 @@ import Testing
     }
 
     /// Registers a victim and an attacker, then puts the attacker's password hash in the victim's
-    /// `AccountCreated` line (0-based `line`) and recomputes that line's own hash (`oldHash`: the one
-    /// it had), as an editor would.
+    /// `AccountCreated` line (0-based `line`), sealed with the victim's key as an editor who can read
+    /// the key store would, and recomputes that line's own hash (`oldHash`: the one it had).
     private func plantAttackersHash(in dir: LedgerDir, env: [String: String] = [:]) throws -> (victim: String, attackerPassword: String, line: Int, oldHash: String) {
         let victim = uniqueEmail("victim"), attacker = uniqueEmail("attacker")
         let attackerPassword = "attacker's own password"
         #expect(try dir.register(email: victim, password: password, env: env).status == 0)
         #expect(try dir.register(email: attacker, password: attackerPassword, env: env).status == 0)
-        let lines = splitLines(try dir.logBytes()).map { String(decoding: $0, as: UTF8.self) }
+        let events = try dir.events()  // the personal members opened
         func account(_ email: String) throws -> Int {
-            try #require(lines.firstIndex { $0.contains(#""type":"AccountCreated""#) && $0.contains(#""email":"\#(email)""#) })
+            try #require(events.firstIndex { $0["type"] as? String == "AccountCreated" && ($0["data"] as? [String: Any])?["email"] as? String == email })
         }
         let line = try account(victim)
-        let victimHash = try Self.field("passwordHash", of: lines[line])
-        let attackerHash = try Self.field("passwordHash", of: lines[try account(attacker)])
-        let oldHash = try Self.field("hash", of: lines[line])
-        try editLine(dir.logPath, line: line) { $0.replacingOccurrences(of: victimHash, with: attackerHash) }
+        let attackerHash = try #require((events[try account(attacker)]["data"] as? [String: Any])?["passwordHash"] as? String)
+        let oldHash = try #require(events[line]["hash"] as? String)
+        let stored = try LogRewriting.envelopes(try dir.logBytes())[line]
+        let planted = try FolderKeys(dir.path).edited(stored) { $0["passwordHash"] = .string(attackerHash) }
+        try editLine(dir.logPath, line: line) { _ in LogRewriting.body(planted) }
         return (victim, attackerPassword, line, oldHash)
     }
 

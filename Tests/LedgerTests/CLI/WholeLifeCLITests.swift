@@ -167,6 +167,7 @@ import Testing
         // The canary: no password and no token anywhere but the mailbox.
         try store.expectNowhereButTheMailbox(tokens)
         let files = store.dir.allFiles().map { String(decoding: (try? readBytes($0)) ?? [], as: UTF8.self) } + [try store.run.log()]
+            + strings(in: try store.run.events())
         for secret in passwords + [wrong] {
             #expect(!files.contains { $0.contains(secret) }, "a file holds a password")
             #expect(!store.outputs.contains { $0.stdout.contains(secret) || $0.stderr.contains(secret) }, "an output holds a password")

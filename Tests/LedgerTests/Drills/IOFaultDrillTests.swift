@@ -68,21 +68,25 @@ struct IOFaultCase: CustomTestStringConvertible, Sendable {
     /// The batch could not be written: its first step, the account, fails; the blob is discarded.
     private static let rejectedAccount = DrillExpectation.failed(outcome: "rejected", step: "account")
 
-    /// Per base and operation, the expected outcome of N = 1, 2, …, K.
+    /// Per base and operation, the expected outcome of N = 1, 2, …, K. The new account's data key
+    /// (data version 2) is written and synced in the key store just before the batch that needs it:
+    /// when that fails, the account step fails as when the batch's write does.
     static let counted: [(DrillBase, String, [DrillExpectation])] = {
-        let writes: [DrillExpectation] = [.environment, rejectedImage, rejectedAccount, .clean]
-        let tornWrites: [DrillExpectation] = [.environment, rejectedImage, rejectedAccount /* the `.broken` copy */, rejectedAccount, .clean]
-        let fsyncs: [DrillExpectation] = [rejectedImage, rejectedImage, .storeFsync(appended: 4), .clean]
+        let writes: [DrillExpectation] = [.environment, rejectedImage, rejectedAccount /* the key's slot */, rejectedAccount, .clean]
+        let tornWrites: [DrillExpectation] = [.environment, rejectedImage, rejectedAccount /* the `.broken` copy */,
+                                              rejectedAccount /* the key's slot */, rejectedAccount, .clean]
+        let fsyncs: [DrillExpectation] = [rejectedImage, rejectedImage, rejectedAccount /* the key's */, .storeFsync(appended: 4), .clean]
         let tornFsyncs: [DrillExpectation] = [rejectedImage, rejectedImage, .storeFsync(appended: 0), .storeFsync(appended: 0),
-                                              .storeFsync(appended: 0), .storeFsync(appended: 4), .clean]
+                                              .storeFsync(appended: 0), rejectedAccount /* the key's */, .storeFsync(appended: 4), .clean]
         let renames: [DrillExpectation] = [rejectedImage, .clean]
         // Killed before the Nth call: nothing of the registration is in the log until its batch was
         // written (then all four events are: the page cache survives a process crash).
-        let killWrites: [DrillExpectation] = [.killed(appended: 0), .killed(appended: 0), .killed(appended: 0), .clean]
-        let tornKillWrites: [DrillExpectation] = [.killed(appended: 0), .killed(appended: 0), .killed(appended: 0), .killed(appended: 0), .clean]
-        let killFsyncs: [DrillExpectation] = [.killed(appended: 0), .killed(appended: 0), .killed(appended: 4), .clean]
+        let killWrites: [DrillExpectation] = [.killed(appended: 0), .killed(appended: 0), .killed(appended: 0), .killed(appended: 0), .clean]
+        let tornKillWrites: [DrillExpectation] = [.killed(appended: 0), .killed(appended: 0), .killed(appended: 0), .killed(appended: 0),
+                                                  .killed(appended: 0), .clean]
+        let killFsyncs: [DrillExpectation] = [.killed(appended: 0), .killed(appended: 0), .killed(appended: 0), .killed(appended: 4), .clean]
         let tornKillFsyncs: [DrillExpectation] = [.killed(appended: 0), .killed(appended: 0), .killed(appended: 0), .killed(appended: 0),
-                                                  .killed(appended: 0), .killed(appended: 4), .clean]
+                                                  .killed(appended: 0), .killed(appended: 0), .killed(appended: 4), .clean]
         return [(.clean, "write", writes), (.clean, "enospc", writes), (.clean, "fsync", fsyncs), (.clean, "rename", renames),
                 (.clean, "kill-write", killWrites), (.clean, "kill-fsync", killFsyncs),
                 (.torn, "write", tornWrites), (.torn, "enospc", tornWrites), (.torn, "fsync", tornFsyncs), (.torn, "rename", renames),
@@ -98,19 +102,20 @@ struct IOFaultCase: CustomTestStringConvertible, Sendable {
     static let double: [IOFaultCase] = {
         var out: [IOFaultCase] = []
         // A failing step, then any fsync of what follows: the cut-back, `Failed`, the blob's removal.
-        // (`write=3,fsync=3`: the fsync of the cut-back after the failed write of the batch.)
-        for write in 2...4 {
+        // (`write=4,fsync=4`: the fsync of the cut-back after the failed write of the batch, which
+        // follows the key's write and sync.)
+        for write in 2...5 {
             for fsync in 1...9 {
-                let cutBack = write == 3 && fsync == 3 ? DrillExpectation.storeFsync(appended: 0) : nil
+                let cutBack = write == 4 && fsync == 4 ? DrillExpectation.storeFsync(appended: 0) : nil
                 out.append(IOFaultCase(faults: "write=\(write),fsync=\(fsync)", base: .clean, expected: cutBack))
             }
         }
         // A failing step, then a crash before each fsync of what follows (the blob discarded or not).
-        for write in 2...3 {
+        for write in 2...4 {
             for fsync in 1...6 { out.append(IOFaultCase(faults: "write=\(write),kill-fsync=\(fsync)", base: .clean, expected: nil)) }
         }
         // A failing step, and then appending `Failed` itself fails (disk full): exit 3, `recover` finishes.
-        for write in 2...3 { out.append(IOFaultCase(faults: "write=\(write),enospc=\(write + 1)", base: .clean, expected: .environment)) }
+        for write in 2...4 { out.append(IOFaultCase(faults: "write=\(write),enospc=\(write + 1)", base: .clean, expected: .environment)) }
         // A failed `write` of the `.broken` copy during the torn-tail repair, then each fsync after it.
         for fsync in 1...6 { out.append(IOFaultCase(faults: "write=3,fsync=\(fsync)", base: .torn, expected: nil)) }
         // A failed blob rename, then each fsync of what follows.

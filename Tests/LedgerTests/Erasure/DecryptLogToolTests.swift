@@ -13,8 +13,9 @@ struct DecryptLogToolTests {
     /// One event of the log: its type, stream id and `data`, personal members in plaintext.
     typealias Event = (type: EventType, data: JSONObject)
 
-    /// Writes `events` as a chained log (`v` 2, personal members encrypted per `PersonalMembers`)
-    /// to `dir/events.jsonl`, with their keys in `dir/events.keys`; returns the log's path.
+    /// Writes `events` as a chained log (`v` 2 on the types with personal members, encrypted per
+    /// `PersonalMembers`; `v` 1 on the others, as ledger writes them) to `dir/events.jsonl`, with
+    /// their keys in `dir/events.keys`; returns the log's path.
     static func writeLog(_ events: [Event], in dir: String, holder: (String) -> UUIDBits?) throws -> String {
         let store = try KeyStore(directory: dir)
         let random = SeededRandom(seed: 2028)
@@ -32,7 +33,8 @@ struct DecryptLogToolTests {
                                                             key: key, random: random)
                 }
             }
-            let body = LineCodec.body(seq: head.seq + 1, id: id, at: at, type: event.type.rawValue, v: 2,
+            let body = LineCodec.body(seq: head.seq + 1, id: id, at: at, type: event.type.rawValue,
+                                      v: DataVersions.written(event.type, dataVersion: 2),
                                       stream: Fixtures.stream(for: event.type, n), data: data, prev: head.hash)
             let hash = SHA256.hex(body)
             bytes += LineCodec.line(body: body, hash: hash)

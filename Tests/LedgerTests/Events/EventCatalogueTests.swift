@@ -6,7 +6,8 @@ import Testing
 struct EventCatalogueTests {
     static let catalogue = ["AccountCreated", "ImageStored", "ProfileWritten", "Failed", "ImageDeleted", "AccountDeleted",
                             "SessionStarted", "SessionEnded", "SignInFailed", "AccountDisabled", "AccountEnabled",
-                            "EmailVerificationRequested", "EmailVerified", "PasswordResetRequested", "PasswordChanged", "EmailChanged"]
+                            "EmailVerificationRequested", "EmailVerified", "PasswordResetRequested", "PasswordChanged", "EmailChanged",
+                            "PersonalDataErased"]
 
     @Test func wireNamesAreExactlyTheCatalogue() {
         #expect(EventType.allCases.map(\.rawValue) == Self.catalogue)
@@ -57,7 +58,8 @@ struct EventCatalogueTests {
         #expect(EventType.allCases.filter { $0.category == .signin } == [.signInFailed])
         #expect(EventType.allCases.filter { $0.category == .registration }.count == 6)
         #expect(EventType.allCases.filter { $0.category == .account }
-                == [.accountDisabled, .accountEnabled, .emailVerificationRequested, .emailVerified, .passwordResetRequested, .passwordChanged, .emailChanged])
+                == [.accountDisabled, .accountEnabled, .emailVerificationRequested, .emailVerified, .passwordResetRequested, .passwordChanged, .emailChanged,
+                    .personalDataErased])
         // The two deletions also belong in an account's stream (its owner or an operator deleted it), and nothing else does twice.
         #expect(EventType.allCases.filter { $0.belongs(in: .account) && $0.category != .account } == [.imageDeleted, .accountDeleted])
         #expect(EventType.allCases.allSatisfy { type in StreamCategory.allCases.filter(type.belongs(in:)).count == (type.category == .registration && type.belongs(in: .account) ? 2 : 1) })

@@ -18,7 +18,7 @@ struct PostgresSignInTests {
             let exported = try pg.export()
             #expect(exported.status == 0)
             let sessions = exported.stdout.split(separator: "\n").filter { $0.contains(#""type":"SessionStarted""#) }.count
-            expectLockoutHeld(count: count, results: results, right: right, reasons: try signInReasons(inLog: exported.stdout, email: email),
+            expectLockoutHeld(count: count, results: results, right: right, reasons: signInReasons(in: try jsonLines(exported.stdout), email: email),
                               sessionsStarted: sessions)
         }
     }
@@ -36,7 +36,7 @@ struct PostgresSignInTests {
             #expect(try admin.execute("SELECT count(*) FROM ledger_signin_pending").string(0, 0) == "1")
             let next = try pg.run(login, stdin: password + "\n")
             #expect(next.status == 0, "\(next)")
-            #expect(try signInReasons(inLog: try pg.export().stdout, email: email) == ["wrong-password"])
+            #expect(signInReasons(in: try jsonLines(try pg.export().stdout), email: email) == ["wrong-password"])
             #expect(try admin.execute("SELECT count(*) FROM ledger_signin_pending").string(0, 0) == "0")
 
             for _ in 0..<4 {
@@ -47,7 +47,7 @@ struct PostgresSignInTests {
             #expect(killed.status == 137, "\(killed)")
             let right = try pg.run(login, stdin: password + "\n")
             #expect(right.status == 1, "\(right)")
-            let reasons = try signInReasons(inLog: try pg.export().stdout, email: email)
+            let reasons = signInReasons(in: try jsonLines(try pg.export().stdout), email: email)
             #expect(reasons == Array(repeating: "wrong-password", count: 6) + ["locked"], "the durable one counted once: \(reasons)")
         }
     }

@@ -86,7 +86,8 @@ struct AppendFilesTests {
             let writer = store(dir)
             try appendSignIn(writer, 1)
             let before = try openDescriptors(under: dir)
-            #expect(before >= 2 && before <= 3)  // the lock file and the log kept open, and the index file
+            // The lock file, the log and the key store kept open, and the index file.
+            #expect(before >= 3 && before <= 4)
             for n in 2...60 { try appendSignIn(writer, n) }
             #expect(try openDescriptors(under: dir) == before)
             #expect(try FileEventStore(directory: dir).readAll().count == 60)
@@ -99,14 +100,17 @@ struct AppendFilesTests {
             writer.indexFileDisabled = true  // the in-memory index alone must notice the other file
             try appendSignIn(writer, 1)
             try appendSignIn(writer, 2)
-            // Another valid log of five lines takes the path.
-            let other = "\(dir)/other"
-            let replacement = store(other, seed: 22)
-            for n in 10...14 { try appendSignIn(replacement, n) }
-            #expect(rename(replacement.logPath, writer.logPath) == 0)
+            // Another valid log of five lines takes the path: one of data version 1, whose lines need
+            // no key (another folder's version 2 log would need that folder's keys too).
+            let replacement = InMemoryEventStore(clock: FixedClock(step: 1000), random: SeededRandom(seed: 22))
+            for n in 10...14 { _ = try replacement.append([Fixtures.signIn(n)], to: Fixtures.stream(.signin, n), expected: .noStream) }
+            let other = "\(dir)/other.jsonl"
+            try writeBytes(replacement.log, to: other)
+            #expect(rename(other, writer.logPath) == 0)
             try appendSignIn(writer, 3)
             let events = try FileEventStore(directory: dir).readAll()
             #expect(events.map(\.seq) == Array(1...6))
+            #expect(events.map(\.event) == (10...14).map(Fixtures.signIn) + [Fixtures.signIn(3)])
         }
     }
 }

@@ -122,7 +122,7 @@ struct RepeatedIDFinderTests {
 /// Replay checks ids once at the end (`ChainChecker.deferIDChecks`) and reads again the strict way
 /// on a maybe, so a repeated id is still reported at its line, with the message `verify` gives.
 struct DeferredIDCheckTests {
-    /// The lines of a 3,000-line log as ledger writes them (each takes the in-place lane).
+    /// The lines of a 3,000-line log as ledger writes them in a new folder (data version 2).
     private func makeLines(_ dir: String) throws -> [[UInt8]] { splitLines(try Fixtures.mixedLog(in: dir, seed: 9)) }
 
     /// `lines` with line `at` (1-based) given the id of line `from`, every hash and `prev` after it
@@ -169,7 +169,7 @@ struct DeferredIDCheckTests {
             try writeBytes(lines.flatMap { $0 }, to: path)
             let loaded = try load(path)
             var expected = LedgerViews()
-            var checker = ChainChecker()
+            var checker = ChainChecker(opener: KeyRing(directory: dir))  // the folder's keys, as the loader reads with
             for (n, line) in lines.enumerated() {
                 try Array(line.dropLast()).withUnsafeBufferPointer { body in
                     let (envelope, bodyLength) = try LineCodec.decode(body, lineNumber: n + 1)
@@ -183,21 +183,20 @@ struct DeferredIDCheckTests {
     }
 
     @Test func theCheckerAcceptsARepeatInPlaceOnlyWhenDeferring() throws {
-        try withTempDirectory { dir in
-            let bytes = try repeatingID(try makeLines(dir), at: 10, from: 4)
-            let lines = splitLines(bytes)
-            for deferring in [false, true] {
-                var checker = ChainChecker()
-                if deferring { checker.deferIDChecks(lines: lines.count) }
-                var accepted = 0
-                for line in lines.prefix(10) {
-                    let facts = try #require(Array(line.dropLast()).withUnsafeBufferPointer { LineCodec.readInPlace($0) })
-                    if checker.check(facts, bodyHash: facts.hash) { accepted += 1 }
-                }
-                #expect(accepted == (deferring ? 10 : 9))
-                let mayRepeat = checker.idsMayRepeat()
-                #expect(mayRepeat == deferring)
+        // Lines of data version 1: each is read in place.
+        let bytes = try repeatingID(splitLines(try Fixtures.mixedVersion1Log(seed: 9)), at: 10, from: 4)
+        let lines = splitLines(bytes)
+        for deferring in [false, true] {
+            var checker = ChainChecker()
+            if deferring { checker.deferIDChecks(lines: lines.count) }
+            var accepted = 0
+            for line in lines.prefix(10) {
+                let facts = try #require(Array(line.dropLast()).withUnsafeBufferPointer { LineCodec.readInPlace($0) })
+                if checker.check(facts, bodyHash: facts.hash) { accepted += 1 }
             }
+            #expect(accepted == (deferring ? 10 : 9))
+            let mayRepeat = checker.idsMayRepeat()
+            #expect(mayRepeat == deferring)
         }
     }
 }

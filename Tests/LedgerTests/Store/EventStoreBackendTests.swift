@@ -70,18 +70,28 @@ struct EventStoreBackendTests {
         try backend.withFactory { make in try check.run(make) }
     }
 
-    /// With the same clock and randomness, the in-memory double holds exactly the bytes the file store writes.
-    @Test func inMemoryLogIsByteIdenticalToTheFileLog() throws {
+    /// Appends one event of every type and a batch of three to `store`.
+    private func appendEveryType(_ store: any LedgerStore) throws {
+        for (n, type) in EventType.allCases.enumerated() {
+            _ = try store.append([Fixtures.event(type, n)], to: Fixtures.stream(for: type, n), expected: .noStream)
+        }
+        _ = try store.append([Fixtures.registration(50), Fixtures.event(.imageStored, 50), Fixtures.event(.profileWritten, 50)],
+                             to: Fixtures.stream(.registration, 50), expected: .noStream)
+    }
+
+    /// With the same clock and randomness, the in-memory double holds exactly the bytes the file store
+    /// writes in a folder of data version 1 (a log that holds lines and no key store): both continue
+    /// the same first line.
+    @Test func inMemoryLogIsByteIdenticalToAVersion1FileLog() throws {
         try withTempDirectory { dir in
+            let first = InMemoryEventStore(clock: FixedClock(step: 250), random: SeededRandom(seed: 99))
+            _ = try first.append([Fixtures.signIn(0)], to: Fixtures.stream(.signin, 1_000), expected: .noStream)
+            try writeBytes(first.log, to: "\(dir)/events.jsonl")
             let file = FileEventStore(directory: dir, clock: FixedClock(step: 250), random: SeededRandom(seed: 3))
-            let memory = InMemoryEventStore(clock: FixedClock(step: 250), random: SeededRandom(seed: 3))
-            for store in [file, memory] as [any LedgerStore] {
-                for (n, type) in EventType.allCases.enumerated() {
-                    _ = try store.append([Fixtures.event(type, n)], to: Fixtures.stream(for: type, n), expected: .noStream)
-                }
-                _ = try store.append([Fixtures.registration(50), Fixtures.event(.imageStored, 50), Fixtures.event(.profileWritten, 50)],
-                                     to: Fixtures.stream(.registration, 50), expected: .noStream)
-            }
+            #expect(file.dataVersion == 1)
+            let memory = try InMemoryEventStore(log: first.log, clock: FixedClock(step: 250), random: SeededRandom(seed: 3))
+            for store in [file, memory] as [any LedgerStore] { try appendEveryType(store) }
+            #expect(!FileSystem.exists(file.keyStorePath), "the folder stays version 1")
             #expect(memory.log == (try readBytes(file.logPath)))
             #expect(try memory.head() == (try file.head()))
             #expect(try memory.readAll() == (try file.readAll()))
@@ -90,7 +100,31 @@ struct EventStoreBackendTests {
             try writeBytes(memory.log, to: copy)
             let report = try LogVerifier.verify(path: copy)
             #expect(report.ok)
-            #expect(report.events == EventType.allCases.count + 3)
+            #expect(report.events == EventType.allCases.count + 4)
+        }
+    }
+
+    /// In a new folder (data version 2, whose personal members the file store encrypts), the in-memory
+    /// double records the same events as the file store: the same seqs, types, streams and batches,
+    /// and each line's data, opened with the folder's keys, is the double's.
+    @Test func inMemoryEventsAreTheFileStoresInANewFolder() throws {
+        try withTempDirectory { dir in
+            let file = FileEventStore(directory: dir, clock: FixedClock(step: 250), random: SeededRandom(seed: 3))
+            let memory = InMemoryEventStore(clock: FixedClock(step: 250), random: SeededRandom(seed: 3))
+            for store in [file, memory] as [any LedgerStore] { try appendEveryType(store) }
+            #expect(file.dataVersion == 2)
+            let (stored, expected) = (try file.readAll(), try memory.readAll())
+            #expect(stored.map(\.event) == expected.map(\.event))
+            #expect(stored.map(\.seq) == expected.map(\.seq))
+            #expect(stored.map(\.stream) == expected.map(\.stream))
+            #expect(stored.map(\.envelope.batch) == expected.map(\.envelope.batch))
+            #expect(stored.map(\.envelope.v) == expected.map { DataVersions.written($0.event.type, dataVersion: 2) })
+            #expect(expected.allSatisfy { $0.envelope.v == 1 })
+            let keys = FolderKeys(dir)
+            for (line, plain) in zip(stored, expected) {
+                #expect(try keys.opened(line.envelope) == plain.envelope.data, "line \(line.seq)")
+            }
+            #expect(try LogVerifier.verify(path: file.logPath).ok)
         }
     }
 

@@ -334,6 +334,11 @@ enum EventStoreConformance {
                              to: Fixtures.stream(.registration, 99), expected: .noStream)
         let events = try store.readAll()
         #expect(events.count == EventType.allCases.count + 2)
+        // A new file store writes data version 2 (personal members encrypted under its folder's keys);
+        // the other stores write version 1.
+        let file = store as? FileEventStore
+        let dataVersion = file?.dataVersion ?? 1
+        let opener: any PersonalDataOpener = file.map { KeyRing(directory: FileSystem.directoryName($0.logPath)) } ?? SealedOpener()
         var prev = Envelope.genesisHash
         var ids = Set<String>()
         var lastAt = Timestamp(millis: 0)
@@ -346,8 +351,11 @@ enum EventStoreConformance {
             #expect(Identifiers.isLowercaseUUID(e.id))
             #expect(ids.insert(e.id).inserted, "id \(e.id) is unique")
             #expect(e.type == event.event.type.rawValue)
-            #expect(e.v == 1)
-            #expect(e.data == event.event.data)
+            #expect(e.v == DataVersions.written(event.event.type, dataVersion: dataVersion))
+            // What is stored is the event's data, its personal members encrypted in version 2.
+            let upcaster = try #require(DataVersions.upcaster(event.event.type, version: e.v))
+            #expect(try DataVersions.upcast(e.data, type: event.event.type, upcaster: upcaster, eventID: e.id, opener: opener) == event.event.data)
+            #expect((e.data == event.event.data) == (e.v == 1), "a version 2 line stores ciphertext")
             #expect(e.at >= lastAt, "times never go backwards")
             // The whole line decodes back to the same envelope.
             let line = LineCodec.line(body: body, hash: e.hash)

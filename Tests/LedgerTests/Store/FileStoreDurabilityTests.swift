@@ -7,18 +7,34 @@ import Testing
 struct FileStoreDurabilityTests {
     // MARK: - Fixture
 
-    /// Writes a valid 6-event log with `FileEventStore` into `dir`; line 3 holds non-ASCII text.
-    static func writeSixEventLog(in dir: String) throws -> [UInt8] {
-        let store = FileEventStore(directory: dir, clock: FixedClock(step: 1000), random: SeededRandom(seed: 11))
+    /// Writes a valid 6-event log into `dir`: with `FileEventStore` in a new folder (data version 2,
+    /// its key store beside it), or as a store of data version 1 writes it (the in-memory double's
+    /// bytes), whose line 3 holds non-ASCII text in the clear.
+    static func writeSixEventLog(in dir: String, dataVersion: Int = 2) throws -> [UInt8] {
+        let (clock, random) = (FixedClock(step: 1000), SeededRandom(seed: 11))
+        let memory = dataVersion == 1 ? InMemoryEventStore(clock: clock, random: random) : nil
+        let store: any LedgerStore = memory ?? FileEventStore(directory: dir, clock: clock, random: random)
         let alice = Fixtures.stream(.registration, 1)
         _ = try store.append([Fixtures.event(.accountCreated, 1), Fixtures.event(.imageStored, 1)], to: alice, expected: .noStream)
         _ = try store.append([Fixtures.event(.profileWritten, 1)], to: alice, expected: .exactly(2))
         _ = try store.append([Fixtures.event(.sessionStarted, 1)], to: Fixtures.stream(.session, 2), expected: .noStream)
         _ = try store.append([Fixtures.event(.failed, 2)], to: Fixtures.stream(.registration, 3), expected: .noStream)
         _ = try store.append([Fixtures.event(.signInFailed, 4)], to: Fixtures.stream(.signin, 4), expected: .noStream)
-        let bytes = try readBytes(store.logPath)
+        if let memory {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            try writeBytes(memory.log, to: "\(dir)/events.jsonl")
+        }
+        let bytes = try readBytes("\(dir)/events.jsonl")
         #expect(splitLines(bytes).count == 6)
         return bytes
+    }
+
+    /// Copies the key store of the data folder `source` into the folder `destination` (made if
+    /// need be), when it has one: a copy of a version 2 log reads with its keys.
+    static func copyKeys(from source: String, to destination: String) throws {
+        try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: true)
+        guard FileManager.default.fileExists(atPath: "\(source)/\(KeyStore.fileName)") else { return }
+        try FileManager.default.copyItem(atPath: "\(source)/\(KeyStore.fileName)", toPath: "\(destination)/\(KeyStore.fileName)")
     }
 
     /// The head after the first `count` lines of `log`.
@@ -73,7 +89,7 @@ struct FileStoreDurabilityTests {
             let last = lines[5]
             let intact = try Self.head(after: 5, of: log)
             let cutDir = "\(dir)/cut"
-            try FileManager.default.createDirectory(atPath: cutDir, withIntermediateDirectories: true)
+            try Self.copyKeys(from: "\(dir)/source", to: cutDir)
             let logPath = "\(cutDir)/events.jsonl", brokenPath = logPath + ".broken"
             var failures: [String] = []
             func check(_ ok: Bool, _ cut: Int, _ what: String) { if !ok { failures.append("cut \(cut): \(what)") } }
@@ -216,17 +232,23 @@ struct FileStoreDurabilityTests {
     // MARK: - (d) A flipped byte in a middle line
 
     /// Every byte of line 3 flipped in turn: verify's first problem is on line 3, and an append refuses
-    /// with `.damaged`, leaving the file byte for byte as it was.
-    @Test func everyFlippedByteOfAMiddleLineIsFoundAndRefused() throws {
+    /// with `.damaged`, leaving the file byte for byte as it was. In a version 1 log the line holds
+    /// multi-byte UTF-8 text; in a version 2 log, its personal members' ciphertext.
+    @Test(arguments: [1, 2])
+    func everyFlippedByteOfAMiddleLineIsFoundAndRefused(dataVersion: Int) throws {
         try withTempDirectory { dir in
-            let log = try Self.writeSixEventLog(in: "\(dir)/source")
+            let log = try Self.writeSixEventLog(in: "\(dir)/source", dataVersion: dataVersion)
             let lines = splitLines(log)
             let start = lines[0].count + lines[1].count
             let middle = lines[2]
-            #expect(middle.contains { $0 >= 0x80 }, "line 3 has multi-byte UTF-8")
+            if dataVersion == 1 {
+                #expect(middle.contains { $0 >= 0x80 }, "line 3 has multi-byte UTF-8")
+            } else {
+                #expect(String(decoding: middle, as: UTF8.self).contains(#""v":2"#) && String(decoding: middle, as: UTF8.self).contains(#""ciphertext":""#))
+            }
             let intact = try Self.head(after: 2, of: log)
             let flipDir = "\(dir)/flip"
-            try FileManager.default.createDirectory(atPath: flipDir, withIntermediateDirectories: true)
+            try Self.copyKeys(from: "\(dir)/source", to: flipDir)
             let logPath = "\(flipDir)/events.jsonl"
             var failures: [String] = []
             var kinds = Set<ProblemKind>()

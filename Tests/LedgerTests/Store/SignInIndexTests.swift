@@ -179,8 +179,10 @@ struct SignInIndexTests {
     @Test func anAccountLineThatDoesNotCheckFallsBackToTheFold() throws {
         try withTempDirectory { dir in
             let store = try registered("me@example.com", in: dir)
-            let lines = splitLines(try readBytes(store.logPath))
-            let mine = try #require(lines.firstIndex { String(decoding: $0, as: UTF8.self).contains(#""email":"me@example.com","password"#) })
+            // The line of my account, found by its decoded email (the log stores it encrypted).
+            let mine = try #require(try decodedEvents(ofLog: store.logPath).firstIndex {
+                if case .accountCreated(let created) = $0.event { created.email == "me@example.com" } else { false }
+            })
             try damageLine(store.logPath, line: mine)
             let fresh = FileEventStore(directory: dir, clock: FixedClock(step: 1), random: SeededRandom(seed: 9))
             #expect(try fresh.signInRecord(email: "me@example.com") == nil)

@@ -32,6 +32,16 @@ struct WritersIndexTests {
         }
     }
 
+    /// Changes one digit of `line`'s `at` (same length, still JSON, whatever the data version): the
+    /// line no longer hashes to its `hash`.
+    private func damageInPlace(_ line: inout [UInt8]) {
+        let member = Array(#""at":""#.utf8)
+        let start = line.indices.first { Array(line[$0...].prefix(member.count)) == member }!
+        // The last fraction digit: `at` is `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+        let digit = start + member.count + 22
+        line[digit] = line[digit] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+    }
+
     // MARK: - Tail only
 
     @Test func aNewWriterReadsOnlyWhatTheIndexDoesNotCover() throws {
@@ -41,8 +51,7 @@ struct WritersIndexTests {
             #expect(FileSystem.exists(store.indexPath))
             // Damage line 10 in place (same length): a writer that read the whole log would refuse.
             var lines = splitLines(try readBytes(store.logPath))  // each line keeps its newline
-            let at = lines[9].firstIndex(of: UInt8(ascii: "@"))!
-            lines[9][at - 1] = UInt8(ascii: "Z")
+            damageInPlace(&lines[9])
             try writeBytes(lines.flatMap { $0 }, to: store.logPath)
             // The index covers line 10: the next writer reads nothing before its last covered line.
             _ = try writer(dir).append([Fixtures.event(.imageStored, 20)], to: Fixtures.stream(.registration, 20), expected: .exactly(1))
@@ -94,8 +103,7 @@ struct WritersIndexTests {
             // Damage a covered line in place: a lookup through the index does not read it, as a
             // writer's append does not; `ledger verify` still finds it.
             var lines = splitLines(try readBytes(reader.logPath))
-            let at = lines[2].firstIndex(of: UInt8(ascii: "@"))!
-            lines[2][at - 1] = UInt8(ascii: "Z")
+            damageInPlace(&lines[2])
             try writeBytes(lines.flatMap { $0 }, to: reader.logPath)
             #expect(try writer(dir).streamVersion(Fixtures.stream(.registration, 7)) == 1)
         }
@@ -125,8 +133,7 @@ struct WritersIndexTests {
             // A line of the stream damaged in place: the line no longer hashes to its hash, so the
             // read falls back to the whole log, which reports the damage instead of the event.
             var lines = splitLines(try readBytes(reader.logPath))
-            let at = lines[4].firstIndex(of: UInt8(ascii: "@"))!
-            lines[4][at - 1] = UInt8(ascii: "Z")
+            damageInPlace(&lines[4])
             try writeBytes(lines.flatMap { $0 }, to: reader.logPath)
             #expect(throws: StoreError.self) { _ = try writer(dir).readIndexedStream(stream) }
             // Other streams, whose lines are intact, still read from the index.

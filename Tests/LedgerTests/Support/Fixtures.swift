@@ -6,10 +6,24 @@ import LedgerKit
 /// Deterministic ids and one valid event of every catalogue type.
 enum Fixtures {
     /// The bytes of a 3,000-line log of every event type, written by `FileEventStore` into `dir`
-    /// (more than a read chunk's lines, so scans take the pipelined path; each line takes the
-    /// in-place lane). `seed` picks the store's random ids.
+    /// (more than a read chunk's lines, so scans take the pipelined path; a new folder: data version
+    /// 2, the personal members encrypted under its keys). `seed` picks the store's random ids.
     static func mixedLog(in dir: String, seed: UInt64) throws -> [UInt8] {
         let store = FileEventStore(directory: dir, clock: FixedClock(step: 1), random: SeededRandom(seed: seed))
+        try appendMixed(to: store)
+        return try readBytes(store.logPath)
+    }
+
+    /// The same events as `mixedLog`, as a store of data version 1 writes them (each line takes the
+    /// in-place lane, which reads version 1 lines).
+    static func mixedVersion1Log(seed: UInt64) throws -> [UInt8] {
+        let store = InMemoryEventStore(clock: FixedClock(step: 1), random: SeededRandom(seed: seed))
+        try appendMixed(to: store)
+        return store.log
+    }
+
+    /// Appends `mixedLog`'s events to `store`.
+    private static func appendMixed(to store: any LedgerStore) throws {
         for n in 0..<300 {
             let types: [EventType] = [.accountCreated, .imageStored, .profileWritten, .failed, .imageDeleted, .accountDeleted]
             _ = try store.append(types.map { event($0, n) }, to: stream(.registration, n), expected: .noStream)
@@ -18,7 +32,6 @@ enum Fixtures {
             _ = try store.append([signIn(n)], to: stream(.signin, n), expected: .noStream)
             _ = try store.append([signIn(n + 1)], to: stream(.signin, n + 10_000), expected: .noStream)
         }
-        return try readBytes(store.logPath)
     }
 
     /// A lowercase UUID built from `n` (distinct `n` give distinct ids).

@@ -6,8 +6,10 @@ import LedgerDomain
 /// An `EventStore` double that keeps its log in memory, for tests of code built on the store.
 /// It follows `FileEventStore`'s rules exactly: the same batch checks and error codes, `ExpectedVersion`
 /// and `AppendCondition` semantics, and real lines (`LineCodec` + `SHA256`), so its events chain like
-/// the file's and `log` holds the bytes a file store would have written. Its capabilities read its
-/// events (it has no index and no checkpoint); `.uniqueEmails` asks the account fold it keeps.
+/// the file's. It writes log data version 1 (no key store: every member as its text, as PostgreSQL
+/// does), so `log` holds the bytes a file store writes in a folder of data version 1 (a log that
+/// holds lines and no `events.keys`). Its capabilities read its events (it has no index and no
+/// checkpoint); `.uniqueEmails` asks the account fold it keeps.
 final class InMemoryEventStore: LedgerStore {
     /// Every recorded event, in `seq` order.
     private(set) var events: [RecordedEvent] = []
@@ -27,6 +29,22 @@ final class InMemoryEventStore: LedgerStore {
     init(clock: any Clock = FixedClock(), random: any RandomSource = SeededRandom(seed: 42)) {
         self.clock = clock
         self.random = random
+    }
+
+    /// A store whose log starts as `log` (the complete lines of a data version 1 log, checked as a
+    /// file store checks the log it continues), e.g. to continue the log of a version 1 folder.
+    convenience init(log: [UInt8], clock: any Clock, random: any RandomSource) throws {
+        self.init(clock: clock, random: random)
+        for (n, line) in splitLines(log).enumerated() {
+            let body = Array(line.dropLast())
+            let (envelope, bodyLength) = try body.withUnsafeBufferPointer { try LineCodec.decode($0, lineNumber: n + 1) }
+            let event = try checker.check(envelope, bodyHash: SHA256.hex(Array(body[..<bodyLength])))
+            self.log += line
+            events.append(event)
+            streamVersions[event.stream, default: 0] += 1
+            lastAt = max(lastAt, event.at)
+            AccountFold.evolve(&accounts, ViewEvent(event), policy: SignInPolicy())
+        }
     }
 
     // MARK: - EventStore

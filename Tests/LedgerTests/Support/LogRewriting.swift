@@ -13,6 +13,12 @@ enum LogRewriting {
         }
     }
 
+    /// The hashed text of the line `e` holds (everything before `,"hash":"`), e.g. for `editLine`.
+    static func body(_ e: Envelope) -> String {
+        String(decoding: LineCodec.body(seq: e.seq, id: e.id, at: e.at, type: e.type, v: e.v, stream: e.stream, batch: e.batch,
+                                        data: e.data, prev: e.prev), as: UTF8.self)
+    }
+
     /// `envelopes` as log bytes, chained from the genesis hash; with `renumbering`, `seq` 1, 2, … too.
     static func chained(_ envelopes: [Envelope], renumbering: Bool = false) -> [UInt8] {
         var out: [UInt8] = []

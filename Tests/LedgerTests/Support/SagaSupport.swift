@@ -66,13 +66,10 @@ struct LedgerDir {
         FileManager.default.fileExists(atPath: logPath) ? try readBytes(logPath) : []
     }
 
-    /// Every line of the log, parsed as a JSON object.
+    /// Every line of the log, parsed as a JSON object, its personal members opened with the
+    /// folder's keys (as readers see them: a data version 2 line stores them encrypted).
     func events() throws -> [[String: Any]] {
-        try splitLines(logBytes()).map { line in
-            let object = try JSONSerialization.jsonObject(with: Data(line))
-            guard let object = object as? [String: Any] else { throw SystemTestError("log line is not an object") }
-            return object
-        }
+        try openedJSONLines(logBytes(), directory: path)
     }
 
     /// The `data` of every event of `type`, in log order.

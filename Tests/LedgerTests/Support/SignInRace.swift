@@ -25,11 +25,12 @@ func raceLedger(_ runs: [(arguments: [String], stdin: String?)]) throws -> [Proc
     }
 }
 
-/// The reasons of the `SignInFailed` events for `email` in `log` (JSON lines), in log order.
-func signInReasons(inLog log: String, email: String) throws -> [String] {
-    try log.split(separator: "\n").compactMap { line in
-        guard let event = try parseJSON(String(line)) as? [String: Any], event["type"] as? String == "SignInFailed",
-              let data = event["data"] as? [String: Any], data["email"] as? String == email else { return nil }
+/// The reasons of the `SignInFailed` events for `email` in `events` (a log's lines, parsed, their
+/// personal members opened: `LedgerDir.events()`, `LifecycleStore.events`), in log order.
+func signInReasons(in events: [[String: Any]], email: String) -> [String] {
+    events.compactMap { event in
+        guard event["type"] as? String == "SignInFailed", let data = event["data"] as? [String: Any],
+              data["email"] as? String == email else { return nil }
         return data["reason"] as? String
     }
 }
