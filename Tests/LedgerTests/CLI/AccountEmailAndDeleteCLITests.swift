@@ -150,8 +150,10 @@ import Testing
         let deleted = try store.run(["account", "delete", uid, "--password-stdin", "--json"], password + "\n")
         #expect(deleted.status == 0, "\(deleted)")
         let outcome = try parseObject(deleted.stdout)
-        #expect(keys(outcome) == ["status", "uid", "email", "reason", "imageDeleted", "endedSessions"])
-        #expect(outcome["status"] as? String == "deleted" && outcome["uid"] as? String == uid && outcome["email"] as? String == email)
+        #expect(keys(outcome) == ["status", "uid", "email", "reason", "imageDeleted", "personalData", "endedSessions"])
+        // Erased with it (data version 2, on both stores): the outcome names the account by its uid only.
+        #expect(outcome["status"] as? String == "deleted" && outcome["uid"] as? String == uid && outcome["email"] is NSNull)
+        #expect(outcome["personalData"] as? String == "erased")
         #expect(outcome["reason"] as? String == "user-request" && outcome["imageDeleted"] as? Bool == true)
         #expect((outcome["endedSessions"] as? [String])?.count == 2, "register's and login's sessions")
         #expect(dir.imageFiles().isEmpty, "the blob file is gone")

@@ -177,7 +177,8 @@ import Testing
     @Test func disableOfADeletedAccountIsRefusedWhateverTheCheckpointSays() throws {
         try withLedgerDir { dir in
             _ = try dir.register(email: "alice@example.com", username: "Alice")
-            #expect(try dir.run(["account", "delete", "alice@example.com"]).status == 0)
+            // Kept (a legal hold), so the email still names the deleted account.
+            #expect(try dir.run(["account", "delete", "alice@example.com", "--keep-personal-data"]).status == 0)
             try CacheForgery.checkpoint(dir) { $0.filter { $0.type != "AccountDeleted" } }
             let count = try envelopes(dir).count
             let disable = try dir.run(["account", "disable", "alice@example.com", "--json"])

@@ -93,7 +93,9 @@ import Testing
             let imagePath = dir.imageFolder + "/" + account.image
             let imageBytes = try readBytes(imagePath)
             let before = try dir.logBytes()
-            let deleted = try dir.run(["account", "delete", account.email, "--json"])
+            // Kept: an erasure destroys its key only once the batch is durable, so a cut made after the
+            // command returned is not one a power cut can leave (`ErasureCLITests` cuts that batch for real).
+            let deleted = try dir.run(["account", "delete", account.email, "--keep-personal-data", "--json"])
             try #require(deleted.status == 0, "\(deleted)")
             // ImageDeleted, AccountDeleted, then SessionEnded for each session: cut after ImageDeleted.
             // The file is removed only once the batch is durable: the power cut came before, so it is there.

@@ -228,4 +228,27 @@ import Testing
             }
         }
     }
+
+    @Test func anErasureWhoseBatchAPowerCutLeftUnfinishedErasesNothing() throws {
+        try withTempDirectory { path in
+            let dir = LedgerDir(path: path + "/data")
+            let email = "still.here@example.com"
+            let registered = try dir.register(email: email, username: "StillHere", password: Self.password)
+            let uid = try #require(try parseObject(registered.stdout)["uid"] as? String)
+            let before = try readText(dir.logPath)
+            // A power cut during the batch's sync: its lines before PersonalDataErased only are on disk, never acknowledged.
+            let cut = try dir.run(["account", "delete", uid], env: ["LEDGER_FAILPOINTS": "PersonalDataErased=power-loss"])
+            #expect(cut.status != 0, "\(cut)")
+            #expect(try readText(dir.logPath) != before, "a cut batch is left")
+            #expect(FileManager.default.fileExists(atPath: dir.path + "/erasure.pending"), "noted with the batch")
+            let recover = try dir.run(["recover", "--json"])
+            #expect(recover.status == 0, "\(recover)")
+            #expect(try readText(dir.logPath) == before, "the cut batch is gone")
+            #expect(!FileManager.default.fileExists(atPath: dir.path + "/erasure.pending"))
+            // Its erasure event never became durable: the key stays, the account lives and signs in.
+            #expect(try dir.login(email: email, password: Self.password).status == 0)
+            #expect(try dir.run(["verify"]).status == 0)
+            #expect(try dir.run(["user", uid]).stdout.contains(email))
+        }
+    }
 }

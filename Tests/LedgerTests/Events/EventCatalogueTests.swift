@@ -7,7 +7,7 @@ struct EventCatalogueTests {
     static let catalogue = ["AccountCreated", "ImageStored", "ProfileWritten", "Failed", "ImageDeleted", "AccountDeleted",
                             "SessionStarted", "SessionEnded", "SignInFailed", "AccountDisabled", "AccountEnabled",
                             "EmailVerificationRequested", "EmailVerified", "PasswordResetRequested", "PasswordChanged", "EmailChanged",
-                            "PersonalDataErased"]
+                            "PersonalDataErased", "AddressDataErased", "LogMigrated"]
 
     @Test func wireNamesAreExactlyTheCatalogue() {
         #expect(EventType.allCases.map(\.rawValue) == Self.catalogue)
@@ -55,7 +55,8 @@ struct EventCatalogueTests {
 
     @Test func categories() {
         #expect(EventType.allCases.filter { $0.category == .session } == [.sessionStarted, .sessionEnded])
-        #expect(EventType.allCases.filter { $0.category == .signin } == [.signInFailed])
+        #expect(EventType.allCases.filter { $0.category == .signin } == [.signInFailed, .addressDataErased])
+        #expect(EventType.allCases.filter { $0.category == .migration } == [.logMigrated])
         #expect(EventType.allCases.filter { $0.category == .registration }.count == 6)
         #expect(EventType.allCases.filter { $0.category == .account }
                 == [.accountDisabled, .accountEnabled, .emailVerificationRequested, .emailVerified, .passwordResetRequested, .passwordChanged, .emailChanged,

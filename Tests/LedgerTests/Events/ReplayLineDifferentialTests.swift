@@ -95,6 +95,18 @@ struct ReplayLineDifferentialTests {
         }
     }
 
+    /// A data version 2 line (personal members encrypted) is never read in place: the full decoder
+    /// opens its members with the folder's keys, so the in-place lane never sees a sealed member.
+    @Test func aVersion2LineTakesTheFullDecoder() throws {
+        try withTempDirectory { dir in
+            let store = FileEventStore(directory: dir, clock: FixedClock(step: 1), random: SeededRandom(seed: 9))
+            _ = try store.append([Fixtures.event(.accountCreated, 1)], to: Fixtures.stream(for: .accountCreated, 1), expected: .noStream)
+            let line = Array(try #require(splitLines(try readBytes(store.logPath)).first).dropLast())
+            #expect(String(decoding: line, as: UTF8.self).contains(#""v":2"#))
+            #expect(line.withUnsafeBufferPointer { LineCodec.readInPlace($0) } == nil)
+        }
+    }
+
     /// The lines of a batch are read in place with their `batch`, and its mutations agree with the full path.
     @Test func batchMembersAreReadInPlace() throws {
         let marked = try LineMutations.realLines().filter { String(decoding: $0, as: UTF8.self).contains(#","batch":["#) }

@@ -100,7 +100,8 @@ enum Fixtures {
         case .addressDataErased:
             return .addressDataErased(AddressDataErased(subject: SubjectID("address-2026-11-\(10 + n % 18)")!, reason: n.isMultiple(of: 2) ? .operator : .retention))
         case .personalDataErased:
-            return .personalDataErased(PersonalDataErased(uid: uid, reason: n.isMultiple(of: 2) ? .operator : .accountDeleted))
+            // An account of its own: appended, an erasure destroys its subject's key (the fixtures' other accounts stay readable).
+            return .personalDataErased(PersonalDataErased(uid: uuid(5000 + n), reason: n.isMultiple(of: 2) ? .operator : .accountDeleted))
         case .logMigrated:
             return .logMigrated(LogMigrated(fromHead: Head(seq: 10 + n, hash: hex64(n + 7)), events: 10 + n, migratedAt: created))
         }
