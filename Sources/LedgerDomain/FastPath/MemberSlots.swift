@@ -8,6 +8,12 @@ struct MemberSlots {
     /// A value's kind.
     enum Kind: UInt8 {
         case absent, string, escapedString, int, trueValue, falseValue, null
+        /// An encrypted member object (data version 2), not opened yet.
+        case sealed
+        /// An encrypted member opened to its text (`opened`).
+        case opened
+        /// An encrypted member whose key is gone: read as a `null` a personal member may be.
+        case erased
     }
 
     /// Where a member's value is: for strings, the bytes between the quotes.
@@ -22,6 +28,8 @@ struct MemberSlots {
 
     /// Slot `i` holds the member that rule `i` of the payload's schema names.
     private var slots = InlineArray<8, Slot>(repeating: Slot())
+    /// The text of each `.opened` member.
+    private var texts = InlineArray<8, String?>(repeating: nil)
 
     /// The slot of member `index`.
     subscript(index: Int) -> Slot {
@@ -80,6 +88,11 @@ struct MemberSlots {
             case UInt8(ascii: "n"):
                 guard i + 4 <= n, equal(bytes.baseAddress! + i, "null") else { return nil }
                 slot.kind = .null; i += 4
+            case UInt8(ascii: "{"):
+                // An encrypted member, spelled as ledger writes it (anything else: the full decoder).
+                guard let end = Self.sealedObject(bytes, at: i) else { return nil }
+                slot = Slot(start: Int32(i), end: Int32(end), kind: .sealed)
+                i = end
             default:
                 return nil
             }
@@ -142,6 +155,72 @@ struct MemberSlots {
         return (zeroQuote | zeroBackslash | control | (word & highs)) != 0
     }
 
+    /// The end of the encrypted member `{"subject":"…","nonce":"…","ciphertext":"…"}` at `start`
+    /// (three unescaped ASCII strings, in that order); nil for anything else.
+    private static func sealedObject(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Int? {
+        var i = start
+        for (k, literal) in [#"{"subject":""#, #"","nonce":""#, #"","ciphertext":""#].enumerated() {
+            let utf8 = Array(literal.utf8)
+            guard i + utf8.count <= bytes.count, utf8.indices.allSatisfy({ bytes[i + $0] == utf8[$0] }) else { return nil }
+            i += utf8.count
+            let valueStart = i
+            while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] > 0x20, bytes[i] < 0x7F, bytes[i] != UInt8(ascii: "\\") { i += 1 }
+            guard i > valueStart || k > 0 else { return nil }
+        }
+        guard i + 2 <= bytes.count, bytes[i] == UInt8(ascii: "\""), bytes[i + 1] == UInt8(ascii: "}") else { return nil }
+        return i + 2
+    }
+
+    /// Opens the encrypted members of a data version 2 line of `type` (event `eventID`) with
+    /// `opener`, as `DataVersions.upcast` does on the full path: each must be a personal member of
+    /// the type, a well-formed `EncryptedMember` of the event's own account when the type names one;
+    /// a personal member in the clear, or an encrypted one that is not personal, gives up (false:
+    /// the full decoder names the problem). A member whose key is gone reads as erased.
+    mutating func open(type: EventType, eventID: String, rules: UnsafeBufferPointer<MemberRule>,
+                       in line: UnsafeBufferPointer<UInt8>, opener: any PersonalDataOpener) -> Bool {
+        guard let rule = PersonalMembers.rule(for: type) else { return false }
+        var owner: SubjectID?
+        if case .uidMember(let name)? = rule.subject.first, let index = rules.firstIndex(where: { $0.name == name }),
+           let uid = withText(index, in: line, { UUIDBits(uuidBytes: $0) }) ?? nil {
+            owner = .account(uid)
+        }
+        for index in rules.indices {
+            let personal = rule.members.contains(rules[index].name)
+            switch slots[index].kind {
+            case .string, .escapedString: if personal { return false }
+            case .sealed:
+                guard personal, let member = sealedMember(index, in: line), owner.map({ $0 == member.subject }) ?? true else { return false }
+                switch opener.open(member, eventID: eventID, type: type, name: rules[index].name) {
+                case .text(let text):
+                    texts[index] = text
+                    slots[index].kind = .opened
+                case .erased, .missingKey, .unreadable:
+                    slots[index].kind = .erased
+                }
+            default: continue
+            }
+        }
+        return true
+    }
+
+    /// The encrypted member in slot `index` (located by `scan`), checked as `EncryptedMember(json:)` checks it.
+    private func sealedMember(_ index: Int, in line: UnsafeBufferPointer<UInt8>) -> EncryptedMember? {
+        let slot = slots[index]
+        var parts: [String] = []
+        var i = Int(slot.start)
+        while i < Int(slot.end), parts.count < 3 {
+            // Each value follows `":"` and ends at the next quote (scan allowed no escapes in it).
+            guard let colon = (i..<Int(slot.end)).first(where: { line[$0] == UInt8(ascii: ":") }) else { return nil }
+            let valueStart = colon + 2
+            guard let quote = (valueStart..<Int(slot.end)).first(where: { line[$0] == UInt8(ascii: "\"") }) else { return nil }
+            parts.append(String(decoding: UnsafeBufferPointer(rebasing: line[valueStart..<quote]), as: UTF8.self))
+            i = quote + 1
+        }
+        guard parts.count == 3, let subject = SubjectID(parts[0]), let nonce = Base64.decode(parts[1]),
+              let sealed = Base64.decode(parts[2]) else { return nil }
+        return try? EncryptedMember(subject: subject, nonce: nonce, sealed: sealed)
+    }
+
     // MARK: - Values
 
     /// The raw bytes of unescaped string member `index`.
@@ -155,6 +234,8 @@ struct MemberSlots {
     func string(_ index: Int, in line: UnsafeBufferPointer<UInt8>) -> String? {
         let slot = slots[index]
         switch slot.kind {
+        case .opened:
+            return texts[index]
         case .string:
             // `scan` validated the UTF-8 already: decoding repairs nothing.
             return String(decoding: UnsafeBufferPointer(rebasing: line[Int(slot.start)..<Int(slot.end)]), as: UTF8.self)

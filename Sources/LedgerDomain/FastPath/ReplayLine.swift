@@ -27,12 +27,14 @@ extension LineCodec {
     /// `data` is a flat object of its schema's members that passes every rule of that schema; nil for
     /// anything else (valid or not), which the caller then reads with `decode` for the verdict. A
     /// line read here gives the same event through `decode` and `ChainChecker.prepare`.
-    public static func readInPlace(_ line: UnsafeBufferPointer<UInt8>) -> ReplayLine? {
+    /// A data version 2 line's encrypted members are opened with `opener`, as the full path opens them.
+    public static func readInPlace(_ line: UnsafeBufferPointer<UInt8>, opener: any PersonalDataOpener = SealedOpener()) -> ReplayLine? {
         // Entries are read where they lie: copying one costs more than reading its line.
-        InPlaceCatalogue.entries.withUnsafeBufferPointer { catalogue in readInPlace(line, catalogue: catalogue) }
+        InPlaceCatalogue.entries.withUnsafeBufferPointer { catalogue in readInPlace(line, catalogue: catalogue, opener: opener) }
     }
 
-    private static func readInPlace(_ line: UnsafeBufferPointer<UInt8>, catalogue: UnsafeBufferPointer<InPlaceCatalogue.Entry>) -> ReplayLine? {
+    private static func readInPlace(_ line: UnsafeBufferPointer<UInt8>, catalogue: UnsafeBufferPointer<InPlaceCatalogue.Entry>,
+                                    opener: any PersonalDataOpener) -> ReplayLine? {
         var r = LineCursor(line)
         guard r.expect(#"{"seq":"#), let seq = r.positiveInt(),
               r.expect(#","id":""#), let id = r.uuid(),
@@ -42,7 +44,7 @@ extension LineCodec {
         let type = catalogue[entry].type
         var slots = MemberSlots()
         var batch = BatchMark.unmarked
-        guard r.expect(#","v":"#), let v = r.positiveInt(), v == type.currentVersion,
+        guard r.expect(#","v":"#), let v = r.positiveInt(), v == type.currentVersion || (v == 2 && PersonalMembers.rule(for: type) != nil),
               r.expect(#","stream":""#), let (category, stream) = r.stream(), type.belongs(in: category)
         else { return nil }
         // Most lines have no `batch`: for them this is the `,"data":` check they need anyway.
@@ -52,9 +54,10 @@ extension LineCodec {
             else { return nil }
             batch = mark
         }
-        guard r.dataObject(into: &slots, rules: catalogue[entry].rules),
-              slots.satisfies(catalogue[entry].rules, in: line)
-        else { return nil }
+        guard r.dataObject(into: &slots, rules: catalogue[entry].rules) else { return nil }
+        // A version 2 line's members are opened first (a version 1 line has none to open: an object there gives up).
+        if v == 2, !slots.open(type: type, eventID: id.uuidString, rules: catalogue[entry].rules, in: line, opener: opener) { return nil }
+        guard slots.satisfies(catalogue[entry].rules, in: line) else { return nil }
         let bodyLength = line.count - suffixLength
         guard r.expect(#","prev":""#), let prev = r.digest(), r.expect("\""), r.index == bodyLength,
               r.expect(#","hash":""#), let hash = r.digest(), r.expect("\"}"), r.index == line.count

@@ -122,7 +122,7 @@ public enum LogScanner {
     /// With `sha` (the fast lane), a line spelled as ledger writes it is read into facts.
     static func prepare(_ line: UnsafeBufferPointer<UInt8>, number: Int, sha: SHA256Context? = nil,
                         opener: any PersonalDataOpener) -> PreparedLine {
-        if let sha, let facts = LineCodec.readInPlace(line),
+        if let sha, let facts = LineCodec.readInPlace(line, opener: opener),
            sha.digest(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: line[0..<facts.bodyLength]))) == facts.hash {
             return .facts(facts)
         }
@@ -133,7 +133,7 @@ public enum LogScanner {
     /// else initializes `other` and returns nil.
     static func prepare(_ line: UnsafeBufferPointer<UInt8>, number: Int, sha: SHA256Context?, opener: any PersonalDataOpener,
                         facts: UnsafeMutablePointer<ReplayLine>, other: UnsafeMutablePointer<PreparedLine>) -> UUIDBits? {
-        if let sha, let read = LineCodec.readInPlace(line),
+        if let sha, let read = LineCodec.readInPlace(line, opener: opener),
            sha.digest(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: line[0..<read.bodyLength]))) == read.hash {
             let id = read.id
             facts.initialize(to: read)

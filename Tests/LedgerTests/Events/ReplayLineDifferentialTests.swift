@@ -11,9 +11,9 @@ import Testing
 /// line, it gives none. Checked on real lines and on thousands of envelope and payload mutations.
 struct ReplayLineDifferentialTests {
     /// The full path's reading of `line`: the facts it implies, or nil when it refuses the line.
-    private func fullPath(_ line: UnsafeBufferPointer<UInt8>) -> ReplayLine? {
+    private func fullPath(_ line: UnsafeBufferPointer<UInt8>, opener: any PersonalDataOpener) -> ReplayLine? {
         guard let (envelope, bodyLength) = try? LineCodec.decodeGeneric(line, lineNumber: 1),
-              case .event(let event) = ChainChecker.prepare(envelope),
+              case .event(let event) = ChainChecker.prepare(envelope, opener: opener),
               let id = UUIDBits(uuid: envelope.id), let prev = Digest32(hex: envelope.prev), let hash = Digest32(hex: envelope.hash)
         else { return nil }
         return ReplayLine(event: ViewEvent(RecordedEvent(envelope: envelope, event: event)), id: id, prev: prev, hash: hash, bodyLength: bodyLength,
@@ -22,11 +22,11 @@ struct ReplayLineDifferentialTests {
 
     /// Compares both readings of `line`; returns whether the in-place reader gave facts.
     @discardableResult
-    private func agree(_ line: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+    private func agree(_ line: [UInt8], opener: any PersonalDataOpener = SealedOpener(), sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
         line.withUnsafeBufferPointer { buffer in
-            let fast = LineCodec.readInPlace(buffer)
+            let fast = LineCodec.readInPlace(buffer, opener: opener)
             guard let fast else { return false }
-            let full = fullPath(buffer)
+            let full = fullPath(buffer, opener: opener)
             #expect(full != nil, "facts from a line the full path refuses: \(String(decoding: line, as: UTF8.self))", sourceLocation: sourceLocation)
             if let full {
                 #expect(fast.event == full.event, "\(String(decoding: line, as: UTF8.self))", sourceLocation: sourceLocation)
@@ -95,15 +95,33 @@ struct ReplayLineDifferentialTests {
         }
     }
 
-    /// A data version 2 line (personal members encrypted) is never read in place: the full decoder
-    /// opens its members with the folder's keys, so the in-place lane never sees a sealed member.
-    @Test func aVersion2LineTakesTheFullDecoder() throws {
+    /// A data version 2 line is read in place too, its members opened as the full path opens them:
+    /// with the folder's keys (text), without them (erased), after an erasure (erased), and every
+    /// mutation of such a line agrees or gives up.
+    @Test func version2LinesAreReadInPlaceOpenedAsTheFullPathOpensThem() throws {
         try withTempDirectory { dir in
             let store = FileEventStore(directory: dir, clock: FixedClock(step: 1), random: SeededRandom(seed: 9))
-            _ = try store.append([Fixtures.event(.accountCreated, 1)], to: Fixtures.stream(for: .accountCreated, 1), expected: .noStream)
-            let line = Array(try #require(splitLines(try readBytes(store.logPath)).first).dropLast())
-            #expect(String(decoding: line, as: UTF8.self).contains(#""v":2"#))
-            #expect(line.withUnsafeBufferPointer { LineCodec.readInPlace($0) } == nil)
+            for (n, type) in EventType.allCases.enumerated() {
+                _ = try store.append([Fixtures.event(type, n)], to: Fixtures.stream(for: type, n), expected: .noStream)
+                _ = try store.append([Fixtures.event(type, n + 50)], to: Fixtures.stream(for: type, n + 50), expected: .noStream)
+            }
+            try store.destroyKeys(of: [.account(UUIDBits(uuid: Fixtures.uuid(1001))!)])  // AccountCreated 1's, among others
+            let lines = splitLines(try readBytes(store.logPath)).map { Array($0.dropLast()) }
+            let sealed = lines.filter { String(decoding: $0, as: UTF8.self).contains(#""v":2"#) }
+            #expect(sealed.count >= 9)
+            let keys = KeyRing(directory: dir)
+            var read = 0, opened = 0
+            for line in sealed {
+                #expect(agree(line, opener: keys), "with keys: \(String(decoding: line, as: UTF8.self))")
+                #expect(agree(line), "without keys")
+                if let facts = line.withUnsafeBufferPointer({ LineCodec.readInPlace($0, opener: keys) }) {
+                    read += 1
+                    if case .accountCreated(_, let email, _) = facts.event.fact, !email.isEmpty { opened += 1 }
+                }
+                for mutated in LineMutations.mutations(of: line, random: SeededRandom(seed: 11)) { agree(mutated, opener: keys) }
+                for mutated in payloadMutations(of: line) { agree(mutated, opener: keys) }
+            }
+            #expect(read == sealed.count && opened >= 1, "read \(read) of \(sealed.count), \(opened) AccountCreated opened")
         }
     }
 
