@@ -26,6 +26,8 @@ enum PersonalDataSealer {
                 key = try keys.key(creatingFor: subject, random: random)
             } catch let error where error.code == .subjectErased && subject.successor != nil {
                 subject = subject.successor!
+            } catch let error where error.code == .subjectErased {
+                throw StoreError(.invalidBatch, "\(type.rawValue) names \(subject), whose key was erased: an erased account gets no new personal data")
             } catch {
                 throw StoreError(.io, "the key store refused the key of \(subject): \(error.message)")
             }

@@ -97,7 +97,17 @@ public final class KeyStore {
             case .free(let index):
                 let key = random.bytes(AESGCM.keySize)
                 guard key.count == AESGCM.keySize else { throw KeyStoreError(.io, "the random source gave \(key.count) bytes, not 32") }
-                try write(KeySlot(state: .live, subject: subject, key: key), at: index)
+                try write(KeySlot(state: .live, subject: subject, key: key), at: index, syncing: false)
+                do throws(KeyStoreError) {
+                    if syncsEachWrite { try KeyStoreError.mapping { try file.syncData() } }
+                } catch {
+                    // A key whose slot may not be on disk is never used: the slot is emptied again (in
+                    // this process's view and, once written back, on disk), so the next key is a new one.
+                    try? KeyStoreError.mapping { try [UInt8](repeating: 0, count: KeyStoreLayout.slotSize).withUnsafeBytes {
+                        try file.write($0, at: KeyStoreLayout.offset(ofSlot: index))
+                    } }
+                    throw error
+                }
                 return key
             case .full:
                 try grow()
@@ -127,12 +137,12 @@ public final class KeyStore {
         }
     }
 
-    /// Writes `slot` at `index` and syncs it.
-    private func write(_ slot: KeySlot, at index: Int) throws(KeyStoreError) {
+    /// Writes `slot` at `index` and, unless told not to, syncs it.
+    private func write(_ slot: KeySlot, at index: Int, syncing: Bool = true) throws(KeyStoreError) {
         let bytes = slot.encoded()
         try KeyStoreError.mapping {
             try bytes.withUnsafeBytes { try file.write($0, at: KeyStoreLayout.offset(ofSlot: index)) }
-            if syncsEachWrite { try file.syncData() }
+            if syncing && syncsEachWrite { try file.syncData() }
         }
     }
 
