@@ -65,15 +65,6 @@ private func encryptedMember(_ value: Any) -> EncryptedMember? {
                                                           ("ciphertext", .string(ciphertext))])))
 }
 
-/// Every line of `log` (JSON lines as stored, e.g. a data version 1 log), parsed as a JSON object:
-/// the members of a data version 2 line stay sealed (`openedJSONLines` opens them).
-func jsonLines(_ log: String) throws -> [[String: Any]] {
-    try log.split(separator: "\n").map { line in
-        guard let object = try parseJSON(String(line)) as? [String: Any] else { throw SystemTestError("log line is not an object") }
-        return object
-    }
-}
-
 /// Every string in `value` (parsed JSON: e.g. a log's opened lines), at any depth, member names
 /// included: what a canary looks through, so that a secret kept in a personal member is found
 /// though the log stores it encrypted.
