@@ -23,9 +23,9 @@ struct LifecycleStore {
     }
 
     static func postgresStore(_ pg: PostgresLedger) -> LifecycleStore {
-        // PostgreSQL writes data version 1: its lines as stored are as readers see them.
+        // Its export as stored; its events with their personal members opened with `ledger_keys`.
         LifecycleStore(run: { try pg.run($0, stdin: $1) }, log: { try pg.export().stdout },
-                       events: { try jsonLines(try pg.export().stdout) }, storeArguments: ["--data", pg.dir.path, "--store", pg.url.text])
+                       events: { try pg.events() }, storeArguments: ["--data", pg.dir.path, "--store", pg.url.text])
     }
 
     static func events(_ store: LifecycleStore) throws -> [[String: Any]] { try store.events() }

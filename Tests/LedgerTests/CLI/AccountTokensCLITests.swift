@@ -76,7 +76,7 @@ struct MailedStore {
             try withPostgresLedger { pg in
                 var store = MailedStore({ env in
                     LifecycleStore(run: { try pg.run($0, stdin: $1, env: env) }, log: { try pg.export().stdout },
-                                   events: { try jsonLines(try pg.export().stdout) }, storeArguments: ["--data", pg.dir.path, "--store", pg.url.text])
+                                   events: { try pg.events() }, storeArguments: ["--data", pg.dir.path, "--store", pg.url.text])
                 }, dir: pg.dir, mailbox: mailbox)
                 try body(&store)
             }

@@ -223,18 +223,14 @@ import Testing
         try withPostgresLedger { pg in
             let ledger = Self.postgres(pg)
             let (victim, attackerPassword, attackerHash) = try Self.victimAndAttacker(ledger)
-            let admin = try PostgresConnection(pg.url)
-            let row = try admin.execute("SELECT seq, line, data->>'passwordHash' FROM ledger_events WHERE type = 'PasswordChanged'")
-            let seq = try #require(row.string(0, 0)), stored = try #require(row.string(0, 1)), victimHash = try #require(row.string(0, 2))
-            var line = try rehashed(stored) { $0.replacingOccurrences(of: victimHash, with: attackerHash) }
-            line.removeLast()
-            let text = String(decoding: line, as: UTF8.self)
-            #expect(try admin.execute("UPDATE ledger_events SET line = $1, hash = $2 WHERE seq = $3",
-                                      [text, String(text.suffix(66).prefix(64)), seq]).affectedRows == 1)
+            // Sealed with the victim's key, read from `ledger_keys` (as on the file store from the key store).
+            let stored = try #require(try postgresEnvelopes(pg.url, where: "type = 'PasswordChanged'").first)
+            try rewritePostgresRow(pg.url, with: try pg.keys.edited(stored) { $0["passwordHash"] = .string(attackerHash) })
+            let seq = stored.seq
             let before = try pg.export().stdout
             let login = try ledger.login(victim, attackerPassword)
             #expect(login.status == 1 && !login.stdout.contains("signed-in"), "\(login)")
-            #expect(login.stderr.contains("damaged") && login.stderr.contains("line \(Int(seq)! + 1) does not link"), "\(login)")
+            #expect(login.stderr.contains("damaged") && login.stderr.contains("line \(seq + 1) does not link"), "\(login)")
             #expect(try pg.export().stdout == before, "nothing appended")
         }
     }

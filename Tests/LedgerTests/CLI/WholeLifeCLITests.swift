@@ -141,15 +141,20 @@ import Testing
         let outcome = try parseObject(deleted.stdout)
         #expect(outcome["reason"] as? String == "user-request" && outcome["imageDeleted"] as? Bool == true)
         #expect(outcome["endedSessions"] as? [String] == [s5])
+        // Its personal data is erased with it (data version 2, on both stores).
+        #expect(outcome["personalData"] as? String == "erased" && outcome["email"] is NSNull, "\(deleted)")
+        #expect(try user(&store, uid)["erased"] as? Bool == true)
         #expect(!FileManager.default.fileExists(atPath: imageFile))
         #expect(try user(&store, uid)["status"] as? String == "deleted")
         let images = try parseJSON(try store.call(["images", "--json"]).stdout) as? [[String: Any]] ?? []
         #expect(images.first { $0["imageName"] as? String == image }?["status"] as? String == "deleted")
-        // One append: the account's stream first (ImageDeleted, AccountDeleted), then each session's end.
-        #expect(try history(&store, uid).suffix(3) == ["ImageDeleted", "AccountDeleted", "SessionEnded"])
+        // One append: the account's stream first (ImageDeleted, AccountDeleted, the erasure), then each session's end.
+        #expect(try history(&store, uid).suffix(4) == ["ImageDeleted", "AccountDeleted", "PersonalDataErased", "SessionEnded"])
         let afterDeletion = try audit(&store)
-        #expect(afterDeletion.changes.last == "deleted" && afterDeletion.revoked.last == "account-deleted")
+        #expect(afterDeletion.changes.suffix(2) == ["deleted", "personal-data-erased"] && afterDeletion.revoked.last == "account-deleted")
         #expect(try login(&store, second, p3).status == 1)
+        let refusedAfter = try store.run.events().last { $0["type"] as? String == "SignInFailed" }?["data"] as? [String: Any]
+        #expect(refusedAfter?["email"] as? String == second && refusedAfter?["reason"] as? String == "unknown-email", "the log holds the refusal")
         try verified(&store)
 
         // Signed up again with the same email: a new account.
@@ -160,8 +165,9 @@ import Testing
 
         // The whole history, in log order, across its registration, account, session and sign-in streams.
         let types = try history(&store, uid)
-        // It ends with the deletion and the refused sign-in of its email after it (before the email was taken again).
-        #expect(types.first == "AccountCreated" && types.suffix(3) == ["AccountDeleted", "SessionEnded", "SignInFailed"], "\(types)")
+        // It ends with the deletion and its erasure: the refused sign-in of its email after it is not
+        // linked to it any more, since the account's emails are erased.
+        #expect(types.first == "AccountCreated" && types.suffix(3) == ["AccountDeleted", "PersonalDataErased", "SessionEnded"], "\(types)")
         #expect(types.filter { $0 == "PasswordChanged" }.count == 2 && types.filter { $0 == "EmailVerified" }.count == 2)
         #expect(types.filter { $0 == "SignInFailed" }.count >= 6, "the wrong passwords and the refusals of the old password")
         // The canary: no password and no token anywhere but the mailbox.

@@ -137,12 +137,12 @@ struct PostgresAccountStateTests {
                                  to: Fixtures.stream(.registration, 800), expected: .noStream)
             #expect(try store.signInRecord(email: live)?.account?.passwordHash == real)
 
-            let admin = try PostgresConnection(url)
-            let line = try #require(admin.execute("SELECT line FROM ledger_events WHERE seq = 1").string(0, 0))
-            let marker = #","hash":""#
-            let body = try #require(line.components(separatedBy: marker).first).replacingOccurrences(of: real, with: planted)
-            let hash = SHA256.hex(body)
-            try admin.execute("UPDATE ledger_events SET line = $1, hash = $2 WHERE seq = 1", [body + marker + hash + "\"}", hash])
+            // The planted hash sealed with the account's own key from `ledger_keys`: the line opens,
+            // only the chain can refuse it.
+            let keys = FolderKeys(postgres: url)
+            let created = try #require(try postgresEnvelopes(url, where: "seq = 1").first)
+            #expect(try keys.text("passwordHash", of: created) == real)
+            try rewritePostgresRow(url, with: try keys.edited(created) { $0["passwordHash"] = .string(planted) })
 
             let error = try #require(throws: StoreError.self) { _ = try store.signInRecord(email: live) }
             #expect(error.code == .damaged && error.problem?.kind == .brokenChain && error.message.contains("ledger verify"))

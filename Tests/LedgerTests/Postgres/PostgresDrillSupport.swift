@@ -1,4 +1,5 @@
 import Foundation
+import LedgerKit
 import Testing
 
 // MARK: - Registration loops and their checks
@@ -56,20 +57,40 @@ struct RegistrationLoops {
     }
 }
 
-/// The checks of the file backend's concurrency drill, on an exported log: seqs 1…n without gap or
-/// duplicate, no two live accounts share an email, live accounts = distinct acknowledged emails
-/// (when `exactAccounts`), and every acknowledged registration is completed in the log.
-func checkRegistrationLog(_ exported: String, acknowledged: [(email: String, registration: String)], exactAccounts: Bool = true,
+/// `ledger export --keys` of a store (`run` runs `ledger ARGS` against it) as a copy of its own in
+/// `folder`: the lines in `export.jsonl`, the data keys in `export.keys`; the copy verifies on its
+/// own (`ledger verify COPY --keys KEYS`, and `verify_log.py`, which checks the chain without keys).
+/// Returns the copy's lines parsed, their personal members opened with the exported keys.
+func exportedCopy(in folder: String, run: ([String]) throws -> ProcessResult,
+                  sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: Any]] {
+    let copy = "\(folder)/export.jsonl", keys = "\(folder)/export.keys"
+    let exported = try run(["export", "--keys", keys])
+    guard exported.status == 0 else { throw SystemTestError("ledger export --keys failed: \(exported)") }
+    try writeBytes(Array(exported.stdout.utf8), to: copy)
+    let verify = try ledger("verify", copy, "--keys", keys)
+    #expect(verify.status == 0, "\(verify)", sourceLocation: sourceLocation)
+    #expect(try pythonTool("verify_log.py", [copy]).status == 0, sourceLocation: sourceLocation)
+    return try openedJSONLines(try readBytes(copy), opener: KeyRing(keyStorePath: keys))
+}
+
+/// The checks of the file backend's concurrency drill, on an exported log (its lines parsed, their
+/// personal members opened: `exportedCopy`): seqs 1…n without gap or duplicate, no two live
+/// accounts share an email, live accounts = distinct acknowledged emails (when `exactAccounts`),
+/// and every acknowledged registration is completed in the log.
+func checkRegistrationLog(_ events: [[String: Any]], acknowledged: [(email: String, registration: String)], exactAccounts: Bool = true,
                           sourceLocation: SourceLocation = #_sourceLocation) throws {
     var seqs: [Int] = []
     var live: [String: String] = [:]
     var completed = Set<String>()
-    for line in exported.split(separator: "\n") {
-        guard let event = try parseJSON(String(line)) as? [String: Any], let data = event["data"] as? [String: Any],
-              let type = event["type"] as? String, let stream = event["stream"] as? String else { throw SystemTestError("bad line \(line)") }
+    for event in events {
+        guard let data = event["data"] as? [String: Any], let type = event["type"] as? String, let stream = event["stream"] as? String else {
+            throw SystemTestError("bad line \(event)")
+        }
         seqs.append(event["seq"] as? Int ?? -1)
         switch type {
-        case "AccountCreated": live[data["uid"] as? String ?? ""] = data["email"] as? String
+        case "AccountCreated":
+            guard let email = data["email"] as? String else { throw SystemTestError("an AccountCreated whose email does not read: \(event)") }
+            live[data["uid"] as? String ?? ""] = email
         case "AccountDeleted": live[data["uid"] as? String ?? ""] = nil
         case "ProfileWritten": completed.insert(String(stream.dropFirst("registration-".count)))
         default: break

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerDomain
 import LedgerKit
 import Testing
 
@@ -18,7 +19,7 @@ struct PostgresSignInTests {
             let exported = try pg.export()
             #expect(exported.status == 0)
             let sessions = exported.stdout.split(separator: "\n").filter { $0.contains(#""type":"SessionStarted""#) }.count
-            expectLockoutHeld(count: count, results: results, right: right, reasons: signInReasons(in: try jsonLines(exported.stdout), email: email),
+            expectLockoutHeld(count: count, results: results, right: right, reasons: signInReasons(in: try pg.events(), email: email),
                               sessionsStarted: sessions)
         }
     }
@@ -36,7 +37,7 @@ struct PostgresSignInTests {
             #expect(try admin.execute("SELECT count(*) FROM ledger_signin_pending").string(0, 0) == "1")
             let next = try pg.run(login, stdin: password + "\n")
             #expect(next.status == 0, "\(next)")
-            #expect(signInReasons(in: try jsonLines(try pg.export().stdout), email: email) == ["wrong-password"])
+            #expect(signInReasons(in: try pg.events(), email: email) == ["wrong-password"])
             #expect(try admin.execute("SELECT count(*) FROM ledger_signin_pending").string(0, 0) == "0")
 
             for _ in 0..<4 {
@@ -47,7 +48,7 @@ struct PostgresSignInTests {
             #expect(killed.status == 137, "\(killed)")
             let right = try pg.run(login, stdin: password + "\n")
             #expect(right.status == 1, "\(right)")
-            let reasons = signInReasons(in: try jsonLines(try pg.export().stdout), email: email)
+            let reasons = signInReasons(in: try pg.events(), email: email)
             #expect(reasons == Array(repeating: "wrong-password", count: 6) + ["locked"], "the durable one counted once: \(reasons)")
         }
     }
@@ -58,23 +59,18 @@ struct PostgresSignInTests {
             for (email, password) in [(victim, "victim's password"), (attacker, "attacker's password")] {
                 #expect(try pg.run(LedgerDir.registerArguments(email: email, username: "PG"), stdin: password + "\n").status == 0)
             }
-            let admin = try PostgresConnection(pg.url)
-            func account(_ email: String) throws -> (seq: String, line: String, hash: String) {
-                let row = try admin.execute("SELECT seq, line, data->>'passwordHash' FROM ledger_events WHERE type = 'AccountCreated' AND data->>'email' = $1",
-                                            [email])
-                return (try #require(row.string(0, 0)), try #require(row.string(0, 1)), try #require(row.string(0, 2)))
-            }
-            let mine = try account(victim), theirs = try account(attacker)
-            var line = try rehashed(mine.line) { $0.replacingOccurrences(of: mine.hash, with: theirs.hash) }
-            line.removeLast()
-            let text = String(decoding: line, as: UTF8.self)
-            let hash = String(text.suffix(66).prefix(64))
-            #expect(try admin.execute("UPDATE ledger_events SET line = $1, hash = $2 WHERE seq = $3", [text, hash, mine.seq]).affectedRows == 1)
+            // The attacker's hash sealed with the victim's key (as an editor who can read
+            // `ledger_keys` would), so the line opens: only the chain can refuse it.
+            let mine = try postgresAccountCreated(pg.url, email: victim), theirs = try postgresAccountCreated(pg.url, email: attacker)
+            let attackerHash = try pg.keys.text("passwordHash", of: theirs)
+            #expect(try pg.keys.text("passwordHash", of: mine) != attackerHash)
+            try rewritePostgresRow(pg.url, with: try pg.keys.edited(mine) { $0["passwordHash"] = .string(attackerHash) })
+            #expect(try pg.keys.text("passwordHash", of: try postgresAccountCreated(pg.url, email: victim)) == attackerHash)
 
             let before = try pg.export().stdout
             let login = try pg.run(["login", "--email", victim, "--password-stdin", "--json"], stdin: "attacker's password\n")
             #expect(login.status == 1, "\(login)")
-            #expect(login.stderr.contains("damaged") && login.stderr.contains("line \(Int(mine.seq)! + 1) does not link"), "\(login)")
+            #expect(login.stderr.contains("damaged") && login.stderr.contains("line \(mine.seq + 1) does not link"), "\(login)")
             #expect(try pg.export().stdout == before, "nothing appended")
         }
     }

@@ -334,11 +334,15 @@ enum EventStoreConformance {
                              to: Fixtures.stream(.registration, 99), expected: .noStream)
         let events = try store.readAll()
         #expect(events.count == EventType.allCases.count + 2)
-        // A new file store writes data version 2 (personal members encrypted under its folder's keys);
-        // the other stores write version 1.
-        let file = store as? FileEventStore
-        let dataVersion = file?.dataVersion ?? 1
-        let opener: any PersonalDataOpener = file.map { KeyRing(directory: FileSystem.directoryName($0.logPath)) } ?? SealedOpener()
+        // Each store says which data version it writes: a new file or PostgreSQL store writes 2
+        // (personal members encrypted under the folder's key store or `ledger_keys`), the in-memory
+        // store 1. What is stored is read back with the store's own keys.
+        let dataVersion = store.dataVersion
+        let opener: any PersonalDataOpener = switch store {
+        case let file as FileEventStore: KeyRing(directory: FileSystem.directoryName(file.logPath))
+        case let postgres as PostgresEventStore: PostgresKeyRing(url: postgres.url)
+        default: SealedOpener()
+        }
         var prev = Envelope.genesisHash
         var ids = Set<String>()
         var lastAt = Timestamp(millis: 0)

@@ -32,8 +32,13 @@ func decodedEvents(ofLog path: String) throws -> [RecordedEvent] {
 /// as `decrypt_log.py` shows it). Line by line, without checking the chain: damaged and torn logs
 /// read too. A line that is not a JSON object, or a member that does not open, throws.
 func openedJSONLines(_ log: [UInt8], directory: String) throws -> [[String: Any]] {
-    let ring = KeyRing(directory: directory)
-    return try splitLines(log).map { line in
+    try openedJSONLines(log, opener: KeyRing(directory: directory))
+}
+
+/// Every complete line of `log` parsed, its encrypted members opened with `ring` (e.g. a
+/// `PostgresKeyRing` for a PostgreSQL store's export), as `openedJSONLines(_:directory:)` does.
+func openedJSONLines(_ log: [UInt8], opener ring: any PersonalDataOpener) throws -> [[String: Any]] {
+    try splitLines(log).map { line in
         guard var object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
             throw SystemTestError("log line is not an object")
         }
@@ -58,15 +63,6 @@ private func encryptedMember(_ value: Any) -> EncryptedMember? {
           let nonce = object["nonce"] as? String, let ciphertext = object["ciphertext"] as? String else { return nil }
     return try? EncryptedMember(json: .object(JSONObject([("subject", .string(subject)), ("nonce", .string(nonce)),
                                                           ("ciphertext", .string(ciphertext))])))
-}
-
-/// Every line of `log` (JSON lines of a data version 1 log, e.g. PostgreSQL's export), parsed as a
-/// JSON object.
-func jsonLines(_ log: String) throws -> [[String: Any]] {
-    try log.split(separator: "\n").map { line in
-        guard let object = try parseJSON(String(line)) as? [String: Any] else { throw SystemTestError("log line is not an object") }
-        return object
-    }
 }
 
 /// Every string in `value` (parsed JSON: e.g. a log's opened lines), at any depth, member names

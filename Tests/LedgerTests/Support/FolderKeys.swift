@@ -3,15 +3,37 @@ import LedgerKit
 
 // MARK: - FolderKeys
 
-/// What someone who can read a data folder's key store (`events.keys`) can do to its log's lines:
-/// read the personal members of a data version 2 line, and seal new ones, as an editor of the log
-/// who holds the keys would. Lines of data version 1 pass through unchanged.
+/// What someone who can read a store's keys (a data folder's key store `events.keys`, or the
+/// `ledger_keys` table of a PostgreSQL store) can do to its log's lines: read the personal members
+/// of a data version 2 line, and seal new ones, as an editor of the log who holds the keys would.
+/// Lines of data version 1 pass through unchanged.
 struct FolderKeys {
-    /// The data folder.
-    let directory: String
+    /// Where the keys are read from (the data folder, or the store's URL), for messages.
+    let source: String
+    /// A fresh opener of the store's members (nothing cached from an earlier read).
+    private let ring: () -> any PersonalDataOpener
+    /// The live key of a subject, nil when the store holds none (erased or absent).
+    private let key: (SubjectID) throws -> [UInt8]?
 
     /// The keys of the data folder `directory`.
-    init(_ directory: String) { self.directory = directory }
+    init(_ directory: String) {
+        source = directory
+        ring = { KeyRing(directory: directory) }
+        key = { try KeyStore(directory: directory, writable: false).key(for: $0) }
+    }
+
+    /// The keys of the PostgreSQL store at `url` (its `ledger_keys`, read on a connection of this
+    /// helper's own, as anyone who can query the database can).
+    init(postgres url: PostgresURL) {
+        source = url.text
+        ring = { PostgresKeyRing(url: url) }
+        key = { subject in
+            let rows = try PostgresConnection(url).execute("SELECT encode(key, 'hex') FROM ledger_keys WHERE subject = $1 AND NOT erased",
+                                                           [subject.text])
+            guard rows.count == 1, let hex = rows.string(0, 0) else { return nil }
+            return try bytes(hex: hex)
+        }
+    }
 
     /// `data` of `envelope` as readers decode it: each encrypted member opened with its subject's key.
     func opened(_ envelope: Envelope) throws -> JSONObject {
@@ -20,7 +42,7 @@ struct FolderKeys {
         }
         do {
             return try DataVersions.upcast(envelope.data, type: type, upcaster: upcaster, eventID: envelope.id,
-                                           opener: KeyRing(directory: directory))
+                                           opener: ring())
         } catch {
             throw SystemTestError("line \(envelope.seq) does not open: \(error)")
         }
@@ -42,8 +64,8 @@ struct FolderKeys {
         let stored = rule.members.lazy.compactMap { envelope.data[$0].flatMap { try? EncryptedMember(json: $0) }?.subject }.first
         let uid = plain["uid"]?.stringValue.flatMap(UUIDBits.init(uuid:)).map(SubjectID.account)
         guard let owner = subject ?? uid ?? stored else { throw SystemTestError("line \(envelope.seq) names no subject") }
-        guard let key = try KeyStore(directory: directory, writable: false).key(for: owner) else {
-            throw SystemTestError("\(directory) holds no key of \(owner)")
+        guard let key = try key(owner) else {
+            throw SystemTestError("\(source) holds no key of \(owner)")
         }
         for name in rule.members {
             guard let text = plain[name]?.stringValue else { continue }
@@ -59,5 +81,17 @@ struct FolderKeys {
         var plain = try opened(envelope)
         edit(&plain)
         return try sealed(envelope, data: plain, subject: subject)
+    }
+}
+
+/// The bytes lowercase hex text spells (as `encode(…, 'hex')` writes them).
+private func bytes(hex: String) throws -> [UInt8] {
+    let digits = Array(hex.utf8)
+    guard digits.count % 2 == 0 else { throw SystemTestError("odd hex: \(hex)") }
+    return try stride(from: 0, to: digits.count, by: 2).map { index in
+        guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else {
+            throw SystemTestError("not hex: \(hex)")
+        }
+        return byte
     }
 }
