@@ -22,7 +22,7 @@ public struct AccountHistory {
                 (registration, email, ownsEmail) = (event.stream, createdEmail, true)
                 return true
             }
-            if createdEmail == email { ownsEmail = false }  // the email's failures are the new account's now
+            if createdEmail == email, !ErasedText.isErased(createdEmail) { ownsEmail = false }  // the email's failures are the new account's now
             return event.stream == registration
         case (.registration, _):
             return event.stream == registration
@@ -37,12 +37,13 @@ public struct AccountHistory {
                 (email, ownsEmail) = (newEmail, true)
                 return true
             }
-            if newEmail == email { ownsEmail = false }  // the email's failures are the other account's now
+            if newEmail == email, !ErasedText.isErased(newEmail) { ownsEmail = false }  // the email's failures are the other account's now
             return false
         case (.account, _):
             return event.stream == uid
         case (.signin, .signInFailed(let tried, _)):
-            return ownsEmail && tried == email
+            // An erased email reads empty: it names no one, so it matches no refused sign-in.
+            return ownsEmail && tried == email && !ErasedText.isErased(tried)
         case (.signin, _), (.migration, _):
             return false
         }
