@@ -188,4 +188,28 @@ import Testing
             }
         }
     }
+
+    @Test func aStrangersAddressIsForgottenInEveryTableOfThePostgresStore() throws {
+        try withPostgresLedger { pg in
+            let stranger = "stuffed.stranger@example.net", typo = "Rejected Stranger@@example.net"
+            #expect(try pg.run(LedgerDir.registerArguments(email: "olive@example.com", username: "Olive"), stdin: Self.password + "\n").status == 0)
+            for _ in 0..<2 {
+                #expect(try pg.run(["login", "--email", stranger, "--password-stdin"], stdin: "guessed password\n").status == 1)
+            }
+            #expect(try pg.run(LedgerDir.registerArguments(email: typo, username: "Typo"), stdin: Self.password + "\n").status == 1)
+            let erased = try pg.run(["erase", "--email", stranger, "--json"])
+            #expect(erased.status == 0 && (try? parseObject(erased.stdout)["status"] as? String) == "erased", "\(erased)")
+            var places = try Self.everyTable(pg.url)
+            for command in [["audit"], ["audit", "--json"], ["events", "--json"], ["users", "--json"]] {
+                places["`\(command.joined(separator: " "))`"] = try pg.run(command).stdout
+            }
+            let found = Self.findings(of: [stranger, "Rejected Stranger"], in: places)
+            #expect(found.isEmpty, "\(found)")
+            #expect(try pg.run(["audit"]).stdout.contains("[erased]"))
+            #expect(try pg.run(["verify"]).status == 0)
+            // The day goes on under its successor.
+            #expect(try pg.run(["login", "--email", "later.stranger@example.net", "--password-stdin"], stdin: "guessed password\n").status == 1)
+            #expect(try pg.run(["audit"]).stdout.contains("later.stranger@example.net"))
+        }
+    }
 }
