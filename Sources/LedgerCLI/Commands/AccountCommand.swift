@@ -72,14 +72,20 @@ enum AccountCommand {
         do {
             return try action.run(invocation, context)
         } catch let refusal as AccountRefusal {
-            if invocation.flag("json") {
-                context.printJSON(.object(JSONObject([("status", .string("refused")), ("reason", .string(refusal.code.rawValue)),
-                                                      ("message", .string(refusal.message))])))
-            } else {
-                context.complain(refusal.message)
-            }
-            return CLIError.Status.failure.rawValue
+            return report(refusal, invocation, context)
         }
+    }
+
+    /// Prints a refusal (`{status: refused, reason, message}` with `--json`, else one line on
+    /// standard error) and returns exit status 1.
+    static func report(_ refusal: AccountRefusal, _ invocation: Invocation, _ context: Context) -> Int32 {
+        if invocation.flag("json") {
+            context.printJSON(.object(JSONObject([("status", .string("refused")), ("reason", .string(refusal.code.rawValue)),
+                                                  ("message", .string(refusal.message))])))
+        } else {
+            context.complain(refusal.message)
+        }
+        return CLIError.Status.failure.rawValue
     }
 
     /// The service the actions run through, over the invocation's store.

@@ -39,13 +39,7 @@ enum EraseCommand {
                 outcome = try service.eraseExpired(olderThan: days)
             }
         } catch let refusal as AccountRefusal {
-            if invocation.flag("json") {
-                context.printJSON(.object(JSONObject([("status", .string("refused")), ("reason", .string(refusal.code.rawValue)),
-                                                      ("message", .string(refusal.message))])))
-            } else {
-                context.complain(refusal.message)
-            }
-            return CLIError.Status.failure.rawValue
+            return AccountCommand.report(refusal, invocation, context)
         }
         let subjects = outcome.subjects.map(\.text)
         if !subjects.isEmpty { context.recorded.note("erased \(subjects.count) subject\(subjects.count == 1 ? "" : "s")") }
