@@ -12,8 +12,21 @@ public final class KeyRing: PersonalDataOpener {
     /// What the ring knows of a subject.
     private enum Entry { case key([UInt8]), erased, absent }
 
-    /// The key store, or nil when the directory has none (a version 1 folder, or a lost file).
-    private let state: Mutex<(store: KeyStore?, entries: [SubjectID: Entry], opened: Set<SubjectID>)>
+    /// What the ring holds: the key store once opened (nil while the directory has none), the
+    /// subjects it knows, those opened to text, and how many it looked up one by one.
+    private struct State {
+        var store: KeyStore?
+        var entries: [SubjectID: Entry] = [:]
+        var opened: Set<SubjectID> = []
+        var lookups = 0
+        var loaded = false
+    }
+
+    /// After this many subjects looked up one by one (a `pread` of a page each), a read that meets
+    /// many (replay, users) reads the whole key store once instead; a sign-in never gets there.
+    public static let lookupsBeforeLoading = 32
+
+    private let state: Mutex<State>
     /// Where the key store is.
     public let path: String
 
@@ -23,7 +36,7 @@ public final class KeyRing: PersonalDataOpener {
     /// The ring over the key store file at `keyStorePath` (a copy: `export --keys`).
     public init(keyStorePath: String) {
         path = keyStorePath
-        state = Mutex((nil, [:], []))
+        state = Mutex(State())
     }
 
     /// The text of `member`, opened with its subject's key.
@@ -35,6 +48,16 @@ public final class KeyRing: PersonalDataOpener {
                     guard access(path, F_OK) == 0 else { return .success(.absent) }
                     state.store = try KeyStore(path: path, writable: false)
                 }
+                if !state.loaded, state.lookups >= Self.lookupsBeforeLoading {
+                    // The whole store once (what the ring learnt meanwhile, e.g. an erasure, stays);
+                    // a subject still missing is looked up alone below (a key made since).
+                    state.loaded = true
+                    if let all = try? state.store!.subjects() {
+                        for (subject, key) in all where state.entries[subject] == nil { state.entries[subject] = key.map(Entry.key) ?? .erased }
+                        if let known = state.entries[member.subject] { return .success(known) }
+                    }
+                }
+                state.lookups += 1
                 let entry: Entry = switch try state.store!.state(of: member.subject) {
                 case .live: try state.store!.key(for: member.subject).map(Entry.key) ?? .erased
                 case .erased: .erased
@@ -64,8 +87,8 @@ public final class KeyRing: PersonalDataOpener {
     /// True when the key store exists (a data version 2 folder).
     public var hasKeyStore: Bool { access(path, F_OK) == 0 }
 
-    /// Forgets what the ring read of `subject` (its key was destroyed).
-    public func forget(_ subject: SubjectID) { state.withLock { _ = $0.entries.removeValue(forKey: subject) } }
+    /// Forgets what the ring read of `subject`: its key was destroyed (by this process).
+    public func forget(_ subject: SubjectID) { state.withLock { $0.entries[subject] = .erased } }
 
     /// The log erases `subject`: its members open as erased from now on, whatever the key store
     /// holds; true when some were opened to text before (see `PersonalDataOpener.noteErased`).
