@@ -53,18 +53,8 @@ trap 'rm -rf "$SCR"' EXIT
 
 # --- builds ------------------------------------------------------------------------------------
 OLDTREE=${OLDTREE:-$WORK/old-tree}
-if [ ! -d "$OLDTREE" ] || [ "$(git -C "$OLDTREE" rev-parse HEAD)" != "$(git -C "$ROOT" rev-parse "$OLD")" ]; then
-    if [ -d "$OLDTREE" ] && [ -z "$(git -C "$OLDTREE" status --porcelain 2>/dev/null)" ]; then
-        git -C "$OLDTREE" checkout --detach "$OLD" >&2   # keeps .build: an incremental build
-    else
-        git -C "$ROOT" worktree remove --force "$OLDTREE" 2>/dev/null || rm -rf "$OLDTREE"
-        git -C "$ROOT" worktree add --detach "$OLDTREE" "$OLD" >&2
-    fi
-fi
-say "building $OLD (release)"
-(cd "$OLDTREE" && swift build -c release --product ledger >&2 && swift build -c release --product ledger-bench >&2)
-say "building this tree (release)"
-(cd "$ROOT" && swift build -c release --product ledger >&2 && swift build -c release --product ledger-bench >&2)
+. "$ROOT/Tests/Bench/build_both.sh"
+build_both "$ROOT" "$OLD" "$OLDTREE"
 OLDL="$OLDTREE/.build/release/ledger"
 NEWL="$ROOT/.build/release/ledger"
 declare -A LEDGER=( [old]="$OLDL" [new]="$NEWL" [new1]="$NEWL" [empty]="$NEWL" )

@@ -28,14 +28,8 @@ trap 'rm -rf "$SCR"' EXIT
 
 # --- builds ------------------------------------------------------------------------------------
 OLDTREE="$WORK/old-tree"
-if [ ! -d "$OLDTREE" ] || [ "$(git -C "$OLDTREE" rev-parse HEAD)" != "$(git -C "$ROOT" rev-parse "$OLD")" ]; then
-    git -C "$ROOT" worktree remove --force "$OLDTREE" 2>/dev/null || rm -rf "$OLDTREE"
-    git -C "$ROOT" worktree add --detach "$OLDTREE" "$OLD" >&2
-fi
-say "building $OLD (release)"
-(cd "$OLDTREE" && swift build -c release --product ledger >&2 && swift build -c release --product ledger-bench >&2)
-say "building this tree (release)"
-(cd "$ROOT" && swift build -c release --product ledger >&2 && swift build -c release --product ledger-bench >&2)
+. "$ROOT/Tests/Bench/build_both.sh"
+build_both "$ROOT" "$OLD" "$OLDTREE"
 declare -A LEDGER=( [old]="$OLDTREE/.build/release/ledger" [new]="$ROOT/.build/release/ledger" )
 declare -A BENCH=( [old]="$OLDTREE/.build/release/ledger-bench" [new]="$ROOT/.build/release/ledger-bench" )
 
