@@ -82,7 +82,8 @@ public final class FileSignInLocks: SignInLocks {
                     file = try FileDescriptor(path: path, flags: O_RDWR | O_CREAT | O_EXCL)
                 } catch let error as SystemError where error.code == EEXIST {
                     created = false
-                    file = try FileDescriptor(path: path, flags: O_RDWR)
+                    // Its holder may remove it between the two opens: then start over and create it.
+                    do { file = try FileDescriptor(path: path, flags: O_RDWR) } catch let error as SystemError where error.code == ENOENT { continue }
                 }
                 try file.lock(LOCK_EX)
                 if let mine = file.identity(), mine == FileIdentity(path: path) { return try Held(file: file, path: path, created: created) }
