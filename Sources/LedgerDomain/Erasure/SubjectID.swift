@@ -50,6 +50,23 @@ public struct SubjectID: Hashable, Sendable, CustomStringConvertible {
 
     private init(unchecked text: String) { self.text = text }
 
+    /// `init?(_:)` of the id given as its UTF-8 bytes (read in place from a log line); an account's
+    /// id is checked byte by byte (`account-` and a lowercase UUID), without building strings first.
+    public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.count == 44, bytes.starts(with: "account-".utf8) else {
+            self.init(String(decoding: bytes, as: UTF8.self))
+            return
+        }
+        for i in 8..<44 {
+            let byte = bytes[i]
+            switch i - 8 {
+            case 8, 13, 18, 23: guard byte == UInt8(ascii: "-") else { return nil }
+            default: guard (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) else { return nil }
+            }
+        }
+        self.init(unchecked: String(decoding: bytes, as: UTF8.self))
+    }
+
     /// The next subject of the same day once this one's key is erased: `.1` after none, `.N+1`
     /// after `.N`; nil for an account (an erased account has no successor).
     public var successor: SubjectID? {

@@ -189,7 +189,7 @@ struct MemberSlots {
             switch slots[index].kind {
             case .string, .escapedString: if personal { return false }
             case .sealed:
-                guard personal, let member = sealedMember(index, in: line), owner.map({ $0 == member.subject }) ?? true else { return false }
+                guard personal, let member = sealedMember(index, in: line, owner: owner), owner.map({ $0 == member.subject }) ?? true else { return false }
                 switch opener.open(member, eventID: eventID, type: type, name: rules[index].name) {
                 case .text(let text):
                     texts[index] = text
@@ -203,21 +203,31 @@ struct MemberSlots {
         return true
     }
 
-    /// The encrypted member in slot `index` (located by `scan`), checked as `EncryptedMember(json:)` checks it.
-    private func sealedMember(_ index: Int, in line: UnsafeBufferPointer<UInt8>) -> EncryptedMember? {
+    /// The encrypted member in slot `index` (located by `scan`), checked as `EncryptedMember(json:)`
+    /// checks it; `owner` is taken for a subject spelled as the owner's id (no second parse).
+    private func sealedMember(_ index: Int, in line: UnsafeBufferPointer<UInt8>, owner: SubjectID?) -> EncryptedMember? {
         let slot = slots[index]
-        var parts: [String] = []
-        var i = Int(slot.start)
-        while i < Int(slot.end), parts.count < 3 {
-            // Each value follows `":"` and ends at the next quote (scan allowed no escapes in it).
-            guard let colon = (i..<Int(slot.end)).first(where: { line[$0] == UInt8(ascii: ":") }) else { return nil }
-            let valueStart = colon + 2
-            guard let quote = (valueStart..<Int(slot.end)).first(where: { line[$0] == UInt8(ascii: "\"") }) else { return nil }
-            parts.append(String(decoding: UnsafeBufferPointer(rebasing: line[valueStart..<quote]), as: UTF8.self))
-            i = quote + 1
+        // `sealedObject` checked the frame: `{"subject":"S","nonce":"N","ciphertext":"C"}`, with no
+        // quote or backslash inside S, N or C.
+        let end = Int(slot.end)
+        /// The bounds of the value that starts `prefix` bytes on from `i`, up to its closing quote.
+        func value(after prefix: Int, from i: Int) -> Range<Int>? {
+            var j = i + prefix
+            let start = j
+            while j < end, line[j] != UInt8(ascii: "\"") { j += 1 }
+            return j < end ? start..<j : nil
         }
-        guard parts.count == 3, let subject = SubjectID(parts[0]), let nonce = Base64.decode(parts[1]),
-              let sealed = Base64.decode(parts[2]) else { return nil }
+        // {"subject":"   ","nonce":"   ","ciphertext":"
+        guard let subjectRange = value(after: 12, from: Int(slot.start)), let nonceRange = value(after: 11, from: subjectRange.upperBound),
+              let sealedRange = value(after: 16, from: nonceRange.upperBound) else { return nil }
+        let subjectText = UnsafeBufferPointer(rebasing: line[subjectRange])
+        let nonceText = UnsafeBufferPointer(rebasing: line[nonceRange]), sealedText = UnsafeBufferPointer(rebasing: line[sealedRange])
+        let subject: SubjectID
+        if let owner, owner.text.utf8.elementsEqual(subjectText) { subject = owner } else {
+            guard let parsed = SubjectID(utf8: subjectText) else { return nil }
+            subject = parsed
+        }
+        guard let nonce = Base64.decode(bytes: nonceText), let sealed = Base64.decode(bytes: sealedText) else { return nil }
         return try? EncryptedMember(subject: subject, nonce: nonce, sealed: sealed)
     }
 

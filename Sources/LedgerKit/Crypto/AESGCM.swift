@@ -73,7 +73,7 @@ public enum AESGCM {
     }
 
     /// Refuses a key or nonce of the wrong size, and a message EVP's `int` lengths cannot hold.
-    private static func check(key: [UInt8], nonce: [UInt8], length: Int) throws(AESGCMError) {
+    static func check(key: [UInt8], nonce: [UInt8], length: Int) throws(AESGCMError) {
         guard key.count == keySize else { throw AESGCMError(.invalidKey, "an AES-256 key has 32 bytes; this one has \(key.count)") }
         guard nonce.count == nonceSize else { throw AESGCMError(.invalidNonce, "a GCM nonce here has 12 bytes; this one has \(nonce.count)") }
         guard length <= Int(Int32.max) - tagSize else { throw AESGCMError(.tooLarge, "a message of \(length) bytes is too large") }

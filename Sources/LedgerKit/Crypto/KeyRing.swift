@@ -9,15 +9,23 @@ import Synchronization
 /// the life of the process; a key destroyed by this process is forgotten (`forget`). Safe to share
 /// between the scanner's threads: the keys and the store sit behind one mutex.
 public final class KeyRing: PersonalDataOpener {
-    /// What the ring knows of a subject.
-    private enum Entry { case key([UInt8]), erased, absent }
+    /// A subject's key, and whether a member was opened to text with it (set once, read by
+    /// `noteErased`): an atomic flag, so that opening takes the ring's lock once, to find the key.
+    private final class LiveKey: Sendable {
+        let bytes: [UInt8]
+        let opened = Atomic<Bool>(false)
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+    }
+
+    /// What the ring knows of a subject; an erased one remembers whether its members had been
+    /// opened to text before (until `noteErased` reports it).
+    private enum Entry { case key(LiveKey), erased(opened: Bool), absent }
 
     /// What the ring holds: the key store once opened (nil while the directory has none), the
-    /// subjects it knows, those opened to text, and how many it looked up one by one.
+    /// subjects it knows, and how many it looked up one by one.
     private struct State {
         var store: KeyStore?
         var entries: [SubjectID: Entry] = [:]
-        var opened: Set<SubjectID> = []
         var lookups = 0
         var loaded = false
     }
@@ -53,14 +61,14 @@ public final class KeyRing: PersonalDataOpener {
                     // a subject still missing is looked up alone below (a key made since).
                     state.loaded = true
                     if let all = try? state.store!.subjects() {
-                        for (subject, key) in all where state.entries[subject] == nil { state.entries[subject] = key.map(Entry.key) ?? .erased }
+                        for (subject, key) in all where state.entries[subject] == nil { state.entries[subject] = key.map { .key(LiveKey($0)) } ?? .erased(opened: false) }
                         if let known = state.entries[member.subject] { return .success(known) }
                     }
                 }
                 state.lookups += 1
                 let entry: Entry = switch try state.store!.state(of: member.subject) {
-                case .live: try state.store!.key(for: member.subject).map(Entry.key) ?? .erased
-                case .erased: .erased
+                case .live: try state.store!.key(for: member.subject).map { .key(LiveKey($0)) } ?? .erased(opened: false)
+                case .erased: .erased(opened: false)
                 case .absent: .absent
                 }
                 state.entries[member.subject] = entry
@@ -72,8 +80,8 @@ public final class KeyRing: PersonalDataOpener {
         switch entry {
         case .success(.key(let key)):
             do throws(MemberCipherError) {
-                let text = try MemberCipher.decrypt(member, eventID: eventID, type: type, member: name, key: key)
-                state.withLock { _ = $0.opened.insert(member.subject) }
+                let text = try MemberCipher.decrypt(member, eventID: eventID, type: type, member: name, key: key.bytes)
+                if !key.opened.load(ordering: .relaxed) { key.opened.store(true, ordering: .relaxed) }
                 return .text(text)
             } catch {
                 return .unreadable(error.description)
@@ -88,14 +96,24 @@ public final class KeyRing: PersonalDataOpener {
     public var hasKeyStore: Bool { access(path, F_OK) == 0 }
 
     /// Forgets what the ring read of `subject`: its key was destroyed (by this process).
-    public func forget(_ subject: SubjectID) { state.withLock { $0.entries[subject] = .erased } }
+    public func forget(_ subject: SubjectID) { state.withLock { $0.entries[subject] = .erased(opened: Self.opened($0.entries[subject])) } }
 
     /// The log erases `subject`: its members open as erased from now on, whatever the key store
     /// holds; true when some were opened to text before (see `PersonalDataOpener.noteErased`).
     public func noteErased(_ subject: SubjectID) -> Bool {
         state.withLock { state in
-            state.entries[subject] = .erased
-            return state.opened.remove(subject) != nil
+            let opened = Self.opened(state.entries[subject])
+            state.entries[subject] = .erased(opened: false)
+            return opened
+        }
+    }
+
+    /// True when members of the subject of `entry` were opened to text and not reported since.
+    private static func opened(_ entry: Entry?) -> Bool {
+        switch entry {
+        case .key(let key)?: key.opened.load(ordering: .relaxed)
+        case .erased(let opened)?: opened
+        case .absent?, nil: false
         }
     }
 

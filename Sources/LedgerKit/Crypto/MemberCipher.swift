@@ -34,12 +34,25 @@ public enum MemberCipher {
     /// The string value of `encrypted`, member `member` of event `eventID` of type `type`, under `key`.
     public static func decrypt(_ encrypted: EncryptedMember, eventID: String, type: EventType, member: String,
                                key: [UInt8]) throws(MemberCipherError) -> String {
-        let aad = EncryptedMember.associatedData(eventID: eventID, type: type, member: member, subject: encrypted.subject)
-        let plaintext: [UInt8]
-        do { plaintext = try AESGCM.open(encrypted.sealed, key: key, nonce: encrypted.nonce, associatedData: aad) } catch {
+        // The associated data `<event id>\n<type>\n<member>\n<subject>`, spelled in a buffer of the call's.
+        let parts = [eventID.utf8, type.rawValue.utf8, member.utf8, encrypted.subject.text.utf8]
+        let size = parts.reduce(3) { $0 + $1.count }
+        let text: String?
+        do {
+            text = try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: size) { (aad) throws(AESGCMError) -> String? in
+                var at = 0
+                for (k, part) in parts.enumerated() {
+                    if k > 0 { aad[at] = UInt8(ascii: "\n"); at += 1 }
+                    at = aad[at...].initialize(fromContentsOf: part)
+                }
+                return try AESGCM.open(encrypted.sealed, key: key, nonce: encrypted.nonce, associatedData: UnsafeRawBufferPointer(aad)) {
+                    String(validating: $0, as: UTF8.self)
+                }
+            }
+        } catch {
             throw .crypto(error)
         }
-        guard let text = String(validating: plaintext, as: UTF8.self) else { throw .notText }
+        guard let text else { throw .notText }
         return text
     }
 }

@@ -1,5 +1,7 @@
+import Dispatch
 import LedgerDomain
 import LedgerKit
+import Synchronization
 import Testing
 
 // MARK: - EncryptedMemberTests
@@ -73,5 +75,37 @@ struct EncryptedMemberTests {
         let again = try MemberCipher.encrypt("Ada Lovelace", eventID: Self.eventID, type: .profileWritten, member: "userName",
                                              subject: Self.subject, key: key, random: random)
         #expect(again != stored)
+    }
+
+    /// Each thread reuses one decryption context: a refused member (wrong key, tampered bytes, an
+    /// empty value) leaves nothing behind that changes the next one's outcome, on any thread.
+    @Test("MemberCipher: a refused member does not change the next one's outcome, on any thread")
+    func reusedContexts() throws {
+        let random = SeededRandom(seed: 7)
+        let keys = (0..<4).map { _ in random.bytes(32) }
+        let values = ["", "a", "ada@example.com", String(repeating: "é", count: 300)]
+        let stored = try values.enumerated().map { k, value in
+            try MemberCipher.encrypt(value, eventID: Self.eventID, type: .profileWritten, member: "userName",
+                                     subject: Self.subject, key: keys[k], random: random)
+        }
+        var tampered = stored[2].objectValue!
+        let ciphertext = Base64.decode(tampered["ciphertext"]!.stringValue!)!
+        tampered["ciphertext"] = .string(Base64.encode([ciphertext[0] ^ 1] + ciphertext.dropFirst()))
+        let damaged = JSONValue.object(tampered)
+        let outcomes = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            var seen: [String] = []
+            for round in 0..<200 {
+                let k = (round + thread) % 4
+                let opened = try? MemberCipher.decrypt(stored[k], eventID: Self.eventID, type: .profileWritten, member: "userName", key: keys[k])
+                if opened != values[k] { seen.append("member \(k) opened to \(String(describing: opened))") }
+                if (try? MemberCipher.decrypt(stored[k], eventID: Self.eventID, type: .profileWritten, member: "userName",
+                                              key: keys[(k + 1) % 4])) != nil { seen.append("member \(k) opened with another key") }
+                if (try? MemberCipher.decrypt(damaged, eventID: Self.eventID, type: .profileWritten, member: "userName",
+                                              key: keys[2])) != nil { seen.append("a tampered member opened") }
+            }
+            outcomes.withLock { $0 += seen }
+        }
+        #expect(outcomes.withLock { $0 }.isEmpty, "\(outcomes.withLock { $0.prefix(3) })")
     }
 }

@@ -1,0 +1,70 @@
+import CLibcrypto
+import Glibc
+
+// MARK: - AESGCM, opening with this thread's context
+
+extension AESGCM {
+    /// Each thread's decryption context, made on its first use and freed when the thread ends: a
+    /// read that opens hundreds of thousands of members keys one context anew for each (the cipher
+    /// stays set), instead of allocating and setting up a context per member.
+    private static let threadContextKey: pthread_key_t = {
+        var key = pthread_key_t()
+        guard pthread_key_create(&key, { pointer in EVP_CIPHER_CTX_free(OpaquePointer(pointer)) }) == 0 else {
+            preconditionFailure("pthread_key_create failed")  // only when the process is out of thread keys
+        }
+        return key
+    }()
+
+    /// This thread's decryption context, with AES-256-GCM set and no key yet.
+    private static func threadContext() throws(AESGCMError) -> OpaquePointer {
+        if let pointer = pthread_getspecific(threadContextKey) { return OpaquePointer(pointer) }
+        guard let context = EVP_CIPHER_CTX_new() else { throw AESGCMError(.cryptoFailure, "EVP_CIPHER_CTX_new failed") }
+        guard EVP_DecryptInit_ex(context, cipher, nil, nil, nil) == 1, pthread_setspecific(threadContextKey, UnsafeRawPointer(context)) == 0 else {
+            EVP_CIPHER_CTX_free(context)
+            throw AESGCMError(.cryptoFailure, "AES-256-GCM could not be initialised")
+        }
+        return context
+    }
+
+    /// `body` of the plaintext of `sealed` (ciphertext followed by tag) under `key`, `nonce` and
+    /// `associatedData`, decrypted into a buffer that lives only for the call; `authenticationFailed`
+    /// when anything differs from what was sealed (then `body` is not called). What `open` does,
+    /// without its allocations.
+    static func open<T>(_ sealed: [UInt8], key: [UInt8], nonce: [UInt8], associatedData: UnsafeRawBufferPointer,
+                        _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(AESGCMError) -> T {
+        guard sealed.count >= tagSize else {
+            throw AESGCMError(.tooShort, "a sealed message has at least its \(tagSize)-byte tag; this one has \(sealed.count) bytes")
+        }
+        let length = sealed.count - tagSize
+        try check(key: key, nonce: nonce, length: length)
+        let context = try threadContext()
+        // Keys the context and sets the nonce (AES-GCM's default nonce length is the 12 bytes used here).
+        guard EVP_DecryptInit_ex(context, nil, nil, key, nonce) == 1 else { throw AESGCMError(.cryptoFailure, "AES-256-GCM could not be keyed") }
+        var written: Int32 = 0
+        if associatedData.count > 0 {
+            guard EVP_DecryptUpdate(context, nil, &written, associatedData.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                    Int32(associatedData.count)) == 1 else {
+                throw AESGCMError(.cryptoFailure, "EVP update of the associated data failed")
+            }
+        }
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length + tagSize) { (out) throws(AESGCMError) -> T in
+            try sealed.withUnsafeBufferPointer { (sealed) throws(AESGCMError) -> T in
+                let input = sealed.baseAddress!
+                guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(tagSize), UnsafeMutableRawPointer(mutating: input + length)) == 1 else {
+                    throw AESGCMError(.cryptoFailure, "EVP_CIPHER_CTX_ctrl(SET_TAG) failed")
+                }
+                var total = 0
+                if length > 0 {
+                    guard EVP_DecryptUpdate(context, out.baseAddress!, &written, input, Int32(length)) == 1 else {
+                        throw AESGCMError(.cryptoFailure, "EVP update of the message failed")
+                    }
+                    total = Int(written)
+                }
+                guard EVP_DecryptFinal_ex(context, out.baseAddress! + total, &written) > 0 else {
+                    throw AESGCMError(.authenticationFailed, "the message does not open: wrong key, nonce or associated data, or changed bytes")
+                }
+                return body(UnsafeBufferPointer(rebasing: out[..<(total + Int(written))]))
+            }
+        }
+    }
+}
