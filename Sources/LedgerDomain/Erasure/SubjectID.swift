@@ -79,6 +79,14 @@ public struct SubjectID: Hashable, Sendable, CustomStringConvertible {
     /// The account of an account subject; nil for an address.
     public var account: UUIDBits? { kind == .account ? UUIDBits(uuid: String(text.dropFirst(8))) : nil }
 
+    /// `account`, read in place from the id's bytes (no string made on the way).
+    public var accountBits: UUIDBits? {
+        guard text.utf8.count == 44 else { return nil }
+        return text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.starts(with: "account-".utf8) ? UUIDBits(uuidBytes: UnsafeBufferPointer(rebasing: bytes[8...])) : nil
+        } ?? account
+    }
+
     /// The UTC day of an address subject (`YYYY-MM-DD`); nil for an account.
     public var day: String? { kind == .address ? String(text.dropFirst(8).prefix(10)) : nil }
 

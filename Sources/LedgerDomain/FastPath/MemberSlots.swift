@@ -159,10 +159,11 @@ struct MemberSlots {
     /// (three unescaped ASCII strings, in that order); nil for anything else.
     private static func sealedObject(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Int? {
         var i = start
-        for (k, literal) in [#"{"subject":""#, #"","nonce":""#, #"","ciphertext":""#].enumerated() {
-            let utf8 = Array(literal.utf8)
-            guard i + utf8.count <= bytes.count, utf8.indices.allSatisfy({ bytes[i + $0] == utf8[$0] }) else { return nil }
-            i += utf8.count
+        for k in 0..<3 {
+            let literal: StaticString = k == 0 ? #"{"subject":""# : k == 1 ? #"","nonce":""# : #"","ciphertext":""#
+            let count = literal.utf8CodeUnitCount
+            guard i + count <= bytes.count, (0..<count).allSatisfy({ bytes[i + $0] == literal.utf8Start[$0] }) else { return nil }
+            i += count
             let valueStart = i
             while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] > 0x20, bytes[i] < 0x7F, bytes[i] != UInt8(ascii: "\\") { i += 1 }
             guard i > valueStart || k > 0 else { return nil }

@@ -11,7 +11,7 @@ import Synchronization
 public final class KeyRing: PersonalDataOpener {
     /// A subject's key, and whether a member was opened to text with it (set once, read by
     /// `noteErased`): an atomic flag, so that opening takes the ring's lock once, to find the key.
-    private final class LiveKey: Sendable {
+    final class LiveKey: Sendable {
         let bytes: [UInt8]
         let opened = Atomic<Bool>(false)
         init(_ bytes: [UInt8]) { self.bytes = bytes }
@@ -21,11 +21,23 @@ public final class KeyRing: PersonalDataOpener {
     /// opened to text before (until `noteErased` reports it).
     private enum Entry { case key(LiveKey), erased(opened: Bool), absent }
 
+    /// The subjects the ring knows: accounts by their uid's 128 bits (hashed and compared without
+    /// touching the id's text: a replay looks one up per personal member), addresses by id.
+    private struct Entries {
+        var accounts: [UUIDBits: Entry] = [:]
+        var addresses: [SubjectID: Entry] = [:]
+
+        subscript(subject: SubjectID) -> Entry? {
+            get { if let uid = subject.accountBits { accounts[uid] } else { addresses[subject] } }
+            set { if let uid = subject.accountBits { accounts[uid] = newValue } else { addresses[subject] = newValue } }
+        }
+    }
+
     /// What the ring holds: the key store once opened (nil while the directory has none), the
     /// subjects it knows, and how many it looked up one by one.
     private struct State {
         var store: KeyStore?
-        var entries: [SubjectID: Entry] = [:]
+        var entries = Entries()
         var lookups = 0
         var loaded = false
     }
@@ -35,6 +47,9 @@ public final class KeyRing: PersonalDataOpener {
     public static let lookupsBeforeLoading = 32
 
     private let state: Mutex<State>
+    /// Bumped whenever a subject's key stops being usable in this process (`forget`, `noteErased`):
+    /// the threads' last-key caches (`ThreadCache`) hold only while it has not moved.
+    private let generation = Atomic<UInt64>(0)
     /// Where the key store is.
     public let path: String
 
@@ -49,6 +64,13 @@ public final class KeyRing: PersonalDataOpener {
 
     /// The text of `member`, opened with its subject's key.
     public func open(_ member: EncryptedMember, eventID: String, type: EventType, name: String) -> OpenedMember {
+        // The members of one line, and a registration's lines, share a subject: this thread's last
+        // key serves them without the lock.
+        let cache = ThreadCache.current
+        let generation = generation.load(ordering: .acquiring)
+        if cache.ring === self, cache.generation == generation, cache.subject == member.subject, let key = cache.key {
+            return Self.open(member, eventID: eventID, type: type, name: name, key: key)
+        }
         let entry = state.withLock { state -> Result<Entry, KeyStoreError> in
             if let known = state.entries[member.subject] { return .success(known) }
             do throws(KeyStoreError) {
@@ -79,16 +101,22 @@ public final class KeyRing: PersonalDataOpener {
         }
         switch entry {
         case .success(.key(let key)):
-            do throws(MemberCipherError) {
-                let text = try MemberCipher.decrypt(member, eventID: eventID, type: type, member: name, key: key.bytes)
-                if !key.opened.load(ordering: .relaxed) { key.opened.store(true, ordering: .relaxed) }
-                return .text(text)
-            } catch {
-                return .unreadable(error.description)
-            }
+            cache.ring = self; cache.generation = generation; cache.subject = member.subject; cache.key = key
+            return Self.open(member, eventID: eventID, type: type, name: name, key: key)
         case .success(.erased): return .erased
         case .success(.absent): return .missingKey
         case .failure(let error): return .unreadable(error.message)
+        }
+    }
+
+    /// `member` opened with `key`, marked opened first: a `noteErased` that runs while it opens
+    /// reports it, so what it gave is read again.
+    private static func open(_ member: EncryptedMember, eventID: String, type: EventType, name: String, key: LiveKey) -> OpenedMember {
+        if !key.opened.load(ordering: .relaxed) { key.opened.store(true, ordering: .sequentiallyConsistent) }
+        do throws(MemberCipherError) {
+            return .text(try MemberCipher.decrypt(member, eventID: eventID, type: type, member: name, key: key.bytes))
+        } catch {
+            return .unreadable(error.description)
         }
     }
 
@@ -96,15 +124,19 @@ public final class KeyRing: PersonalDataOpener {
     public var hasKeyStore: Bool { access(path, F_OK) == 0 }
 
     /// Forgets what the ring read of `subject`: its key was destroyed (by this process).
-    public func forget(_ subject: SubjectID) { state.withLock { $0.entries[subject] = .erased(opened: Self.opened($0.entries[subject])) } }
+    public func forget(_ subject: SubjectID) {
+        state.withLock { $0.entries[subject] = .erased(opened: Self.opened($0.entries[subject])) }
+        generation.add(1, ordering: .sequentiallyConsistent)
+    }
 
     /// The log erases `subject`: its members open as erased from now on, whatever the key store
     /// holds; true when some were opened to text before (see `PersonalDataOpener.noteErased`).
     public func noteErased(_ subject: SubjectID) -> Bool {
         state.withLock { state in
-            let opened = Self.opened(state.entries[subject])
+            let entry = state.entries[subject]
             state.entries[subject] = .erased(opened: false)
-            return opened
+            generation.add(1, ordering: .sequentiallyConsistent)
+            return Self.opened(entry)
         }
     }
 
@@ -137,6 +169,37 @@ public final class KeyRing: PersonalDataOpener {
             let ring = KeyRing(directory: directory)
             rings[directory] = ring
             return ring
+        }
+    }
+}
+
+// MARK: - KeyRing.ThreadCache
+
+extension KeyRing {
+    /// The last key a thread found in a ring (which ring, at which generation, for which subject).
+    /// Each thread has its own, made on first use and released when the thread ends; only that
+    /// thread ever touches it.
+    final class ThreadCache {
+        /// The ring (kept alive by the cache: rings live as long as their process anyway).
+        var ring: KeyRing?
+        var generation: UInt64 = 0
+        var subject: SubjectID?
+        var key: LiveKey?
+
+        private static let slot: pthread_key_t = {
+            var slot = pthread_key_t()
+            guard pthread_key_create(&slot, { pointer in
+                if let pointer { Unmanaged<ThreadCache>.fromOpaque(pointer).release() }
+            }) == 0 else { preconditionFailure("pthread_key_create failed") }  // only when out of thread keys
+            return slot
+        }()
+
+        /// This thread's cache.
+        static var current: ThreadCache {
+            if let pointer = pthread_getspecific(slot) { return Unmanaged<ThreadCache>.fromOpaque(pointer).takeUnretainedValue() }
+            let cache = ThreadCache()
+            pthread_setspecific(slot, Unmanaged.passRetained(cache).toOpaque())
+            return cache
         }
     }
 }
