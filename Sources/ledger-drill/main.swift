@@ -1,8 +1,12 @@
 // ledger-drill: a tool for the reliability drills, not for operators.
-//   ledger-drill append DIR COUNT   append COUNT single-event batches (SignInFailed) to DIR's log
+//   ledger-drill append DIR COUNT           append COUNT single-event batches (SignInFailed) to DIR's log
+//   ledger-drill group DIR THREADS COUNT    THREADS threads each append COUNT single-event batches through
+//                                           one group committer; prints a JSON summary: every acknowledged
+//                                           event id, every refusal (thread, batch, message), the groups written
 import Glibc
 import LedgerDomain
 import LedgerKit
+import Synchronization
 
 func fail(_ message: String, _ status: Int32) -> Never {
     let line = "ledger-drill: \(message)\n"
@@ -10,18 +14,65 @@ func fail(_ message: String, _ status: Int32) -> Never {
     exit(status)
 }
 
-let arguments = CommandLine.arguments
-guard arguments.count == 4, arguments[1] == "append", let count = Int(arguments[3]), count >= 0 else {
-    fail("usage: ledger-drill append DIR COUNT", 2)
+/// Runs `body(k)` for k in 0..<count, each on a thread of its own (`concurrentPerform` would run no
+/// more at once than there are cores, and the drill needs callers that wait in parallel).
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    final class Job: @unchecked Sendable {  // handed to one thread, read only
+        let body: @Sendable (Int) -> Void, index: Int
+        init(_ body: @escaping @Sendable (Int) -> Void, _ index: Int) { self.body = body; self.index = index }
+    }
+    var threads: [pthread_t] = []
+    for k in 0..<count {
+        var thread = pthread_t()
+        let job = Unmanaged.passRetained(Job(body, k)).toOpaque()
+        guard pthread_create(&thread, nil, { pointer in
+            let job = Unmanaged<Job>.fromOpaque(pointer!).takeRetainedValue()
+            job.body(job.index)
+            return nil
+        }, job) == 0 else { fail("pthread_create failed", 1) }
+        threads.append(thread)
+    }
+    for thread in threads { pthread_join(thread, nil) }
 }
-let store = FileEventStore(directory: arguments[2])
-let random = SecureRandom()
-for n in 0..<count {
+
+/// A single-event batch of a stream of its own (a sign-in failure of a made-up address).
+func batch(_ n: Int, random: SecureRandom) -> StreamAppend {
     let stream = StreamCategory.signin.stream(Identifiers.uuid(fromRandom: random.bytes(16)))
     let event = LedgerEvent.signInFailed(SignInFailed(email: "drill-\(getpid())-\(n)@example.com", reason: .unknownEmail))
-    do {
-        _ = try store.append([event], to: stream, expected: .noStream)
-    } catch {
-        fail("\(error)", 1)
+    return StreamAppend([event], to: stream, expected: .noStream)
+}
+
+let arguments = CommandLine.arguments
+switch (arguments.count, arguments.count > 1 ? arguments[1] : "") {
+case (4, "append"):
+    guard let count = Int(arguments[3]), count >= 0 else { fail("usage: ledger-drill append DIR COUNT", 2) }
+    let store = FileEventStore(directory: arguments[2])
+    let random = SecureRandom()
+    for n in 0..<count {
+        do { _ = try store.append([batch(n, random: random)], condition: nil) } catch { fail("\(error)", 1) }
     }
+case (5, "group"):
+    guard let threads = Int(arguments[3]), let count = Int(arguments[4]), threads >= 1, count >= 0 else {
+        fail("usage: ledger-drill group DIR THREADS COUNT", 2)
+    }
+    let committer = GroupCommitter(store: FileEventStore(directory: arguments[2]))
+    let acknowledged = Mutex<[String]>([]), refused = Mutex<[JSONValue]>([])
+    onThreads(threads) { thread in
+        let random = SecureRandom()
+        for n in 0..<count {
+            do {
+                let events = try committer.append([batch(thread * count + n, random: random)], condition: nil)
+                acknowledged.withLock { $0 += events.map(\.envelope.id) }
+            } catch {
+                refused.withLock {
+                    $0.append(.object(JSONObject([("thread", .int(thread)), ("batch", .int(n)), ("message", .string("\(error)"))])))
+                }
+            }
+        }
+    }
+    let summary = JSONObject([("acknowledged", .array(acknowledged.withLock { $0 }.map(JSONValue.string))),
+                              ("refused", .array(refused.withLock { $0 })), ("groups", .int(committer.groupsWritten))])
+    print(JSONWriter.string(.object(summary)))
+default:
+    fail("usage: ledger-drill append DIR COUNT | group DIR THREADS COUNT", 2)
 }

@@ -66,34 +66,61 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
             let lock = try lockForAppend()
             defer { lock.unlock() }
             let log = try logForAppend()
-            try finishErasureLeftBehind(log)
-            try catchUpAsWriter(log)
-            if let folded = condition?.folded { try feed(folded, from: log) }
-            for part in parts {
-                let version = prefix.version(of: part.stream)
-                guard part.expected.accepts(version) else {
-                    throw StoreError.wrongVersion(stream: part.stream, expected: part.expected, actual: version)
-                }
-                try condition?.check(part) { prefix.holdsLiveAccount(email: $0) }
-            }
+            try prepareForAppend(log)
+            try check(parts, condition: condition, log: log)
             let erasing = decoded.compactMap(\.event.erasedSubject)
             if !erasing.isEmpty { try beginErasure(of: erasing) }
-            let recorded = try write(parts, decoded: decoded, log: log, condition: condition?.folded)
-            if prefix.lostTable {
-                indexFileDisabled = true
-                prefix = VerifiedPrefix()  // the next append reads the whole log once, without the index file
-            } else {
-                prefix.table?.setCoverage(prefix.coverage, logDevice: logIdentity.dev, inode: logIdentity.ino)
-                checkpointIndexIfDue()
-            }
-            return recorded
+            let recorded = try write([WriteBatch(parts: parts, decoded: decoded, condition: condition?.folded)], log: log)
+            finishAppend()
+            return recorded[0]
         }
     }
 
-    /// Writes and syncs the parts; `decoded` are their events as `StreamAppend.validatedData`
-    /// decoded them, with their data (in order), so nothing is encoded or decoded twice.
-    private func write(_ parts: [StreamAppend], decoded: [(event: LedgerEvent, data: JSONObject)], log: FileDescriptor,
-                       condition: (any FoldedCondition)?) throws -> [RecordedEvent] {
+    /// What every append does first under the lock: an erasure a crash cut short is finished, and
+    /// what other processes appended is read.
+    func prepareForAppend(_ log: FileDescriptor) throws {
+        try finishErasureLeftBehind(log)
+        try catchUpAsWriter(log)
+    }
+
+    /// Checks one batch against the log as it stands (its parts' versions, its condition); throws
+    /// the refusal.
+    func check(_ parts: [StreamAppend], condition: AppendCondition?, log: FileDescriptor) throws {
+        if let folded = condition?.folded { try feed(folded, from: log) }
+        for part in parts {
+            let version = prefix.version(of: part.stream)
+            guard part.expected.accepts(version) else {
+                throw StoreError.wrongVersion(stream: part.stream, expected: part.expected, actual: version)
+            }
+            try condition?.check(part) { prefix.holdsLiveAccount(email: $0) }
+        }
+    }
+
+    /// What every append does last under the lock: the index's coverage recorded (or the index
+    /// given up when its file failed), and the index checkpointed when due.
+    func finishAppend() {
+        if prefix.lostTable {
+            indexFileDisabled = true
+            prefix = VerifiedPrefix()  // the next append reads the whole log once, without the index file
+        } else {
+            prefix.table?.setCoverage(prefix.coverage, logDevice: logIdentity.dev, inode: logIdentity.ino)
+            checkpointIndexIfDue()
+        }
+    }
+
+    /// One batch as `write` takes it: its parts, their events as `StreamAppend.validatedData`
+    /// decoded them (with their data, so nothing is encoded twice), and its folded condition.
+    struct WriteBatch {
+        let parts: [StreamAppend]
+        let decoded: [(event: LedgerEvent, data: JSONObject)]
+        let condition: (any FoldedCondition)?
+    }
+
+    /// Writes the batches in order, each line of a batch of two or more lines marked with its
+    /// place in its own batch, with one `write` and one `fdatasync`, then records them; each batch's
+    /// events, in order. A failed write cuts the log back and fails them all; a failed sync poisons
+    /// the store and fails them all (none is retried).
+    func write(_ batches: [WriteBatch], log: FileDescriptor) throws -> [[RecordedEvent]] {
         var buffer: [UInt8] = []
         let keys = try dataKeys()
         var pending: [(envelope: Envelope, offset: Int, length: Int)] = []
@@ -101,37 +128,40 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
         var at = max(clock.now(), prefix.lastAt)
         let start = prefix.verifiedSize
         var batchIDs = Set<String>()
-        let streams = parts.flatMap { part in part.events.map { _ in part.stream } }
-        // Each line of a batch of two or more says its place in it, so a batch cut by a crash is
-        // known from its last line, and readers take it as a torn tail: all or nothing.
-        let marks = BatchMark.marks(count: decoded.count)
-        for (position, (stream, (event, data))) in zip(streams, decoded).enumerated() {
-            let batch = marks[position].isUnmarked ? nil : marks[position]
-            // A repeated id would make the log invalid; with a sound CSPRNG this loop runs once.
-            var id = Identifiers.uuid(fromRandom: idBytes.take16(from: random))
-            var tries = 1
-            while prefix.checker.hasSeen(id: id) || batchIDs.contains(id) {
-                guard tries < 8 else { throw StoreError(.io, "the random source keeps repeating event ids; refusing to append") }
-                id = Identifiers.uuid(fromRandom: idBytes.take16(from: random))
-                tries += 1
+        for batch in batches {
+            let (parts, decoded) = (batch.parts, batch.decoded)
+            let streams = parts.flatMap { part in part.events.map { _ in part.stream } }
+            // Each line of a batch of two or more says its place in it, so a batch cut by a crash is
+            // known from its last line, and readers take it as a torn tail: all or nothing.
+            let marks = BatchMark.marks(count: decoded.count)
+            for (position, (stream, (event, data))) in zip(streams, decoded).enumerated() {
+                let batch = marks[position].isUnmarked ? nil : marks[position]
+                // A repeated id would make the log invalid; with a sound CSPRNG this loop runs once.
+                var id = Identifiers.uuid(fromRandom: idBytes.take16(from: random))
+                var tries = 1
+                while prefix.checker.hasSeen(id: id) || batchIDs.contains(id) {
+                    guard tries < 8 else { throw StoreError(.io, "the random source keeps repeating event ids; refusing to append") }
+                    id = Identifiers.uuid(fromRandom: idBytes.take16(from: random))
+                    tries += 1
+                }
+                batchIDs.insert(id)
+                let type = event.type
+                var (stored, v) = (data, type.currentVersion)
+                if let keys {
+                    let prefix = prefix
+                    (stored, v) = try PersonalDataSealer.seal(data, type: type, eventID: id, at: at, keys: keys,
+                                                              holder: { prefix.liveAccount(email: $0) }, random: random)
+                }
+                let body = LineCodec.body(seq: head.seq + 1, id: id, at: at, type: type.rawValue, v: v,
+                                          stream: stream, batch: batch, data: stored, prev: head.hash)
+                let hash = SHA256.hex(body)
+                let line = LineCodec.line(body: body, hash: hash)
+                pending.append((Envelope(seq: head.seq + 1, id: id, at: at, type: type.rawValue, v: v,
+                                         stream: stream, batch: batch, data: stored, prev: head.hash, hash: hash), start + buffer.count, line.count))
+                buffer.append(contentsOf: line)
+                head = Head(seq: head.seq + 1, hash: hash)
+                at = max(at, clock.now())
             }
-            batchIDs.insert(id)
-            let type = event.type
-            var (stored, v) = (data, type.currentVersion)
-            if let keys {
-                let prefix = prefix
-                (stored, v) = try PersonalDataSealer.seal(data, type: type, eventID: id, at: at, keys: keys,
-                                                          holder: { prefix.liveAccount(email: $0) }, random: random)
-            }
-            let body = LineCodec.body(seq: head.seq + 1, id: id, at: at, type: type.rawValue, v: v,
-                                      stream: stream, batch: batch, data: stored, prev: head.hash)
-            let hash = SHA256.hex(body)
-            let line = LineCodec.line(body: body, hash: hash)
-            pending.append((Envelope(seq: head.seq + 1, id: id, at: at, type: type.rawValue, v: v,
-                                     stream: stream, batch: batch, data: stored, prev: head.hash, hash: hash), start + buffer.count, line.count))
-            buffer.append(contentsOf: line)
-            head = Head(seq: head.seq + 1, hash: hash)
-            at = max(at, clock.now())
         }
         if let kept = powerCut, kept < pending.count {
             let end = pending[kept].offset - start
@@ -157,20 +187,25 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
         } catch {
             throw poison(error, "the last append may or may not be on disk")
         }
-        var recorded: [RecordedEvent] = []
-        for ((envelope, offset, length), (event, _)) in zip(pending, decoded) {
-            do {
-                let event = try prefix.checker.check(envelope, bodyHash: envelope.hash, prepared: .event(event))
-                prefix.record(event, offset: offset, length: length)
-                condition?.observe(event)
-                recorded.append(event)
-            } catch {
-                preconditionFailure("an event this store just wrote does not verify: \(error)")
+        var recorded: [[RecordedEvent]] = []
+        var next = pending[...]
+        for batch in batches {
+            var events: [RecordedEvent] = []
+            for (event, _) in batch.decoded {
+                let (envelope, offset, length) = next.removeFirst()
+                do {
+                    let event = try prefix.checker.check(envelope, bodyHash: envelope.hash, prepared: .event(event))
+                    prefix.record(event, offset: offset, length: length)
+                    batch.condition?.observe(event)
+                    events.append(event)
+                } catch {
+                    preconditionFailure("an event this store just wrote does not verify: \(error)")
+                }
             }
+            recorded.append(events)
         }
         return recorded
     }
-
 
     /// `PowerLossDrill`: the batch's first `lines` lines, as `append` would write them, written and
     /// synced; then throws, changing nothing else (the caller kills the process).

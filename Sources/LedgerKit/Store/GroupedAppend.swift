@@ -1,0 +1,42 @@
+import LedgerDomain
+
+// MARK: - GroupedAppend
+
+/// One batch of a group commit (`FileEventStore.appendGroup`): its parts and its condition, as a
+/// lone `append` takes them.
+public struct GroupedAppend {
+    /// The batch's parts.
+    public let parts: [StreamAppend]
+    /// What the batch needs besides its parts' versions.
+    public let condition: AppendCondition?
+
+    /// A batch from its parts and condition.
+    public init(_ parts: [StreamAppend], condition: AppendCondition?) {
+        self.parts = parts; self.condition = condition
+    }
+
+    /// What the batch touches: its streams, the emails its events claim, and the emails whose live
+    /// holder decides the subject of their personal data (`PersonalMembers`). Two batches that touch
+    /// nothing in common can each be checked against the log before both: neither's check, nor the
+    /// key its personal data is sealed under, depends on the other.
+    public var touches: Set<String> {
+        var keys = Set(parts.map { "stream " + $0.stream })
+        for event in parts.lazy.flatMap(\.events) {
+            if let email = event.claimedEmail { keys.insert("email " + email) }
+            guard let rule = PersonalMembers.rule(for: event.type) else { continue }
+            for case .holderOfEmail(let member) in rule.subject {
+                if let email = event.data[member]?.stringValue { keys.insert("email " + email) }
+            }
+        }
+        return keys
+    }
+
+    /// True when no two of `batches` touch a stream or an email in common: they may go in one group.
+    public static func independent(_ batches: [GroupedAppend]) -> Bool {
+        var seen = Set<String>()
+        for batch in batches {
+            for key in batch.touches { guard seen.insert(key).inserted else { return false } }
+        }
+        return true
+    }
+}
