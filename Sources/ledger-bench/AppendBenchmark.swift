@@ -1,6 +1,7 @@
 import Glibc
 import LedgerDomain
 import LedgerKit
+import Synchronization
 
 // MARK: - AppendBenchmark
 
@@ -10,29 +11,45 @@ import LedgerKit
 /// (`--batch registration`: `AccountCreated` and `ProfileWritten` in its stream and the first
 /// session's `SessionStarted` in its own, under the email-uniqueness condition), without the password hash.
 enum AppendBenchmark {
-    /// `ledger-bench append --count K --dir DIR [--runs R] [--store URL] [--batch event|registration]`:
-    /// prints one line per run and the median.
+    /// `ledger-bench append --count K --dir DIR [--runs R] [--store URL] [--batch event|registration]
+    /// [--tasks N] [--json]`: prints one line per run and the median, or (`--json`) one object with
+    /// the median `commitsPerSecond` (acknowledged durable batches) and `syncsPerSecond`. With
+    /// `--tasks N` (file store), N threads append at once through one `GroupCommitter`.
     static func run(_ arguments: ArraySlice<String>) throws -> Int32 {
-        let options = try Options(arguments, allowed: ["count", "dir", "runs", "store", "batch"])
+        let options = try Options(arguments, allowed: ["count", "dir", "runs", "store", "batch", "tasks", "json"])
         guard let directory = options.string("dir") else { throw BenchError.usage("append needs --dir DIR") }
         let count = try options.positiveInt("count", default: 1000)
+        let tasks = try options.positiveInt("tasks", default: 1)
+        let json = options.flag("json")
         let batch = options.string("batch") ?? "event"
         guard batch == "event" || batch == "registration" else { throw BenchError.usage("--batch is event or registration, not \(batch)") }
-        var rates: [Double] = []
+        guard tasks == 1 || options.string("store") == nil else { throw BenchError.usage("--tasks above 1 measures the file store's group commit; leave out --store") }
+        var commits: [Double] = [], syncs: [Double] = []
         for run in 1...(try options.positiveInt("runs", default: 1)) {
-            let seconds = try measure(count: count, directory: FileSystem.join(directory, "append-\(run)"), store: options.string("store"),
-                                      registrations: batch == "registration")
-            rates.append(Double(count) / seconds)
-            print("run \(run): \(count) appends in \(Format.seconds(seconds)): \(Format.fixed(Double(count) / seconds, 1)) appends/s")
+            let (seconds, syncCount) = try measure(count: count, directory: FileSystem.join(directory, "append-\(run)"), store: options.string("store"),
+                                                   registrations: batch == "registration", tasks: tasks)
+            commits.append(Double(count) / seconds)
+            syncs.append(Double(syncCount) / seconds)
+            if !json {
+                print("run \(run): \(count) appends in \(Format.seconds(seconds)) (\(tasks) task\(tasks == 1 ? "" : "s"), \(syncCount) syncs): "
+                      + "\(Format.fixed(Double(count) / seconds, 1)) appends/s")
+            }
         }
-        print("median \(Format.fixed(Stopwatch.median(rates), 1)) appends/s")
+        if json {
+            print("{\"tasks\":\(tasks),\"count\":\(count),\"batch\":\"\(batch)\",\"commitsPerSecond\":\(Format.fixed(Stopwatch.median(commits), 1)),"
+                  + "\"syncsPerSecond\":\(Format.fixed(Stopwatch.median(syncs), 1))}")
+        } else {
+            print("median \(Format.fixed(Stopwatch.median(commits), 1)) appends/s")
+        }
         return 0
     }
 
     /// Times `count` appends (each its own registration stream, one fsync each) of one event, or of one
     /// registration with `registrations`, into a fresh store in `directory`, after one untimed append
-    /// that creates the log. Returns seconds.
-    static func measure(count: Int, directory: String, store url: String? = nil, registrations: Bool = false) throws -> Double {
+    /// that creates the log. With `tasks` above 1, that many threads append at once through one
+    /// `GroupCommitter` (each batch acknowledged once durable). Returns seconds and the syncs made.
+    static func measure(count: Int, directory: String, store url: String? = nil, registrations: Bool = false,
+                        tasks: Int = 1) throws -> (seconds: Double, syncs: Int) {
         try FileSystem.makeDirectories(directory)
         for name in ["events.jsonl", "events.lock"] where FileSystem.exists(FileSystem.join(directory, name)) {
             try FileSystem.remove(FileSystem.join(directory, name))
@@ -61,8 +78,24 @@ enum AppendBenchmark {
             _ = try store.append(batches[n], condition: registrations ? .uniqueEmails : nil)
         }
         try append(0)
-        let seconds = try Stopwatch.time { for n in 1...count { try append(n) } }
-        if url == nil { try FileSystem.remove(FileSystem.join(directory, "events.jsonl")) }
-        return seconds
+        guard tasks > 1, let fileStore = store as? FileEventStore else {
+            let seconds = try Stopwatch.time { for n in 1...count { try append(n) } }
+            if url == nil { try FileSystem.remove(FileSystem.join(directory, "events.jsonl")) }
+            return (seconds, count)
+        }
+        let committer = GroupCommitter(store: fileStore)
+        let shared = batches
+        let failures = Mutex<[String]>([])
+        let seconds = Stopwatch.time {
+            OwnThreads.run(tasks) { task in
+                // Task k appends batches k+1, k+1+tasks, …: every batch once.
+                for n in stride(from: task + 1, through: count, by: tasks) {
+                    do { _ = try committer.append(shared[n], condition: registrations ? .uniqueEmails : nil) } catch { failures.withLock { $0.append("\(error)") } }
+                }
+            }
+        }
+        if let failure = failures.withLock({ $0.first }) { throw BenchError.usage("an append failed: \(failure)") }
+        try FileSystem.remove(FileSystem.join(directory, "events.jsonl"))
+        return (seconds, committer.groupsWritten)
     }
 }

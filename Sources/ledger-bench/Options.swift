@@ -17,9 +17,11 @@ struct BenchError: Error, CustomStringConvertible {
 
 // MARK: - Options
 
-/// `--name VALUE` options of a subcommand, checked against the names it accepts.
+/// `--name VALUE` options of a subcommand, checked against the names it accepts; `--json` alone.
 struct Options {
     private var values: [String: String] = [:]
+    /// The options that take no value.
+    private static let flags: Set<String> = ["json"]
 
     /// Parses `arguments`; every option takes a value and must be in `allowed`.
     init(_ arguments: ArraySlice<String>, allowed: Set<String>) throws(BenchError) {
@@ -29,10 +31,14 @@ struct Options {
             guard argument.hasPrefix("--") else { throw .usage("unexpected argument \(argument)") }
             let name = String(argument.dropFirst(2))
             guard allowed.contains(name) else { throw .usage("unknown option --\(name)") }
+            if Self.flags.contains(name) { values[name] = ""; continue }
             guard let value = rest.popFirst() else { throw .usage("--\(name) needs a value") }
             values[name] = value
         }
     }
+
+    /// True when the flag `--name` was given.
+    func flag(_ name: String) -> Bool { values[name] != nil }
 
     /// The value of `--name`, if given.
     func string(_ name: String) -> String? { values[name] }

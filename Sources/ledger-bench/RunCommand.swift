@@ -75,7 +75,7 @@ enum RunCommand {
         var appendSeconds: [Double] = [], registrationSeconds: [Double] = []
         let registrations = max(1, appends / 5)
         for round in 1...runs {
-            appendSeconds.append(try AppendBenchmark.measure(count: appends, directory: FileSystem.join(scratch, "append-\(round)")))
+            appendSeconds.append(try AppendBenchmark.measure(count: appends, directory: FileSystem.join(scratch, "append-\(round)")).seconds)
             registrationSeconds.append(try RegistrationBenchmark.measure(count: registrations, directory: FileSystem.join(scratch, "registrations-\(round)")))
         }
 

@@ -9,7 +9,7 @@ import Glibc
 let usage = """
     usage: ledger-bench generate --events N --out FILE [--seed S]
            ledger-bench run [--events N] [--runs R] [--ledger PATH] [--work DIR] [--log FILE] [--appends K] [--seed S]
-           ledger-bench append --count K --dir DIR [--runs R] [--store URL] [--batch event|registration]
+           ledger-bench append --count K --dir DIR [--runs R] [--store URL] [--batch event|registration] [--tasks N] [--json]
            ledger-bench registrations --count K --dir DIR [--runs R] [--store URL] [--processes N]
     """
 

@@ -14,27 +14,6 @@ func fail(_ message: String, _ status: Int32) -> Never {
     exit(status)
 }
 
-/// Runs `body(k)` for k in 0..<count, each on a thread of its own (`concurrentPerform` would run no
-/// more at once than there are cores, and the drill needs callers that wait in parallel).
-func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    final class Job: @unchecked Sendable {  // handed to one thread, read only
-        let body: @Sendable (Int) -> Void, index: Int
-        init(_ body: @escaping @Sendable (Int) -> Void, _ index: Int) { self.body = body; self.index = index }
-    }
-    var threads: [pthread_t] = []
-    for k in 0..<count {
-        var thread = pthread_t()
-        let job = Unmanaged.passRetained(Job(body, k)).toOpaque()
-        guard pthread_create(&thread, nil, { pointer in
-            let job = Unmanaged<Job>.fromOpaque(pointer!).takeRetainedValue()
-            job.body(job.index)
-            return nil
-        }, job) == 0 else { fail("pthread_create failed", 1) }
-        threads.append(thread)
-    }
-    for thread in threads { pthread_join(thread, nil) }
-}
-
 /// A single-event batch of a stream of its own (a sign-in failure of a made-up address).
 func batch(_ n: Int, random: SecureRandom) -> StreamAppend {
     let stream = StreamCategory.signin.stream(Identifiers.uuid(fromRandom: random.bytes(16)))
@@ -57,7 +36,7 @@ case (5, "group"):
     }
     let committer = GroupCommitter(store: FileEventStore(directory: arguments[2]))
     let acknowledged = Mutex<[String]>([]), refused = Mutex<[JSONValue]>([])
-    onThreads(threads) { thread in
+    OwnThreads.run(threads) { thread in
         let random = SecureRandom()
         for n in 0..<count {
             do {
