@@ -44,6 +44,9 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
     var openKeys: KeyStore?
     /// Set by `appendCutByPowerLoss`: the next write keeps only this many lines of its batch.
     private var powerCut: Int?
+    /// When set, this store's appends (but erasures, which go alone) are handed to this group
+    /// committer, shared with the other stores of one `Ledger`: its store writes them with others'.
+    public var groupCommitter: GroupCommitter?
 
     /// A store over `directory` (created on the first write).
     public init(directory: String, clock: any Clock = SystemClock(), random: any RandomSource = SecureRandom()) {
@@ -62,6 +65,9 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
     public func append(_ parts: [StreamAppend], condition: AppendCondition?) throws -> [RecordedEvent] {
         if let poisoned { throw poisoned }
         let decoded = try StreamAppend.validatedData(parts)
+        if let groupCommitter, powerCut == nil, decoded.allSatisfy({ $0.event.erasedSubject == nil }) {
+            return try groupCommitter.append(parts, condition: condition)
+        }
         return try StoreError.mapping {
             let lock = try lockForAppend()
             defer { lock.unlock() }
@@ -123,6 +129,15 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
     func write(_ batches: [WriteBatch], log: FileDescriptor) throws -> [[RecordedEvent]] {
         var buffer: [UInt8] = []
         let keys = try dataKeys()
+        // The keys the batches make are synced together, once, before any line sealed under them
+        // is written; when that sync fails none of them is kept, and nothing is written.
+        keys?.syncsEachWrite = false
+        defer {
+            // Keys made by a write that threw before it synced them are synced (or emptied) now:
+            // another writer must never find a key that may not be on disk.
+            if let keys, keys.hasUnsyncedKeys { try? keys.sync() }
+            keys?.syncsEachWrite = true
+        }
         var pending: [(envelope: Envelope, offset: Int, length: Int)] = []
         var head = prefix.checker.head
         var at = max(clock.now(), prefix.lastAt)
@@ -162,6 +177,9 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
                 head = Head(seq: head.seq + 1, hash: hash)
                 at = max(at, clock.now())
             }
+        }
+        if let keys, keys.hasUnsyncedKeys {
+            do { try keys.sync() } catch { throw StoreError(.io, "the key store could not be synced: \(error.message)") }
         }
         if let kept = powerCut, kept < pending.count {
             let end = pending[kept].offset - start

@@ -22,6 +22,7 @@ extension KeyStore {
         while true {
             if let table = Self.table(slots, capacity: newCapacity) {
                 try KeyStoreError.mapping { try FileSystem.writeAtomically(table, to: path, mode: 0o600) }
+                markAllSynced()  // the new file was synced whole, keys made since the last sync included
                 break
             }
             newCapacity *= 2

@@ -42,6 +42,8 @@ public final class KeyStore {
     /// fills a store nobody else sees yet (`ledger migrate`, in its temporary folder) turns it off
     /// and calls `sync()` once before the folder is put in place.
     public var syncsEachWrite = true
+    /// The slots of keys made since the last `sync()` while `syncsEachWrite` is off.
+    private var unsynced: [Int] = []
 
     /// Opens the key store of the data directory `directory` (`events.keys`), creating it when
     /// `writable` and absent.
@@ -98,14 +100,14 @@ public final class KeyStore {
                 let key = random.bytes(AESGCM.keySize)
                 guard key.count == AESGCM.keySize else { throw KeyStoreError(.io, "the random source gave \(key.count) bytes, not 32") }
                 try write(KeySlot(state: .live, subject: subject, key: key), at: index, syncing: false)
+                guard syncsEachWrite else {
+                    unsynced.append(index)
+                    return key
+                }
                 do throws(KeyStoreError) {
-                    if syncsEachWrite { try KeyStoreError.mapping { try file.syncData() } }
+                    try KeyStoreError.mapping { try file.syncData() }
                 } catch {
-                    // A key whose slot may not be on disk is never used: the slot is emptied again (in
-                    // this process's view and, once written back, on disk), so the next key is a new one.
-                    try? KeyStoreError.mapping { try [UInt8](repeating: 0, count: KeyStoreLayout.slotSize).withUnsafeBytes {
-                        try file.write($0, at: KeyStoreLayout.offset(ofSlot: index))
-                    } }
+                    emptySlots([index])
                     throw error
                 }
                 return key
@@ -146,9 +148,35 @@ public final class KeyStore {
         }
     }
 
-    /// Makes every slot written so far durable (after writes with `syncsEachWrite` off).
+    /// Makes every slot written so far durable (after writes with `syncsEachWrite` off). When the
+    /// sync fails, every key made since the last sync is emptied again: none of them is ever used.
     public func sync() throws(KeyStoreError) {
-        try KeyStoreError.mapping { try file.sync() }
+        let made = unsynced
+        unsynced = []
+        do throws(KeyStoreError) {
+            try KeyStoreError.mapping { try file.sync() }
+        } catch {
+            emptySlots(made)
+            throw error
+        }
+    }
+
+    /// True when keys were made since the last sync (with `syncsEachWrite` off).
+    public var hasUnsyncedKeys: Bool { !unsynced.isEmpty }
+
+    /// Forgets the keys made since the last sync: they were made durable another way (a growth
+    /// wrote and synced the whole table).
+    func markAllSynced() { unsynced = [] }
+
+    /// Empties the slots at `indices` (new keys whose sync failed): in this process's view and, once
+    /// written back, on disk, so that the next key of their subjects is a new one and no line is
+    /// ever sealed under a key that may not be on disk.
+    private func emptySlots(_ indices: [Int]) {
+        for index in indices {
+            try? KeyStoreError.mapping { try [UInt8](repeating: 0, count: KeyStoreLayout.slotSize).withUnsafeBytes {
+                try file.write($0, at: KeyStoreLayout.offset(ofSlot: index))
+            } }
+        }
     }
 
     /// Runs `body` holding the exclusive lock of the file the path names, again (after a re-open)

@@ -15,6 +15,23 @@ func withTempDirectory<T>(_ label: String = "ledger-test", _ body: (String) thro
     return try body(path)
 }
 
+/// A unique folder under `/tmp` for a test that cannot pass a closure (an `async` one): removed by `remove()`.
+struct TemporaryFolder: Sendable {
+    /// The folder's path.
+    let path: String
+
+    /// Makes `/tmp/<label>-XXXXXX`.
+    init(_ label: String) throws {
+        var template = Array("/tmp/\(label)-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        guard made != nil else { throw SystemTestError("mkdtemp failed: \(String(cString: strerror(errno)))") }
+        path = String(decoding: template.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Removes the folder and everything in it.
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
 /// A failure of the test harness itself (not of the code under test).
 struct SystemTestError: Error, CustomStringConvertible {
     let description: String

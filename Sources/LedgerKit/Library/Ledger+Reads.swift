@@ -1,0 +1,53 @@
+import LedgerDomain
+
+// MARK: - Ledger, reads
+
+extension Ledger {
+    /// One user as the users view has them (`ledger users --json`'s row).
+    public struct User: Sendable, Equatable {
+        /// The account's uid.
+        public let uid: String
+        /// The email, nil once erased.
+        public let email: String?
+        /// The display name, nil when none or erased.
+        public let userName: String?
+        /// `pending`, `active`, `disabled` or `deleted`.
+        public let status: String
+        /// True once the email was verified.
+        public let emailVerified: Bool
+        /// When the account was created (RFC 3339), if known.
+        public let createdAt: String?
+    }
+
+    /// The log's head: its last line's `seq` and hash (`SEQ:HASH`, as `ledger verify` prints it).
+    public struct Head: Sendable, Equatable, CustomStringConvertible {
+        /// The last line's seq (0 for an empty log).
+        public let seq: Int
+        /// Its hash, hex.
+        public let hash: String
+        /// `SEQ:HASH`.
+        public var description: String { "\(seq):\(hash)" }
+    }
+
+    /// The users view, from the whole verified log, or as it stood after event `asOf` (a seq).
+    public func users(asOfSeq asOf: Int? = nil) async throws(LedgerError) -> [User] {
+        let path = FileSystem.join(configuration.directory, "events.jsonl")
+        return try await perform { _ in
+            guard FileSystem.exists(path) else { return [] }
+            let loaded = try ViewLoader.load(path: path, asOf: asOf.map { .seq($0) }, now: SystemClock().now(), views: .users)
+            return loaded.views.users.rows.map { row in
+                let erased = ErasedText.isErased(row.email)
+                return User(uid: row.uid, email: erased ? nil : row.email, userName: erased ? nil : row.userName,
+                            status: row.status.rawValue, emailVerified: row.emailVerified, createdAt: row.createdAt?.rfc3339)
+            }
+        }
+    }
+
+    /// The head of the verified log.
+    public func head() async throws(LedgerError) -> Head {
+        try await perform { store in
+            let head = try store.head()
+            return Head(seq: head.seq, hash: head.hash)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Dispatch
+import LedgerDomain
+import Synchronization
+
+// MARK: - Ledger
+
+/// An open ledger: the front door a Swift server embeds (`Docs/Library.md`). Any number of tasks
+/// may call one `Ledger` at once; the rules hold between them as they do between processes (one
+/// live account per email, the lockout, no event lost or reordered), and appends made at once share
+/// writes and syncs (group commit). Calls run off the cooperative thread pool, on threads of the
+/// ledger's own queue, since they wait for locks and `fdatasync`.
+///
+/// A call that started runs to its end: a task cancelled meanwhile still gets its result (its
+/// batch may already be durable). After a failed `fdatasync` every later write is refused with
+/// `LedgerError.Code.notDurable` until the ledger is opened again (run `ledger recover` first).
+public final class Ledger: Sendable {
+    /// Where the ledger is and how it hashes passwords.
+    public struct Configuration: Sendable {
+        /// The data directory (the log, its caches, the profile images).
+        public var directory: String
+        /// The yescrypt cost of new password hashes (0: the library's default).
+        public var hashCost: UInt
+
+        /// A configuration for the data directory `directory`.
+        public init(directory: String, hashCost: UInt = 0) {
+            self.directory = directory; self.hashCost = hashCost
+        }
+    }
+
+    /// The configuration it was opened with.
+    public let configuration: Configuration
+    let committer: GroupCommitter
+    private let queue = DispatchQueue(label: "ledger.calls", attributes: .concurrent)
+    private let calls = Mutex(Calls())
+
+    /// The calls running, and whether new ones are refused.
+    private struct Calls {
+        var running = 0
+        var closed = false
+        var drained: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private init(configuration: Configuration) {
+        self.configuration = configuration
+        committer = GroupCommitter(store: FileEventStore(directory: configuration.directory))
+    }
+
+    /// Opens the ledger in `configuration.directory` (made on the first write): checks that the
+    /// folder, if it exists, holds a log this build reads.
+    public static func open(_ configuration: Configuration) async throws(LedgerError) -> Ledger {
+        let ledger = Ledger(configuration: configuration)
+        _ = try await ledger.head()
+        return ledger
+    }
+
+    /// Opens the ledger in the data directory `directory`.
+    public static func open(directory: String) async throws(LedgerError) -> Ledger {
+        try await open(Configuration(directory: directory))
+    }
+
+    /// Refuses new calls (`LedgerError.Code.closed`) and returns once every call that started has
+    /// ended, its batch durable or refused.
+    public func close() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let now = calls.withLock { calls -> Bool in
+                calls.closed = true
+                if calls.running == 0 { return true }
+                calls.drained.append(done)
+                return false
+            }
+            if now { done.resume() }
+        }
+    }
+
+    /// Runs `work` on the ledger's queue, with a file store of its own whose appends go through
+    /// the ledger's group commit; refused once the ledger is closed.
+    func perform<T: Sendable>(_ work: @escaping @Sendable (FileEventStore) throws -> T) async throws(LedgerError) -> T {
+        let admitted = calls.withLock { calls -> Bool in
+            guard !calls.closed else { return false }
+            calls.running += 1
+            return true
+        }
+        guard admitted else { throw LedgerError(.closed, "the ledger is closed") }
+        let directory = configuration.directory, committer = committer
+        let result: Result<T, LedgerError> = await withCheckedContinuation { continuation in
+            queue.async {
+                let store = FileEventStore(directory: directory)
+                store.groupCommitter = committer
+                continuation.resume(returning: Result { () throws(LedgerError) -> T in
+                    do { return try work(store) } catch { throw LedgerError(error) }
+                })
+            }
+        }
+        let drained = calls.withLock { calls -> [CheckedContinuation<Void, Never>] in
+            calls.running -= 1
+            guard calls.closed, calls.running == 0 else { return [] }
+            defer { calls.drained = [] }
+            return calls.drained
+        }
+        for waiter in drained { waiter.resume() }
+        return try result.get()
+    }
+}

@@ -1,0 +1,53 @@
+import LedgerDomain
+
+// MARK: - LedgerError
+
+/// Why a `Ledger` call failed: a stable code (the same words as the `ledger` command line's
+/// `--json` errors) and a one-line message that never holds a password or token.
+public struct LedgerError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The stable codes.
+    public enum Code: String, Sendable {
+        /// The ledger was closed before the call.
+        case closed
+        /// The email is held by a live account.
+        case emailTaken = "email-already-in-use"
+        /// A sign-in was refused (wrong email or password, or the account is locked): one answer for all.
+        case signInRefused = "sign-in-refused"
+        /// No such session, or it has ended.
+        case noSuchSession = "no-such-session"
+        /// The input was refused before anything was written (a registration's reason is in the message).
+        case invalidInput = "invalid-input"
+        /// A write failed and its outcome on disk is unknown: the ledger refuses writes until reopened.
+        case notDurable = "not-durable"
+        /// The log is damaged, or a cache disagrees with it.
+        case damaged
+        /// Anything else the store refused (its own code is in the message).
+        case storeError = "store-error"
+    }
+
+    /// The code.
+    public let code: Code
+    /// A one-line message.
+    public let message: String
+
+    /// An error from its parts.
+    public init(_ code: Code, _ message: String) { self.code = code; self.message = message }
+
+    /// The error a store or service threw, under its code.
+    init(_ error: any Error) {
+        if let error = error as? LedgerError { self = error; return }
+        if let error = error as? StoreError {
+            switch error.code {
+            case .notDurable: self.init(.notDurable, error.message)
+            case .damaged: self.init(.damaged, error.message)
+            case .conditionFailed where error.condition == .emailTaken: self.init(.emailTaken, error.message)
+            default: self.init(.storeError, "\(error.code.rawValue): \(error.message)")
+            }
+            return
+        }
+        self.init(.storeError, "\(error)")
+    }
+
+    /// The message.
+    public var description: String { message }
+}
