@@ -1,6 +1,7 @@
 import Glibc
 import LedgerDomain
 import LedgerKit
+import Synchronization
 
 // MARK: - RegistrationBenchmark
 
@@ -9,10 +10,12 @@ import LedgerKit
 /// This is the "single-registration commit" as the product performs it today. With
 /// `--processes N`, N processes register into one store at once (`RegistrationProcesses`).
 enum RegistrationBenchmark {
-    /// `ledger-bench registrations --count K --dir DIR [--runs R] [--store URL] [--processes N]`:
-    /// one line per run and the median.
+    /// `ledger-bench registrations --count K --dir DIR [--runs R] [--store URL] [--processes N]
+    /// [--tasks N] [--json]`: one line per run and the median, or (`--json`) one object with the
+    /// median `commitsPerSecond` (completed registrations) and `syncsPerSecond`. With `--tasks N`
+    /// (file store), N threads of one process register K each, their appends through one group committer.
     static func run(_ arguments: ArraySlice<String>) throws -> Int32 {
-        let options = try Options(arguments, allowed: ["count", "dir", "runs", "store", "processes", "child"])
+        let options = try Options(arguments, allowed: ["count", "dir", "runs", "store", "processes", "child", "tasks", "json"])
         guard let directory = options.string("dir") else { throw BenchError.usage("registrations needs --dir DIR") }
         let count = try options.positiveInt("count", default: 200)
         if options.string("child") != nil {
@@ -20,19 +23,61 @@ enum RegistrationBenchmark {
                                                    store: options.string("store"))
         }
         let processes = try options.positiveInt("processes", default: 1)
-        var rates: [Double] = []
+        let tasks = try options.positiveInt("tasks", default: 1), json = options.flag("json")
+        guard tasks == 1 || (processes == 1 && options.string("store") == nil) else {
+            throw BenchError.usage("--tasks above 1 measures one process's group commit on the file store; leave out --store and --processes")
+        }
+        var rates: [Double] = [], syncRates: [Double] = []
         for run in 1...(try options.positiveInt("runs", default: 1)) {
             let folder = FileSystem.join(directory, "registrations-\(run)")
-            let seconds = processes == 1
-                ? try measure(count: count, directory: folder, store: options.string("store"))
-                : try RegistrationProcesses.measure(processes: processes, count: count, folder: folder, store: options.string("store"))
-            let total = count * processes
+            var syncs: Int?
+            let seconds: Double
+            if tasks > 1 {
+                (seconds, syncs) = try measure(tasks: tasks, count: count, directory: folder)
+            } else if processes == 1 {
+                seconds = try measure(count: count, directory: folder, store: options.string("store"))
+            } else {
+                seconds = try RegistrationProcesses.measure(processes: processes, count: count, folder: folder, store: options.string("store"))
+            }
+            let total = count * processes * tasks
             rates.append(Double(total) / seconds)
-            print("run \(run): \(total) registrations (\(processes) process\(processes == 1 ? "" : "es")) in "
-                  + "\(Format.seconds(seconds)): \(Format.fixed(Double(total) / seconds, 1)) registrations/s")
+            if let syncs { syncRates.append(Double(syncs) / seconds) }
+            if !json {
+                print("run \(run): \(total) registrations (\(processes) process\(processes == 1 ? "" : "es"), \(tasks) task\(tasks == 1 ? "" : "s")) in "
+                      + "\(Format.seconds(seconds)): \(Format.fixed(Double(total) / seconds, 1)) registrations/s")
+            }
         }
-        print("median \(Format.fixed(Stopwatch.median(rates), 1)) registrations/s")
+        if json {
+            let syncs = syncRates.isEmpty ? "null" : Format.fixed(Stopwatch.median(syncRates), 1)
+            print("{\"tasks\":\(tasks),\"processes\":\(processes),\"count\":\(count),\"commitsPerSecond\":\(Format.fixed(Stopwatch.median(rates), 1)),"
+                  + "\"syncsPerSecond\":\(syncs)}")
+        } else {
+            print("median \(Format.fixed(Stopwatch.median(rates), 1)) registrations/s")
+        }
         return 0
+    }
+
+    /// Times `tasks` threads registering `count` each into a fresh data folder, every thread with a
+    /// coordinator and store of its own whose appends go through one `GroupCommitter`. Returns
+    /// seconds and the groups written (syncs of the log).
+    static func measure(tasks: Int, count: Int, directory: String) throws -> (seconds: Double, syncs: Int) {
+        _ = try prepare(directory: directory, store: nil)
+        let committer = GroupCommitter(store: FileEventStore(directory: directory))
+        let failures = Mutex<[String]>([])
+        let seconds = Stopwatch.time {
+            OwnThreads.run(tasks) { task in
+                let store = FileEventStore(directory: directory)
+                store.groupCommitter = committer
+                do {
+                    let coordinator = try coordinator(store: store, directory: directory, url: nil)
+                    for n in 1...count { try register(coordinator, "\(task).\(n)") }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        if let failure = failures.withLock({ $0.first }) { throw BenchError.failed(failure) }
+        return (seconds, committer.groupsWritten)
     }
 
     /// Times `count` registrations into a fresh data folder `directory` (after one untimed one). Returns seconds.

@@ -1,8 +1,8 @@
 // ledger-bench: generates realistic v1 logs and times replay, verify, append and register.
 //   ledger-bench generate --events N --out FILE [--seed S]
 //   ledger-bench run [--events N] [--runs R] [--ledger PATH] [--work DIR] [--log FILE] [--appends K] [--seed S]
-//   ledger-bench append --count K --dir DIR [--runs R] [--store URL] [--batch event|registration]
-//   ledger-bench registrations --count K --dir DIR [--runs R] [--store URL] [--processes N]
+//   ledger-bench append --count K --dir DIR [--runs R] [--store URL] [--batch event|registration] [--tasks N] [--json]
+//   ledger-bench registrations --count K --dir DIR [--runs R] [--store URL] [--processes N] [--tasks N] [--json]
 // See Docs/Performance.md and Tests/Bench/compare.sh.
 import Glibc
 
@@ -10,7 +10,7 @@ let usage = """
     usage: ledger-bench generate --events N --out FILE [--seed S]
            ledger-bench run [--events N] [--runs R] [--ledger PATH] [--work DIR] [--log FILE] [--appends K] [--seed S]
            ledger-bench append --count K --dir DIR [--runs R] [--store URL] [--batch event|registration] [--tasks N] [--json]
-           ledger-bench registrations --count K --dir DIR [--runs R] [--store URL] [--processes N]
+           ledger-bench registrations --count K --dir DIR [--runs R] [--store URL] [--processes N] [--tasks N] [--json]
     """
 
 /// Writes `text` to standard error.
