@@ -44,7 +44,7 @@ extension AccountCommand {
         let mailer = try Mailer.fromEnvironment(context.environment)
         if let issued = try service(invocation, context).issue(kind, email: email, random: context.random) {
             do {
-                let text = try message(kind, issued, from: mailer.from)
+                let text = try message(kind, issued, from: mailer.from, context)
                     .rfc5322(date: context.clock.now(), messageId: Identifiers.hex(context.random.bytes(16)))
                 try mailer.send(text)
             } catch let error as MailError {
@@ -59,8 +59,9 @@ extension AccountCommand {
         return 0
     }
 
-    /// The message carrying `issued`'s token: the token alone on its line, and the command to give it to.
-    private static func message(_ kind: AccountTokens.Kind, _ issued: AccountService.IssuedToken, from: String) -> MailMessage {
+    /// The message carrying `issued`'s token (`TokenMessage`: a link from the operator's template, or the command to give it to).
+    private static func message(_ kind: AccountTokens.Kind, _ issued: AccountService.IssuedToken, from: String,
+                                _ context: Context) throws -> MailMessage {
         let expires = issued.outcome.appended.first.map { event -> Timestamp? in
             switch event.event {
             case .emailVerificationRequested(let e): return e.expiresAt
@@ -68,35 +69,8 @@ extension AccountCommand {
             default: return nil
             }
         } ?? nil
-        let until = expires.map { ", until \($0.rfc3339)" } ?? ""
-        let token = issued.token.value
-        switch kind {
-        case .verification:
-            return MailMessage(to: issued.outcome.email, from: from, subject: "Verify your email address", body: """
-            Someone, hopefully you, asked to verify this email address for a ledger account.
-            To verify it, run the command below and give it this token as the line of its standard input
-            (the token works once\(until)):
-
-            \(token)
-
-                ledger account verify-email --token-stdin
-
-            If you did not ask for this, ignore this message.
-            """)
-        case .reset:
-            return MailMessage(to: issued.outcome.email, from: from, subject: "Reset your password", body: """
-            Someone, hopefully you, asked to reset the password of the ledger account of this email address.
-            To choose a new password, run the command below and give it this token as the first line of its
-            standard input and the new password as the second (the token works once\(until)):
-
-            \(token)
-
-                ledger account reset-password --token-stdin
-
-            Every session of the account ends, and a lockout is lifted. If you did not ask for this,
-            ignore this message: the password stays as it is.
-            """)
-        }
+        return TokenMessage.message(kind, token: issued.token.value, to: issued.outcome.email, from: from, expires: expires,
+                                    links: try TokenMessage.Links.fromEnvironment(context.environment))
     }
 
     /// The token: the first line of standard input with `--token-stdin` (spaces around it ignored).

@@ -84,6 +84,7 @@ public enum LedgerEnvironment {
         _ = try storeIndexEnabled(environment["LEDGER_STORE_INDEX"])
         _ = try retentionDays(environment["LEDGER_RETENTION_DAYS"])
         _ = try mailFrom(environment["LEDGER_MAIL_FROM"])
+        _ = try TokenMessage.Links.fromEnvironment(environment)
         do {
             _ = try Failpoints(environment["LEDGER_FAILPOINTS"])
         } catch {
