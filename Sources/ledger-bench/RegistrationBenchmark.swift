@@ -43,7 +43,7 @@ enum RegistrationBenchmark {
             rates.append(Double(total) / seconds)
             if let syncs { syncRates.append(Double(syncs) / seconds) }
             if !json {
-                print("run \(run): \(total) registrations (\(processes) process\(processes == 1 ? "" : "es"), \(tasks) task\(tasks == 1 ? "" : "s")) in "
+                print("run \(run): \(total) registrations (\(processes) process\(processes == 1 ? "" : "es")\(tasks == 1 ? "" : ", \(tasks) tasks")) in "
                       + "\(Format.seconds(seconds)): \(Format.fixed(Double(total) / seconds, 1)) registrations/s")
             }
         }
