@@ -36,6 +36,8 @@ public enum LedgerCLI {
         Command(spec: ExportCommand.spec, run: ExportCommand.run),
         Command(spec: ImportCommand.spec, run: ImportCommand.run),
         Command(spec: MigrateCommand.spec, run: MigrateCommand.run),
+        Command(spec: KeygenCommand.spec, run: KeygenCommand.run),
+        Command(spec: WitnessCommand.spec, run: WitnessCommand.run),
         Command(spec: CompletionsCommand.spec, run: CompletionsCommand.run),
     ]
 

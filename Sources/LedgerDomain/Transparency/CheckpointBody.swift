@@ -34,19 +34,14 @@ public struct CheckpointBody: Equatable, Sendable {
               digits.first != 0x30 || digits.count == 1, let size = UInt64(lines[1]) else {
             throw NoteError(.malformedCheckpoint, "a signed head's second line is the tree size in decimal, without leading zeros")
         }
-        guard let bytes = Base64.decode(lines[2]), bytes.count == 32 else {
+        guard let root = Digest32(base64: lines[2]) else {
             throw NoteError(.malformedCheckpoint, "a signed head's third line is the root hash: padded Base64 of 32 bytes")
         }
-        try self.init(origin: lines[0], size: size, root: bytes.withUnsafeBytes { Digest32(bytes: $0) }, extensions: Array(lines[3...]))
+        try self.init(origin: lines[0], size: size, root: root, extensions: Array(lines[3...]))
     }
 
     /// The text: each line with its newline.
     public var text: String {
-        ([origin, String(size), Base64.encode(Self.rawBytes(root))] + extensions).map { $0 + "\n" }.joined()
-    }
-
-    /// The 32 bytes of `digest`, big-endian.
-    static func rawBytes(_ digest: Digest32) -> [UInt8] {
-        [digest.a, digest.b, digest.c, digest.d].flatMap { word in (0..<8).map { UInt8(truncatingIfNeeded: word >> (56 - 8 * $0)) } }
+        ([origin, String(size), root.base64] + extensions).map { $0 + "\n" }.joined()
     }
 }
