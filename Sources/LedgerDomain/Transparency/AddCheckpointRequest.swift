@@ -50,3 +50,11 @@ public struct AddCheckpointRequest: Sendable {
         return UInt64(text)
     }
 }
+
+extension AddCheckpointRequest {
+    /// The request body a log sends a witness: `old N`, the proof's hashes one a line, a blank line,
+    /// then the signed head `note` (which ends in a newline).
+    public static func body(oldSize: UInt64, proof: [Digest32], note: String) -> [UInt8] {
+        Array(("old \(oldSize)\n" + proof.map { $0.base64 + "\n" }.joined() + "\n" + note).utf8)
+    }
+}

@@ -39,4 +39,28 @@ public enum SignedHead {
         }
         return body
     }
+
+    /// `note` with the signature lines of a witness's answer (`response`: one or more lines
+    /// `— NAME BASE64`, each ending in a newline) appended, a line it already holds left out. The
+    /// lines are only parsed here: whoever trusts a witness checks its cosignature with `verify`.
+    /// `malformed-signed-head` when the answer is not signature lines or the note would pass 100.
+    public static func appendingCosignatures(_ response: [UInt8], to note: String) throws(SignedHeadError) -> String {
+        do throws(NoteError) {
+            var parsed = try SignedNote(parsing: Array(note.utf8))
+            guard response.last == 0x0A else { throw NoteError(.malformedNote, "a witness's answer is signature lines, each ending in a newline") }
+            var start = 0
+            while start < response.count {
+                let end = response[start...].firstIndex(of: 0x0A)!
+                let signature = try NoteSignature(parsingLine: response[start..<end])
+                if !parsed.signatures.contains(signature) { parsed.signatures.append(signature) }
+                start = end + 1
+            }
+            guard parsed.signatures.count <= SignedNote.maxSignatures else {
+                throw NoteError(.malformedNote, "a note has at most \(SignedNote.maxSignatures) signature lines")
+            }
+            return parsed.formatted
+        } catch {
+            throw SignedHeadError(.malformed, "the witness's answer cannot be added to the signed head: \(error.message)")
+        }
+    }
 }

@@ -71,6 +71,26 @@ import Testing
         #expect(code { _ = try SignedHead.sign(signer: witness, size: 1, root: .zero) } == "malformed-key")
     }
 
+    @Test("the log's side of a witness: the request body it sends, and the answer's lines appended to its head")
+    func witnessRoundTrip() throws {
+        try withTempDirectory { dir in
+            let log = try TestKeys.log(), witnessKey = try TestKeys.witness()
+            let chain = SyntheticLog(signer: log, size: 9)
+            let note = try chain.head()
+            let body = AddCheckpointRequest.body(oldSize: 0, proof: [], note: note)
+            #expect(body == (try chain.request(old: 0)))
+            let witness = try Witness(logKey: log.verifierKey, signer: witnessKey, statePath: dir + "/state", clock: FixedClock())
+            let answer = Array((try witness.addCheckpoint(body).line + "\n").utf8)
+            let cosigned = try SignedHead.appendingCosignatures(answer, to: note)
+            #expect(cosigned.hasPrefix(note) && cosigned.split(separator: "\n").count == note.split(separator: "\n").count + 1)
+            #expect(try SignedHead.appendingCosignatures(answer, to: cosigned) == cosigned)
+            #expect(try SignedHead.verify(Array(cosigned.utf8), logKey: log.verifierKey, witnessKeys: [witnessKey.verifierKey]).size == 9)
+            for bad in ["", "— w1\n", "oops\n", String(decoding: answer.dropLast(), as: UTF8.self)] {
+                #expect(code { _ = try SignedHead.appendingCosignatures(Array(bad.utf8), to: note) } == "malformed-signed-head", "\(bad.debugDescription)")
+            }
+        }
+    }
+
     @Test("refused as bad-signature: a missing witness, a changed size or root, a key of another name, a witness key given as the log's")
     func refusals() throws {
         let log = try TestKeys.log(), witness = try TestKeys.witness()
