@@ -56,6 +56,7 @@ final class EmptyTree: TreeStorage {
     var leaves: UInt64 { 0 }
     var mark: TreeMark? { nil }
     func node(level: Int, index: UInt64) throws -> Digest32 { throw TreeDamaged(what: "the empty tree has no nodes") }
+    func hashes(from position: UInt64, count: Int) throws -> [Digest32?] { [] }
     func write(_ nodes: [Digest32], from position: UInt64) throws {}
     func commit(leaves: UInt64, mark: TreeMark?) throws {}
     func reset() throws {}

@@ -20,9 +20,18 @@ final class PostgresTree: TreeStorage {
     var mark: TreeMark? { nil }
 
     /// Opens the state over a connection of its own and takes the lock (released when it closes);
-    /// makes the table when the store predates it.
-    init(url: PostgresURL) throws {
+    /// to extend it, makes the table when the store predates it; only to compare it (`extending`
+    /// false), changes nothing.
+    init(url: PostgresURL, extending: Bool = true) throws {
         connection = try PostgresConnection.forStore(url)
+        guard extending else {
+            // To compare only: whatever rows there are, nothing changed, nothing made.
+            guard try connection.execute("SELECT to_regclass('ledger_tree') IS NOT NULL").string(0, 0) == "t" else { return }
+            try connection.execute("SELECT pg_advisory_lock(\(Self.lockKey))")
+            let counted = try connection.execute("SELECT count(*) FROM ledger_tree")
+            leaves = Self.leaves(covering: UInt64(counted.int(0, 0) ?? 0))
+            return
+        }
         for statement in PostgresSchema.treeTable { try connection.execute(statement) }
         try connection.execute("SELECT pg_advisory_lock(\(Self.lockKey))")
         let counted = try connection.execute("SELECT count(*), coalesce(max(pos), -1) FROM ledger_tree")
@@ -48,6 +57,17 @@ final class PostgresTree: TreeStorage {
             throw TreeDamaged(what: "\(Self.name): position \(position)")
         }
         return hash
+    }
+
+    func hashes(from position: UInt64, count: Int) throws -> [Digest32?] {
+        let result = try connection.execute("SELECT pos, encode(hash, 'hex') FROM ledger_tree WHERE pos >= $1 ORDER BY pos LIMIT $2",
+                                            [String(position), String(count)])
+        var out: [Digest32?] = []
+        for row in 0..<result.count {
+            guard result.int(row, 0) == Int(position) + row else { break }  // a gap ends what is stored
+            out.append(result.string(row, 1).flatMap { Digest32(hex: $0) })
+        }
+        return out
     }
 
     func write(_ nodes: [Digest32], from position: UInt64) throws {

@@ -101,6 +101,26 @@ final class TreeFile: TreeStorage {
         return try hash(at: position)
     }
 
+    func hashes(from position: UInt64, count: Int) throws -> [Digest32?] {
+        var bytes = [UInt8](repeating: 0, count: count * Self.recordSize)
+        let n = try bytes.withUnsafeMutableBytes { raw in
+            var done = 0
+            while done < raw.count {
+                let got = try file.read(into: raw.baseAddress! + done, count: raw.count - done, at: Self.headerSize + Int(position) * Self.recordSize + done)
+                if got == 0 { break }
+                done += got
+            }
+            return done
+        }
+        return bytes.withUnsafeBytes { raw in
+            (0..<(n / Self.recordSize)).map { i in
+                let hash = Digest32(bytes: UnsafeRawBufferPointer(rebasing: raw[(i * Self.recordSize)..<(i * Self.recordSize + 32)]))
+                let sum = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i * Self.recordSize + 32, as: UInt64.self))
+                return sum == Self.checksum(position: position + UInt64(i), hash: hash) ? hash : nil
+            }
+        }
+    }
+
     func write(_ nodes: [Digest32], from position: UInt64) throws {
         var bytes = [UInt8](repeating: 0, count: nodes.count * Self.recordSize)
         bytes.withUnsafeMutableBytes { raw in

@@ -32,6 +32,9 @@ protocol TreeStorage: AnyObject, MerkleNodeSource {
     func write(_ nodes: [Digest32], from position: UInt64) throws
     /// Makes what was written durable, then records that it covers `leaves` lines up to `mark`.
     func commit(leaves: UInt64, mark: TreeMark?) throws
+    /// Up to `count` stored hashes from `position` on, in order (nil for one found damaged), for a
+    /// comparison with the log; fewer at the end of what is stored.
+    func hashes(from position: UInt64, count: Int) throws -> [Digest32?]
     /// Forgets everything (the state of the empty tree), to rebuild from the first line.
     func reset() throws
 }
