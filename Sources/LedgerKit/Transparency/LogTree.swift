@@ -27,7 +27,7 @@ public final class LogTree {
     }
 
     /// The state as a node source.
-    private var nodes: StoredNodes { StoredNodes(storage: storage) }
+    private var nodes: StorageNodes { StorageNodes(storage: storage) }
 
     /// The number of leaves: the lines covered.
     public var size: UInt64 { storage.leaves }
@@ -120,10 +120,10 @@ public final class LogTree {
     }
 }
 
-// MARK: - StoredNodes
+// MARK: - StorageNodes
 
 /// A `TreeStorage` as the `MerkleNodeSource` the tree algorithms read.
-struct StoredNodes: MerkleNodeSource {
+struct StorageNodes: MerkleNodeSource {
     /// The state.
     let storage: any TreeStorage
 
