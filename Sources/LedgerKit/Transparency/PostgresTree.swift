@@ -32,7 +32,9 @@ final class PostgresTree: TreeStorage {
             leaves = Self.leaves(covering: UInt64(counted.int(0, 0) ?? 0))
             return
         }
-        for statement in PostgresSchema.treeTable { try connection.execute(statement) }
+        if try connection.execute("SELECT to_regclass('ledger_tree') IS NULL").string(0, 0) == "t" {
+            for statement in PostgresSchema.treeTable { try connection.execute(statement) }
+        }
         try connection.execute("SELECT pg_advisory_lock(\(Self.lockKey))")
         let counted = try connection.execute("SELECT count(*), coalesce(max(pos), -1) FROM ledger_tree")
         guard let rows = counted.int(0, 0), let last = counted.int(0, 1), rows == last + 1 else {
@@ -50,12 +52,18 @@ final class PostgresTree: TreeStorage {
         return leaves
     }
 
+    /// Hashes read since the last change, by position: a proof asks for some nodes more than once
+    /// (its root and its path share them), and each would be a round trip.
+    private var read: [UInt64: Digest32] = [:]
+
     func node(level: Int, index: UInt64) throws -> Digest32 {
         let position = MerkleNodeIndex.position(level: level, index: index)
+        if let hash = read[position] { return hash }
         let result = try connection.execute("SELECT encode(hash, 'hex') FROM ledger_tree WHERE pos = $1", [String(position)])
         guard result.count == 1, let hex = result.string(0, 0), let hash = Digest32(hex: hex) else {
             throw TreeDamaged(what: "\(Self.name): position \(position)")
         }
+        read[position] = hash
         return hash
     }
 
@@ -82,6 +90,7 @@ final class PostgresTree: TreeStorage {
     func commit(leaves: UInt64, mark: TreeMark?) throws { self.leaves = leaves }
 
     func reset() throws {
+        read = [:]
         try connection.execute("DELETE FROM ledger_tree")
         leaves = 0
     }
