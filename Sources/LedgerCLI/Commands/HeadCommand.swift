@@ -21,6 +21,7 @@ enum HeadCommand {
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
         let tree = try TreeCommands.open(invocation, context)
+        TreeCommands.warnIfCut(tree, context)
         let root = try tree.root(size: tree.size)
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([
@@ -45,6 +46,12 @@ enum TreeCommands {
         case .file(let path): return try LogTree.open(logPath: path)
         case .postgres(let store): return try LogTree.open(store: store)
         }
+    }
+
+    /// Says on standard error where the log's intact prefix ends, when it ends before the log does.
+    static func warnIfCut(_ tree: LogTree, _ context: Context) {
+        guard let problem = tree.stoppedAt else { return }
+        context.complain("warning: the tree covers the \(tree.size) lines before line \(problem.line) (\(problem.kind.rawValue)): run `ledger verify`")
     }
 
     /// A count or seq given on the command line: decimal digits only, no sign, within UInt64.

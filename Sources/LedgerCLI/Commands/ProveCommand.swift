@@ -34,6 +34,7 @@ enum ProveCommand {
         if seq == 0 { throw CLIError.usage("SEQ starts at 1 (the first line)") }
         if size == 0 && seq != nil { throw CLIError.usage("--size must be at least 1 to hold a line") }
         let tree = try TreeCommands.open(invocation, context)
+        TreeCommands.warnIfCut(tree, context)
         let n = size ?? tree.size
         guard n <= tree.size else { throw CLIError.usage("--size \(n) is past the log, which has \(tree.size) lines") }
         if let seq {

@@ -19,6 +19,9 @@ public final class LogTree {
     let rebuild: (LogTree) throws -> Void
     /// The last line the tree covers (the head of the log's intact, closed prefix).
     public internal(set) var head = Head.empty
+    /// What ends the log's intact prefix before its end, when something does (damage, a torn tail, a
+    /// batch left open): the tree covers only the lines before it.
+    public internal(set) var stoppedAt: LogProblem?
 
     /// A tree over `storage`, rebuilt by `rebuild`.
     init(storage: any TreeStorage, rebuild: @escaping (LogTree) throws -> Void) {
@@ -95,9 +98,17 @@ public final class LogTree {
         pending.reserveCapacity(1 << 16)
         var last: (seq: Int, hash: Digest32, start: Int, end: Int)?
         var failure: (any Error)?
+        var stoppedAt: LogProblem?
         let hasher = self.hasher, storage = self.storage
+        defer { self.stoppedAt = stoppedAt }
         try LogScanner.scanFactsLendingChecker(bytes, from: offset, checker: &checker, { item, _, chunk in
-            guard case .event(let event, let hash, let start, let length) = item else { return false }
+            let (event, hash, start, length): (UnsafePointer<ViewEvent>, Digest32, Int, Int)
+            switch item {
+            case .event(let at, let digest, let offset, let count): (event, hash, start, length) = (at, digest, offset, count)
+            case .problem(let problem, _, _), .tornTail(let problem, _, _):
+                stoppedAt = problem
+                return false
+            }
             let line = chunk.bytes(start..<(start + length - 1))
             frontier.append(hasher.leafHash(UnsafeRawBufferPointer(line)), hasher: hasher) { pending.append($0) }
             last = (event.pointee.seq, hash, start, start + length)

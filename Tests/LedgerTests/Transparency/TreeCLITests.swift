@@ -118,6 +118,33 @@ import Testing
         }
     }
 
+    @Test func theTreeCoversTheIntactPrefixAndSaysWhereItStops() throws {
+        try withTreeLedger(events: 90) { dir, log in
+            // A torn tail: the bytes after the last newline are not a line.
+            let whole = try readBytes(dir.logPath)
+            try writeBytes(whole + Array(#"{"seq":91,"id":"#.utf8), to: dir.logPath)
+            let torn = try dir.run(["head", "--json"])
+            #expect(torn.status == 0, "\(torn)")
+            #expect(try parseObject(torn.stdout)["treeSize"] as? Int == 90)
+            #expect(torn.stderr.contains("before line 91 (torn-tail)"), "\(torn)")
+            try writeBytes(whole, to: dir.logPath)
+            let clean = try dir.run(["head"])
+            let root90 = try log.root(90)
+            #expect(clean.stderr.isEmpty && clean.stdout.contains("root \(root90)"), "\(clean)")
+            // Damage on line 40, the state built afresh: the tree stops before it. (A state recorded
+            // earlier whose last line the log still holds as it was keeps its size: the chain made
+            // every line before it as recorded; `verify` reports the damage.)
+            try damageLine(dir.logPath, line: 39)  // 0-based
+            try FileSystem.remove(treePath(dir))
+            let damaged = try dir.run(["head", "--json"])
+            #expect(damaged.status == 0, "\(damaged)")
+            let head = try parseObject(damaged.stdout)
+            let root39 = try log.root(39)
+            #expect(head["treeSize"] as? Int == 39 && head["rootHash"] as? String == root39, "\(damaged)")
+            #expect(damaged.stderr.contains("before line 40"), "\(damaged)")
+        }
+    }
+
     // MARK: - Attacks on the state
 
     @Test func anEditedHashIsACacheMismatchAndIsNeverUsed() throws {
