@@ -27,6 +27,27 @@ import Testing
     /// A Base64 hash with one bit changed.
     func flippedBase64(_ text: String) -> String { flipped(Digest32(base64: text)!, bit: 77).base64 }
 
+    @Test func thePublishedVectorsVerifyWithTheTool() throws {
+        let v = try MerkleVectorTests.load()
+        try withLedgerDir { dir in
+            func json(_ members: [String: Any]) throws -> String { String(decoding: try JSONSerialization.data(withJSONObject: members), as: UTF8.self) }
+            for item in v.inclusion where item.size == 8 || item.size == 5 {
+                let proof = try json(["leafIndex": item.index, "treeSize": item.size, "rootHash": v.roots[item.size]!.base64,
+                                      "leafHash": v.leafHashes[Int(item.index)].base64, "proof": item.proof.map(\.base64)])
+                let leafPath = dir.path + "/leaf", proofPath = dir.path + "/proof.json"
+                try writeBytes(v.leaves[Int(item.index)], to: leafPath)  // the leaf's bytes, no newline
+                try writeBytes(Array(proof.utf8), to: proofPath)
+                let ok = try pythonTool("verify_proof.py", ["inclusion", proofPath, leafPath])
+                #expect(ok.status == 0, "leaf \(item.index) of \(item.size): \(ok)")
+            }
+            for item in v.consistency {
+                let proof = try json(["oldSize": item.old, "treeSize": item.new, "oldRootHash": v.roots[item.old]!.base64,
+                                      "rootHash": v.roots[item.new]!.base64, "proof": item.proof.map(\.base64)])
+                #expect(try check("consistency", proof, in: dir).status == 0, "\(item.old) -> \(item.new)")
+            }
+        }
+    }
+
     @Test func randomProofsOfAGeneratedLogVerifyAndChangedOnesDoNot() throws {
         try withTreeLedger(events: 3_000) { dir, log in
             var random = SplitMix64(seed: 9162)
