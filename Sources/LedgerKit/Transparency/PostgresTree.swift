@@ -42,7 +42,9 @@ final class PostgresTree: TreeStorage {
             return
         }
         leaves = Self.leaves(covering: UInt64(rows))
-        try connection.execute("DELETE FROM ledger_tree WHERE pos >= $1", [String(MerkleNodeIndex.count(leaves: leaves))])
+        if UInt64(rows) > MerkleNodeIndex.count(leaves: leaves) {
+            try connection.execute("DELETE FROM ledger_tree WHERE pos >= $1", [String(MerkleNodeIndex.count(leaves: leaves))])
+        }
     }
 
     /// The most leaves whose complete subtrees number at most `rows`.
