@@ -145,6 +145,35 @@ import Testing
         }
     }
 
+    @Test func anErasureLeavesTheTreeAndAMigratedLogGetsItsOwn() throws {
+        try withLedgerDir { dir in
+            let registered = try parseObject(try dir.register(email: uniqueEmail()).stdout)
+            let uid = try #require(registered["uid"] as? String)
+            let before = try #require(try dir.json(["head"]) as? [String: Any])
+            let size = try #require(before["treeSize"] as? Int)
+            #expect(try dir.run(["account", "delete", uid, "--json"]).status == 0)
+            // Crypto-shredding changes no line: the tree of the lines before is the same tree.
+            let consistency = try #require(try dir.json(["prove", "--consistency", String(size)]) as? [String: Any])
+            #expect(consistency["oldRootHash"] as? String == before["rootHash"] as? String)
+            #expect((consistency["treeSize"] as? Int ?? 0) > size)
+            #expect(try dir.run(["verify"]).status == 0)
+        }
+        try withTreeLedger(events: 50) { old, log in
+            #expect((try old.json(["head"]) as? [String: Any])?["rootHash"] as? String == (try log.root(50)))
+            try withLedgerDir { parent in
+                let new = LedgerDir(path: parent.path + "/migrated")
+                let migrated = try ledger("migrate", "--from", old.logPath, "--data", new.path)
+                try #require(migrated.status == 0, "\(migrated)")
+                #expect(!FileManager.default.fileExists(atPath: treePath(new)), "the old folder's tree is not copied")
+                let head = try #require(try new.json(["head"]) as? [String: Any])
+                let fresh = try TreeLog(path: new.logPath)
+                let root = try fresh.root(51)
+                #expect(head["treeSize"] as? Int == 51 && head["rootHash"] as? String == root)
+                #expect(head["rootHash"] as? String != (try log.root(50)))
+            }
+        }
+    }
+
     // MARK: - Attacks on the state
 
     @Test func anEditedHashIsACacheMismatchAndIsNeverUsed() throws {
