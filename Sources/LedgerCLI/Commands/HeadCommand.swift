@@ -15,7 +15,7 @@ enum HeadCommand {
         its root in Base64, as a signed note spells it. Read from the tree's state beside the log (events.jsonl.tree, or the
         ledger_tree table with --store URL), extended with the lines added since, each checked: about the same time at any size.
         An empty log has size 0 and the root of the empty tree. Exit 0; 1 history-rewritten (the tree's state recorded another
-        hash for a line the log still holds: `ledger recover --accept-history` after a deliberate restore); 3 I/O or server error.
+        hash for a line the log still holds: `ledger recover --accept-history` after a deliberate restore); 3 no log, I/O or server error.
         """)
 
     /// Runs it.
@@ -43,7 +43,12 @@ enum TreeCommands {
     /// The Merkle tree of the store of `invocation`, extended to the log's end.
     static func open(_ invocation: Invocation, _ context: Context) throws -> LogTree {
         switch try context.defaultLogSource(invocation) {
-        case .file(let path): return try LogTree.open(logPath: path)
+        case .file(let path):
+            do {
+                return try LogTree.open(logPath: path)
+            } catch let error as SystemError where error.isNotFound && error.path == path {
+                throw CLIError.noLog(at: path)
+            }
         case .postgres(let store): return try LogTree.open(store: store)
         }
     }

@@ -20,7 +20,7 @@ enum ProveCommand {
         Events/tools/verify_proof.py, which trusts nothing but hashlib. A consistency proof from size 0 or to the same
         size is empty. Read from the tree's state (events.jsonl.tree, or the ledger_tree table with --store URL),
         extended with the lines added since, never the whole log. Exit 0; 1 history-rewritten; 2 SEQ or a size
-        that is 0, not a number, or past the log (SEQ past N, M past N); 3 I/O or server error.
+        that is 0, not a number, or past the log (SEQ past N, M past N); 3 no log, I/O or server error.
         """)
 
     /// Runs it.

@@ -5,10 +5,9 @@ import LedgerDomain
 
 extension LogTree {
     /// The tree of the log file at `logPath`, its state (`<log>.tree`) extended to the log's end under
-    /// the file's exclusive lock (held while the tree is open). A missing log is the empty log: no
-    /// state is written for it.
+    /// the file's exclusive lock (held while the tree is open). A missing log throws `SystemError`
+    /// (ENOENT) before any state is written.
     public static func open(logPath: String) throws -> LogTree {
-        guard FileSystem.exists(logPath) else { return LogTree(storage: EmptyTree(), rebuild: { _ in }) }
         let log = try FileDescriptor(path: logPath, flags: O_RDONLY)
         let storage = try TreeFile(path: TreeFile.path(forLog: logPath), create: true)
         let tree = LogTree(storage: storage) { tree in
@@ -47,17 +46,4 @@ extension LogTree {
         let n = try line.withUnsafeMutableBytes { try log.read(into: $0.baseAddress!, count: $0.count, at: mark.lineStart) }
         return n == line.count && line.withUnsafeBytes { hasher.leafHash($0) } == leaf
     }
-}
-
-// MARK: - EmptyTree
-
-/// The state of a log that does not exist: no leaves, nothing stored.
-final class EmptyTree: TreeStorage {
-    var leaves: UInt64 { 0 }
-    var mark: TreeMark? { nil }
-    func node(level: Int, index: UInt64) throws -> Digest32 { throw TreeDamaged(what: "the empty tree has no nodes") }
-    func hashes(from position: UInt64, count: Int) throws -> [Digest32?] { [] }
-    func write(_ nodes: [Digest32], from position: UInt64) throws {}
-    func commit(leaves: UInt64, mark: TreeMark?) throws {}
-    func reset() throws {}
 }

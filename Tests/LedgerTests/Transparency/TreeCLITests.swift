@@ -29,11 +29,17 @@ import Testing
 
     @Test func anEmptyLogHasSizeZeroAndTheEmptyRoot() throws {
         try withLedgerDir { dir in
+            // No log at all: as every read command, exit 3 naming it, nothing written.
+            for arguments in [["head"], ["prove", "1"]] {
+                let missing = try dir.run(arguments + ["--json"])
+                #expect(missing.status == 3 && (try? parseObject(missing.stdout))?["code"] as? String == "no-log", "\(missing)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: treePath(dir)), "no state is written for no log")
+            try writeBytes([], to: dir.logPath)
             let head = try #require(try dir.json(["head"]) as? [String: Any])
             #expect(head["treeSize"] as? Int == 0)
             #expect(head["rootHash"] as? String == "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=")  // SHA-256 of nothing
             #expect(head["head"] as? String == Head.empty.anchor)
-            #expect(!FileManager.default.fileExists(atPath: treePath(dir)), "no state is written for no log")
             let refused = try dir.run(["prove", "1"])
             #expect(refused.status == 2, "\(refused)")
         }
