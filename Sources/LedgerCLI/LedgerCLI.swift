@@ -31,6 +31,8 @@ public enum LedgerCLI {
         Command(spec: AuditCommand.spec, run: AuditCommand.run),
         Command(spec: ReportCommand.spec, run: ReportCommand.run),
         Command(spec: VerifyCommand.spec, run: VerifyCommand.run),
+        Command(spec: HeadCommand.spec, run: HeadCommand.run),
+        Command(spec: ProveCommand.spec, run: ProveCommand.run),
         Command(spec: EventsCommand.spec, run: EventsCommand.run),
         Command(spec: InitCommand.spec, run: InitCommand.run),
         Command(spec: ExportCommand.spec, run: ExportCommand.run),
