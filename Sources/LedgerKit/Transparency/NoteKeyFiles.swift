@@ -28,7 +28,8 @@ public enum NoteKeyFiles {
     /// without its public half; an skey that cannot be created removes the vkey just made.
     public static func writePair(_ signer: NoteSigner, prefix: String) throws -> (skey: String, vkey: String) {
         let skey = prefix + ".skey", vkey = prefix + ".vkey"
-        for path in [skey, vkey] where FileSystem.exists(path) { throw SystemError("create", path: path, code: EEXIST) }
+        var info = stat()
+        for path in [skey, vkey] where lstat(path, &info) == 0 { throw SystemError("create", path: path, code: EEXIST) }
         try FileSystem.createAtomically(Array((signer.verifierKey.text + "\n").utf8), at: vkey, mode: 0o644)
         do {
             try FileSystem.createAtomically(Array((signer.signerKeyText + "\n").utf8), at: skey, mode: 0o600)
