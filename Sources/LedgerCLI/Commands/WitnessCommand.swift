@@ -24,8 +24,8 @@ enum WitnessCommand {
         name, and it must extend the checkpoint in FILE (a fork is refused). FILE is then replaced,
         under an exclusive lock, before the cosignature line is printed (`— NAME BASE64`).
         Exit 0 cosigned; 1 refused, with the code the spec's HTTP status stands for: unknown-origin
-        (404), bad-signature (403), bad-request (400), size-conflict (409: the size it holds is in the
-        message and --json's "size"), bad-proof (422), state-damaged (FILE does not verify);
+        (404), bad-signature (403), bad-request (400), size-conflict (409: the size it holds is printed
+        alone on standard output, or as --json's "size"), bad-proof (422), state-damaged (FILE does not verify);
         2 usage or a bad key file; 3 I/O error.
         """,
         globals: [CommandSpec.helpOption])
@@ -56,6 +56,8 @@ enum WitnessCommand {
                                                       ("httpStatus", .int(error.code.httpStatus)), ("message", .string(error.message))]
                 if let size = error.heldSize { members.append(("size", .int(Int(clamping: size)))) }
                 context.printJSON(.object(JSONObject(members)))
+            } else if let size = error.heldSize {
+                context.print(String(size))  // the spec's 409 body: the size held, so a log can resend from it
             }
             context.complain("\(error.code.rawValue): \(error.message)")
             return CLIError.Status.failure.rawValue

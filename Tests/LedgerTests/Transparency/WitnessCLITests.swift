@@ -43,6 +43,8 @@ import Testing
             #expect(conflict.status == 1 && refusal["status"] as? String == "refused" && refusal["code"] as? String == "size-conflict")
             #expect(refusal["httpStatus"] as? Int == 409 && refusal["size"] as? Int == 300)
             #expect(conflict.stderrLines.count == 1 && conflict.stderr.hasPrefix("ledger: size-conflict: ") && conflict.stderr.contains("300"))
+            let plain = try Self.witness(forked.request(old: 250), in: dir, json: false)
+            #expect(plain.status == 1 && plain.stdout == "300\n" && plain.stderrLines.count == 1, "\(plain)")
             let fork = try Self.witness(forked.request(old: 300), in: dir)
             let forkObject = try Self.object(fork)
             #expect(fork.status == 1 && forkObject["code"] as? String == "bad-proof" && forkObject["httpStatus"] as? Int == 422)
