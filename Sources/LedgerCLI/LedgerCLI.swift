@@ -31,11 +31,15 @@ public enum LedgerCLI {
         Command(spec: AuditCommand.spec, run: AuditCommand.run),
         Command(spec: ReportCommand.spec, run: ReportCommand.run),
         Command(spec: VerifyCommand.spec, run: VerifyCommand.run),
+        Command(spec: HeadCommand.spec, run: HeadCommand.run),
+        Command(spec: ProveCommand.spec, run: ProveCommand.run),
         Command(spec: EventsCommand.spec, run: EventsCommand.run),
         Command(spec: InitCommand.spec, run: InitCommand.run),
         Command(spec: ExportCommand.spec, run: ExportCommand.run),
         Command(spec: ImportCommand.spec, run: ImportCommand.run),
         Command(spec: MigrateCommand.spec, run: MigrateCommand.run),
+        Command(spec: KeygenCommand.spec, run: KeygenCommand.run),
+        Command(spec: WitnessCommand.spec, run: WitnessCommand.run),
         Command(spec: CompletionsCommand.spec, run: CompletionsCommand.run),
     ]
 

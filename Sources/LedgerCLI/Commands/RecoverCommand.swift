@@ -11,7 +11,7 @@ enum RecoverCommand {
     static let spec = CommandSpec(
         name: "recover", summary: "finish interrupted registrations, remove orphan images, repair a torn tail",
         options: [
-            .flag("accept-history", "first discard the caches beside the log (events.jsonl.index, its checkpoint, events.jsonl.checkpoint): "
+            .flag("accept-history", "first discard the caches beside the log (events.jsonl.index, its checkpoint, events.jsonl.checkpoint, events.jsonl.tree): "
                 + "after restoring the log from a backup on purpose, when writers refuse with history-rewritten"),
             .flag("json", "print what was done as JSON"),
         ],

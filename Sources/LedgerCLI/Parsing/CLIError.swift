@@ -77,6 +77,12 @@ public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
             return system(error)
         case let error as EnvironmentError:
             return .usage("\(error.message); fix or unset \(error.variable)", code: "bad-environment")
+        case let error as NoteError:
+            return .usage(error.message, code: error.code.rawValue)
+        case let error as SignedHeadError:
+            return .failure(error.message, code: error.code.rawValue)
+        case let error as WitnessError:
+            return .failure(error.message, code: error.code.rawValue)
         case let error as MigrationError:
             return .failure(error.message, code: error.code.rawValue)
         case let error as RegistrationError:

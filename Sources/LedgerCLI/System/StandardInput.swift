@@ -26,3 +26,20 @@ enum StandardInput {
         }
     }
 }
+
+extension StandardInput {
+    /// All of standard input, or nil when it holds more than `limit` bytes (then at most
+    /// `limit + 1` bytes are read: an endless input is cut off, not buffered). Retries on EINTR;
+    /// a read error ends the input.
+    static func readAll(limit: Int) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while bytes.count <= limit {
+            let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress!, min($0.count, limit + 1 - bytes.count)) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            bytes += chunk[..<n]
+        }
+        return bytes.count > limit ? nil : bytes
+    }
+}

@@ -62,12 +62,14 @@ public enum LogVerifier {
             switch source {
             case .file(let path):
                 verified.problems += try CacheCheck.problems(logPath: path, log: try FileDescriptor(path: path, flags: O_RDONLY))
+                verified.problems += try TreeCheck.problems(source)
             case .postgres(let store):
                 if let problem = try accounts?.problem() { verified.problems.append(problem) }
                 if let checkpoint = store.storedCheckpoint(checkingCache: true) {
                     verified.problems += try CacheCheck.problems(storedCheckpoint: checkpoint, log: try source.open(usingCheckpoint: false).bytes,
                                                                    opener: source.opener)
                 }
+                verified.problems += try TreeCheck.problems(source)
             }
         }
         for rewrite in recorded.compactMap({ HistoryRewrite.evidence(cache: $0.cache, recorded: $0.head, found: found[$0.head.seq]?.hex) }) {

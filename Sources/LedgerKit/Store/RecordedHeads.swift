@@ -19,14 +19,15 @@ struct RecordedHead {
 // MARK: - RecordedHeads
 
 /// What the caches beside a log say its lines were (`HistoryRewrite`): the covered line in the
-/// header of the writers' index (`<log>.index`) and of its checkpoint, and the head of the views'
-/// checkpoint (`<log>.checkpoint`). Reads only the few bytes that hold them, until a cache disagrees.
+/// header of the writers' index (`<log>.index`) and of its checkpoint, the head of the views'
+/// checkpoint (`<log>.checkpoint`) and the last line the Merkle tree's state covers (`<log>.tree`). Reads only the few bytes that hold them, until a cache disagrees.
 enum RecordedHeads {
     /// The lines the caches beside the log at `logPath` recorded (only those with a header writers
     /// would have trusted); each one's checksum or seal is checked only when asked (`intact`).
     static func of(logPath: String) -> [RecordedHead] {
         let index = logPath + ".index"
-        return [liveIndex(index), indexCheckpoint(WritersIndex.checkpointPath(forIndex: index)), viewsCheckpoint(Checkpoint.path(forLog: logPath))]
+        return [liveIndex(index), indexCheckpoint(WritersIndex.checkpointPath(forIndex: index)), viewsCheckpoint(Checkpoint.path(forLog: logPath)),
+                treeFile(TreeFile.path(forLog: logPath))]
             .compactMap { $0 }
     }
 
@@ -129,6 +130,12 @@ enum RecordedHeads {
         }
         guard seq > 0 else { return nil }
         return RecordedHead(cache: path, head: Head(seq: seq, hash: hash.hex), lineStart: lineStart, offset: offset, intact: { sealed(path) })
+    }
+
+    /// The last line the tree's state covers, its header's checksum holding.
+    private static func treeFile(_ path: String) -> RecordedHead? {
+        guard let header = bytes(path, at: 0, count: TreeFile.headerSize), let (_, mark) = TreeFile.decode(header: header), let mark else { return nil }
+        return RecordedHead(cache: path, head: mark.head, lineStart: mark.lineStart, offset: mark.lineEnd, intact: { true })
     }
 
     /// True when the checkpoint at `path` ends with the SHA-256 of what comes before it.

@@ -55,7 +55,7 @@ extension PostgresEventStore {
     }
 
     /// The operator's way back after a legitimate restore (`ledger recover --accept-history`): forgets
-    /// the account-state tables' mark and the views checkpoint, under the append lock, so the next
+    /// the account-state tables' mark, the views checkpoint and the Merkle tree's state, under the append lock, so the next
     /// append folds the tables again from the log as it now is. Returns what it discarded.
     public func discardCaches() throws -> [String] {
         let connection = try connection()
@@ -63,7 +63,7 @@ extension PostgresEventStore {
             return try connection.transaction {
                 try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey])
                 var discarded: [String] = []
-                for table in ["ledger_account_state", "ledger_checkpoints"] {
+                for table in ["ledger_account_state", "ledger_checkpoints", "ledger_tree"] {
                     guard try connection.execute("SELECT to_regclass('\(table)') IS NOT NULL").string(0, 0) == "t" else { continue }
                     try connection.execute("DELETE FROM \(table)")
                     discarded.append(table)

@@ -50,7 +50,7 @@ public enum PostgresSchema {
         pendingCheckStatement,
         pendingCheckOutcomeColumn,
         dropLegacyStatusCheck,
-    ] + checkpointTable
+    ] + checkpointTable + treeTable
 
     /// The table of the views checkpoint the store keeps (`ledger_checkpoints`): the views and id
     /// fingerprints after the line `seq`/`hash` (`CheckpointWriter`'s bytes in `body`, their SHA-256
@@ -61,6 +61,14 @@ public enum PostgresSchema {
         "CREATE TABLE IF NOT EXISTS ledger_checkpoints (seq bigint PRIMARY KEY CHECK (seq >= 1), hash char(64) NOT NULL, seal char(64) NOT NULL, body bytea NOT NULL)",
         // Stored as it is: compressing tens of megabytes on every save would cost more than it saves.
         "ALTER TABLE ledger_checkpoints ALTER COLUMN body SET STORAGE EXTERNAL",
+    ]
+
+    /// The Merkle tree's state (`ledger_tree`): the hash of every complete subtree of the RFC 9162 tree
+    /// over the lines, by its post-order position (`MerkleNodeIndex`), written by `ledger head` and
+    /// `ledger prove` as they extend it. A cache, as `events.jsonl.tree` is: checked against the line it
+    /// covers before use, compared hash for hash with the log by `ledger verify`.
+    static let treeTable = [
+        "CREATE TABLE IF NOT EXISTS ledger_tree (pos bigint PRIMARY KEY CHECK (pos >= 0), hash bytea NOT NULL CHECK (length(hash) = 32))",
     ]
 
     /// The CHECK older versions put on `ledger_accounts.status`, listing the statuses they knew: a

@@ -1,0 +1,49 @@
+import Glibc
+import LedgerDomain
+
+// MARK: - LogTree on a log file
+
+extension LogTree {
+    /// The tree of the log file at `logPath`, its state (`<log>.tree`) extended to the log's end under
+    /// the file's exclusive lock (held while the tree is open). A missing log throws `SystemError`
+    /// (ENOENT) before any state is written.
+    public static func open(logPath: String) throws -> LogTree {
+        let log = try FileDescriptor(path: logPath, flags: O_RDONLY)
+        let storage = try TreeFile(path: TreeFile.path(forLog: logPath), create: true)
+        let tree = LogTree(storage: storage) { tree in
+            try storage.reset()
+            try tree.extend(log, from: 0, after: nil)
+        }
+        do {
+            try tree.catchUp(storage, log: log, logPath: logPath)
+        } catch is TreeDamaged {
+            try tree.rebuild(tree)
+        }
+        return tree
+    }
+
+    /// Extends `storage` from the line it covers, when the log still holds that line with the leaf
+    /// it recorded; else starts it over, unless the caches prove a rewritten history.
+    private func catchUp(_ storage: TreeFile, log: FileDescriptor, logPath: String) throws {
+        guard let mark = storage.mark else {
+            if storage.leaves != 0 || !storage.headerIntact { try storage.reset() }
+            return try extend(log, from: 0, after: nil)
+        }
+        if try holds(mark, in: log, leaf: storage.node(level: 0, index: storage.leaves - 1)) {
+            return try extend(log, from: mark.lineEnd, after: mark)
+        }
+        if let rewrite = try RecordedHeads.rewrite(logPath: logPath, log: log) {
+            throw StoreError(.historyRewritten, rewrite.message)
+        }
+        try storage.reset()
+        try extend(log, from: 0, after: nil)
+    }
+
+    /// True when `log` holds, where `mark` says, the verified line it names, and that line's leaf hash is `leaf`.
+    private func holds(_ mark: TreeMark, in log: FileDescriptor, leaf: Digest32) throws -> Bool {
+        guard SavedHeadLine.verifiedTime(in: log, lineStart: mark.lineStart, offset: mark.lineEnd, head: mark.head) != nil else { return false }
+        var line = [UInt8](repeating: 0, count: mark.lineEnd - mark.lineStart - 1)
+        let n = try line.withUnsafeMutableBytes { try log.read(into: $0.baseAddress!, count: $0.count, at: mark.lineStart) }
+        return n == line.count && line.withUnsafeBytes { hasher.leafHash($0) } == leaf
+    }
+}
