@@ -24,10 +24,12 @@ public final class GroupCommitter: @unchecked Sendable {
         // @unchecked: `outcome` and `leads` are written under `GroupCommitter.state`'s lock before
         // `wake` is signalled, and read by the waiting thread after it is woken.
         let batch: GroupedAppend
+        /// What the batch touches (`GroupedAppend.touches`), worked out once, by its caller.
+        let touches: Set<String>
         var outcome: Result<[RecordedEvent], any Error>?
         var leads = false
         let wake = DispatchSemaphore(value: 0)
-        init(_ batch: GroupedAppend) { self.batch = batch }
+        init(_ batch: GroupedAppend) { self.batch = batch; touches = batch.touches }
     }
 
     private struct State {
@@ -48,7 +50,14 @@ public final class GroupCommitter: @unchecked Sendable {
     /// Appends `parts` under `condition` as one batch, in a group with whatever other batches wait
     /// meanwhile; blocks the calling thread until the batch is durable (its events) or refused.
     public func append(_ parts: [StreamAppend], condition: AppendCondition?) throws -> [RecordedEvent] {
-        let me = Waiter(GroupedAppend(parts, condition: condition))
+        // The caller's own thread checks its batch and works out what it touches: the leader only
+        // checks conditions and writes.
+        try append(GroupedAppend(parts, condition: condition).validatedNow())
+    }
+
+    /// `append(_:condition:)` of a batch whose parts were checked already (`validated`).
+    func append(_ batch: GroupedAppend) throws -> [RecordedEvent] {
+        let me = Waiter(batch)
         let leads = state.withLock { state in
             state.waiting.append(me)
             if state.leading { return false }
@@ -71,8 +80,7 @@ public final class GroupCommitter: @unchecked Sendable {
             let group: [Waiter] = state.withLock { state in
                 var taken: [Waiter] = [], touched = Set<String>(), left: [Waiter] = []
                 for waiter in state.waiting {
-                    let keys = waiter.batch.touches
-                    if touched.isDisjoint(with: keys) { taken.append(waiter); touched.formUnion(keys) } else { left.append(waiter) }
+                    if touched.isDisjoint(with: waiter.touches) { taken.append(waiter); touched.formUnion(waiter.touches) } else { left.append(waiter) }
                 }
                 state.waiting = left
                 return taken

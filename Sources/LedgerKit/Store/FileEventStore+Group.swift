@@ -13,12 +13,15 @@ extension FileEventStore {
         if let poisoned { return batches.map { _ in .failure(poisoned) } }
         var outcomes = [Result<[RecordedEvent], any Error>?](repeating: nil, count: batches.count)
         var decoded: [[(event: LedgerEvent, data: JSONObject)]?] = batches.map { _ in nil }
+        var touched = Set<String>()
         for (k, batch) in batches.enumerated() {
             do {
-                guard GroupedAppend.independent(Array(batches[..<k]) + [batch]) else {
+                let touches = batch.touches
+                guard touched.isDisjoint(with: touches) else {
                     throw StoreError(.invalidBatch, "a group of appends holds two batches that touch one stream or email")
                 }
-                decoded[k] = try StreamAppend.validatedData(batch.parts)
+                touched.formUnion(touches)
+                decoded[k] = try batch.validated ?? StreamAppend.validatedData(batch.parts)
                 guard decoded[k]!.allSatisfy({ $0.event.erasedSubject == nil }) else {
                     throw StoreError(.invalidBatch, "an erasure is appended alone, not in a group")
                 }

@@ -66,7 +66,9 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
         if let poisoned { throw poisoned }
         let decoded = try StreamAppend.validatedData(parts)
         if let groupCommitter, powerCut == nil, decoded.allSatisfy({ $0.event.erasedSubject == nil }) {
-            return try groupCommitter.append(parts, condition: condition)
+            var batch = GroupedAppend(parts, condition: condition)
+            batch.validated = decoded
+            return try groupCommitter.append(batch)
         }
         return try StoreError.mapping {
             let lock = try lockForAppend()

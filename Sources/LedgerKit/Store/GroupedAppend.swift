@@ -9,10 +9,21 @@ public struct GroupedAppend {
     public let parts: [StreamAppend]
     /// What the batch needs besides its parts' versions.
     public let condition: AppendCondition?
+    /// The parts' events as `StreamAppend.validatedData` gives them, when the caller checked them
+    /// already (in its own thread, so the group's writer does not).
+    var validated: [(event: LedgerEvent, data: JSONObject)]?
 
     /// A batch from its parts and condition.
     public init(_ parts: [StreamAppend], condition: AppendCondition?) {
         self.parts = parts; self.condition = condition
+    }
+
+    /// The batch with its parts checked now (`StreamAppend.validatedData`); throws what a lone
+    /// append would refuse before taking its lock.
+    func validatedNow() throws -> GroupedAppend {
+        var batch = self
+        batch.validated = try StreamAppend.validatedData(parts)
+        return batch
     }
 
     /// What the batch touches: its streams, the emails its events claim, and the emails whose live
