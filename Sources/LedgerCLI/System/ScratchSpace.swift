@@ -15,7 +15,8 @@ public final class ScratchSpace {
 
     deinit {
         guard let folder else { return }
-        for path in copies.values { unlink(path); unlink(path + ".checkpoint") }
+        // The copy and whatever a read keeps beside a log (the views checkpoint, the tree state).
+        for path in copies.values { for suffix in ["", ".checkpoint", ".tree"] { unlink(path + suffix) } }
         rmdir(folder)
     }
 

@@ -53,10 +53,12 @@ final class TreeFile: TreeStorage {
         return header.withUnsafeBytes { raw -> (UInt64, TreeMark?)? in
             let word = { (at: Int) in UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
             guard word(8) == version, Checksum64.of(UnsafeRawBufferPointer(rebasing: raw[0..<80])) == word(80) else { return nil }
-            let leaves = word(16), seq = word(40)
-            guard leaves < 1 << 48, seq == leaves else { return nil }
+            let leaves = word(16), seq = word(40), start = word(24), end = word(32)
+            // Every number must fit the log it describes: a header whose checksum holds but whose
+            // offsets do not (a forged one) is damage, never a trap.
+            guard leaves < 1 << 48, seq == leaves, start < 1 << 62, end < 1 << 62, start <= end else { return nil }
             let hash = Digest32(bytes: UnsafeRawBufferPointer(rebasing: raw[48..<80]))
-            let mark = leaves == 0 ? nil : TreeMark(head: Head(seq: Int(seq), hash: hash.hex), lineStart: Int(word(24)), lineEnd: Int(word(32)))
+            let mark = leaves == 0 ? nil : TreeMark(head: Head(seq: Int(seq), hash: hash.hex), lineStart: Int(start), lineEnd: Int(end))
             return (leaves, mark)
         }
     }
