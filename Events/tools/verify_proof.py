@@ -132,6 +132,9 @@ def main(argv):
     except (OSError, ValueError) as e:
         print(f"bad proof: {e}")
         return 1
+    except RecursionError:
+        print("bad proof: the JSON is nested too deeply to be a proof")
+        return 1
 
 
 if __name__ == "__main__":
