@@ -224,6 +224,33 @@ func signedHeadVerdict(_ run: ([String]) throws -> ProcessResult, note: String, 
         }
     }
 
+    @Test("a migrated log is a new log: its heads take a new origin, signed by a key of that name; the old origin's witness refuses them")
+    func aMigratedLogTakesANewOrigin() throws {
+        try withTempDirectory { folder in
+            let keys = try SignedHeadKeys(folder: folder)
+            #expect(try run(Paths.ledger, ["keygen", "--name", "example.com/ledger/2", "--out", folder + "/log2"]).status == 0)
+            try withTreeLedger(events: 200) { dir, _ in
+                let env = ["LEDGER_WITNESS": keys.witnessCommand(state: folder + "/w1.state")]
+                let old = try dir.run(["head", "--key", keys.path("log.skey")], env: env)
+                #expect(old.status == 0, "\(old)")
+                try writeBytes(Array(old.stdout.utf8), to: folder + "/old.note")
+                let migrated = folder + "/migrated"
+                #expect(try run(Paths.ledger, ["migrate", "--from", dir.logPath, "--data", migrated], env: fastHashEnvironment).status == 0)
+                let sameKey = try run(Paths.ledger, ["head", "--key", keys.path("log.skey"), "--origin", "example.com/ledger/2", "--data", migrated], env: env)
+                #expect(sameKey.status == 1 && sameKey.stdout.isEmpty && sameKey.stderr.contains("unknown-origin"), "\(sameKey)")
+                let witness2 = "'\(Paths.ledger)' witness --log-vkey '\(folder)/log2.vkey' --key '\(keys.path("w1.skey"))' --state '\(folder)/w1-log2.state'"
+                let new = try run(Paths.ledger, ["head", "--key", folder + "/log2.skey", "--data", migrated], env: ["LEDGER_WITNESS": witness2])
+                #expect(new.status == 0 && new.stdout.hasPrefix("example.com/ledger/2\n201\n"), "\(new)")
+                try writeBytes(Array(new.stdout.utf8), to: folder + "/new.note")
+                let inMigrated: ([String]) throws -> ProcessResult = { try run(Paths.ledger, $0 + ["--data", migrated]) }
+                let verdict = try signedHeadVerdict(inMigrated, note: folder + "/new.note", vkey: folder + "/log2.vkey", witnesses: [keys.path("w1.vkey")])
+                #expect(verdict.status == 0 && verdict.kinds.isEmpty, "\(verdict.result)")
+                let oldHead = try signedHeadVerdict(inMigrated, note: folder + "/old.note", vkey: keys.path("log.vkey"))
+                #expect(oldHead.status == 1 && oldHead.kinds == ["signed-head-mismatch"], "the old log's head is not the new log's: \(oldHead.result)")
+            }
+        }
+    }
+
     @Test("usage: a witness key as --key, --origin without --key, --vkey without --signed-head, --signed-head without --vkey")
     func usageErrors() throws {
         try withTempDirectory { folder in
