@@ -77,6 +77,13 @@ import Testing
             let proof = try json(pg, ["prove", "1"])
             #expect(proof["proof"] as? [String] == (try log.tree.inclusionProof(index: 0, size: 80).map(\.base64)))
             #expect(try pg.run(["verify"]).status == 0, "rebuilt")
+            // Rows lost from the middle (a gap) or from the end (a write cut short): rebuilt, or cut
+            // back to the leaves the remaining rows cover and extended.
+            for cut in ["pos BETWEEN 10 AND 20", "pos >= \(MerkleNodeIndex.count(leaves: 80) - 2)"] {
+                #expect(try admin.execute("DELETE FROM ledger_tree WHERE \(cut)").affectedRows > 0)
+                #expect(try json(pg, ["head"])["rootHash"] as? String == (try log.root(80)), "\(cut)")
+                #expect(try rows(pg) == Int(MerkleNodeIndex.count(leaves: 80)), "\(cut)")
+            }
             // Line 3 edited and every line re-chained after it.
             var envelopes = try LogRewriting.envelopes(Array(try pg.export().stdout.utf8))
             envelopes[2].at = Timestamp(millis: envelopes[2].at.millis + 1)

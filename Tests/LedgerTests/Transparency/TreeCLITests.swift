@@ -180,6 +180,24 @@ import Testing
         }
     }
 
+    @Test func theStateTakesOnlyLinesNoWriterIsStillSyncing() throws {
+        try withTreeLedger(events: 40) { dir, log in
+            let all = try readBytes(dir.logPath)
+            try writeBytes(splitLines(all).prefix(30).flatMap { $0 }, to: dir.logPath)
+            // A writer between its write and its sync holds events.lock exclusive: head waits for it.
+            let lock = try FileDescriptor(path: dir.path + "/events.lock", flags: O_RDWR | O_CREAT)
+            try lock.lock(LOCK_EX)
+            try writeBytes(all, to: dir.logPath)  // ten lines written, not yet synced
+            let head = try dir.start(["head", "--json"])
+            #expect(!head.exits(within: 0.5), "head read the log while a writer held its lock")
+            lock.unlock()
+            let result = try head.wait()
+            #expect(result.status == 0, "\(result)")
+            let root = try log.root(40)
+            #expect((try parseObject(result.stdout))["rootHash"] as? String == root, "\(result)")
+        }
+    }
+
     // MARK: - Attacks on the state
 
     @Test func anEditedHashIsACacheMismatchAndIsNeverUsed() throws {
