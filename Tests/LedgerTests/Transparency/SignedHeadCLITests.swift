@@ -258,6 +258,7 @@ func signedHeadVerdict(_ run: ([String]) throws -> ProcessResult, note: String, 
             try withTreeLedger(events: 20) { dir, _ in
                 try writeBytes(Array(try dir.run(["head", "--key", keys.path("log.skey")]).stdout.utf8), to: folder + "/head.note")
                 for arguments in [["head", "--key", keys.path("w1.skey")], ["head", "--origin", "x"],
+                                  ["head", "--key", keys.path("log.skey"), "--origin", "two\nlines"], ["head", "--key", keys.path("log.skey"), "--origin", ""],
                                   ["verify", "--vkey", keys.path("log.vkey")], ["verify", "--signed-head", folder + "/head.note"],
                                   ["verify", "--signed-head", folder + "/head.note", "--vkey", keys.path("log.skey")]] {
                     let result = try dir.run(arguments)
