@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import LedgerDomain
 import LedgerKit
 import Testing
@@ -248,6 +249,40 @@ func signedHeadVerdict(_ run: ([String]) throws -> ProcessResult, note: String, 
                 let oldHead = try signedHeadVerdict(inMigrated, note: folder + "/old.note", vkey: keys.path("log.vkey"))
                 #expect(oldHead.status == 1 && oldHead.kinds == ["signed-head-mismatch"], "the old log's head is not the new log's: \(oldHead.result)")
             }
+        }
+    }
+
+    @Test("a read-only copy of the log, where no tree state can be written, is checked from its lines")
+    func aReadOnlyCopyIsCheckedFromItsLines() throws {
+        try withTempDirectory("ledger-readonly") { folder in
+            for sub in ["keys", "ro", "rewritten"] { try FileManager.default.createDirectory(atPath: folder + "/" + sub, withIntermediateDirectories: false) }
+            let keys = try SignedHeadKeys(folder: folder + "/keys")
+            let binary = folder + "/ledger"
+            try FileManager.default.copyItem(atPath: Paths.ledger, toPath: binary)
+            try withTreeLedger(events: 300) { dir, _ in
+                try writeBytes(Array(try dir.run(["head", "--key", keys.path("log.skey")]).stdout.utf8), to: folder + "/head.note")
+                let original = try readBytes(dir.logPath)
+                try writeBytes(original, to: folder + "/ro/events.jsonl")
+                var envelopes = try LogRewriting.envelopes(original)
+                envelopes[19].at = Timestamp(millis: envelopes[19].at.millis + 1)
+                try writeBytes(LogRewriting.chained(envelopes), to: folder + "/rewritten/events.jsonl")
+            }
+            // Root may write anywhere: the copies are checked as `nobody`, who may only read them.
+            let asUser = geteuid() == 0 ? ["/usr/sbin/runuser", "-u", "nobody", "--"] : []
+            for path in [folder, folder + "/keys", folder + "/ro", folder + "/rewritten"] { #expect(chmod(path, 0o555) == 0) }
+            defer { for path in [folder, folder + "/keys", folder + "/ro", folder + "/rewritten"] { _ = chmod(path, 0o755) } }
+            func verify(_ copy: String) throws -> (status: Int32, kinds: [String], result: ProcessResult) {
+                let all = asUser + [binary, "verify", folder + "/" + copy + "/events.jsonl", "--signed-head", folder + "/head.note",
+                                    "--vkey", keys.path("log.vkey"), "--json"]
+                let result = try run(all[0], Array(all.dropFirst()), env: fastHashEnvironment)
+                let problems = (try? parseObject(result.stdout))?["problems"] as? [[String: Any]] ?? []
+                return (result.status, problems.compactMap { $0["kind"] as? String }, result)
+            }
+            let intact = try verify("ro")
+            #expect(intact.status == 0 && intact.kinds.isEmpty, "\(intact.result)")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/ro/events.jsonl.tree"))
+            let rewritten = try verify("rewritten")
+            #expect(rewritten.status == 1 && rewritten.kinds == ["signed-head-mismatch"], "\(rewritten.result)")
         }
     }
 
