@@ -53,7 +53,8 @@ public struct Mailer: Sendable {
         do {
             outcome = try ShellCommand(command: command, environment: environment).run(input: Array(message.utf8))
         } catch let error as SystemError {
-            throw MailError(.failed, "the mailer could not be started: \(Self.reason(error.code))")
+            let what = error.operation == "start" ? "started" : "waited for"
+            throw MailError(.failed, "the mailer could not be \(what): \(Self.reason(error.code))")
         }
         switch outcome.termination {
         case .killed(let signal): throw MailError(.failed, "the message could not be sent (the mailer was killed by signal \(signal))")

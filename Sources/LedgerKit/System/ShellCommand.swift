@@ -99,9 +99,9 @@ public struct ShellCommand: Sendable {
         let stop = { _ = kill(timeout == nil ? pid : -pid, SIGKILL) }
         let ended = exchange.run()
         if ended != nil { stop() }
-        guard let status = Self.wait(pid, deadline: ended == nil ? deadline : nil) else {
+        guard let status = try Self.wait(pid, deadline: ended == nil ? deadline : nil) else {
             stop()
-            _ = Self.wait(pid, deadline: nil)
+            _ = try Self.wait(pid, deadline: nil)
             return Outcome(termination: .timedOut, output: exchange.output, errors: exchange.errors, inputError: exchange.inputError)
         }
         if let ended { return Outcome(termination: ended, output: exchange.output, errors: exchange.errors, inputError: exchange.inputError) }
@@ -110,14 +110,15 @@ public struct ShellCommand: Sendable {
     }
 
     /// The status of `pid` once it ends; nil when `deadline` passes first (it is then still running).
-    private static func wait(_ pid: pid_t, deadline: Double?) -> Int32? {
+    /// `SystemError` when it cannot be waited for.
+    private static func wait(_ pid: pid_t, deadline: Double?) throws -> Int32? {
         var status: Int32 = 0
         while true {
             let found = waitpid(pid, &status, deadline == nil ? 0 : WNOHANG)
             if found == pid { return status }
             if found < 0 {
                 if errno == EINTR { continue }
-                return 0x7F  // not ours to wait for any more: read as killed
+                throw SystemError("wait for", path: "/bin/sh")
             }
             if let deadline, now() >= deadline { return nil }
             usleep(5_000)

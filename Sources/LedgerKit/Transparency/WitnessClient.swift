@@ -62,7 +62,7 @@ public struct WitnessClient: Sendable {
                 outcome = try ShellCommand(command: command, environment: environment)
                     .run(input: body, outputLimit: Self.maxAnswerBytes, errorLimit: Self.maxErrorBytes, timeout: Double(timeout))
             } catch let error as SystemError {
-                throw WitnessClientError("the witness (LEDGER_WITNESS) could not be started: \(error)")
+                throw WitnessClientError("the witness (LEDGER_WITNESS) could not be run: \(error)")
             }
             switch outcome.termination {
             case .exited(0) where Self.heldSize(outcome.output) == nil:
