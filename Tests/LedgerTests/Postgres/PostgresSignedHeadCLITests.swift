@@ -45,6 +45,11 @@ import Testing
                 try writeBytes(Array(second.stdout.utf8), to: folder + "/second.note")
                 let again = try signedHeadVerdict({ try pg.run($0) }, note: folder + "/second.note", vkey: keys.path("log.vkey"), witnesses: [keys.path("w1.vkey")])
                 #expect(again.status == 0 && again.kinds.isEmpty, "\(again.result)")
+                // Without a data folder the size is kept nowhere: the witness's size-conflict answer gives it, and no folder is made.
+                let noFolder = try run(Paths.ledger, ["head", "--key", keys.path("log.skey"), "--store", pg.url.text, "--data", folder + "/none"],
+                                       env: fastHashEnvironment.merging(env) { _, new in new })
+                #expect(noFolder.status == 0 && noFolder.stdout.contains("\n— witness.example/w1 "), "\(noFolder)")
+                #expect(!FileManager.default.fileExists(atPath: folder + "/none"))
             }
         }
     }
