@@ -3,36 +3,84 @@ import LedgerKit
 
 // MARK: - HeadCommand
 
-/// `ledger head [--json]`: the log's head and the root of its Merkle tree (RFC 9162), from the
-/// tree's durable state, extended with the lines added since.
+/// `ledger head [--key FILE.skey [--origin ORIGIN]] [--json]`: the log's head and the root of its
+/// Merkle tree (RFC 9162), from the tree's durable state, extended with the lines added since; with
+/// `--key`, that tree's size and root as a signed head, cosigned by `LEDGER_WITNESS` when it is set.
 enum HeadCommand {
     /// The definition.
     static let spec = CommandSpec(
-        name: "head", summary: "print the log's head (SEQ:HASH), its Merkle tree's size and root",
-        options: [.flag("json", "print {\"head\",\"treeSize\",\"rootHash\"} as JSON (the root in Base64)")],
+        name: "head", summary: "print the log's head (SEQ:HASH), its Merkle tree's size and root; with --key, a signed head",
+        options: [
+            .option("key", "FILE", "sign the head with this log key (.skey made by `ledger keygen`): print the signed note"),
+            .option("origin", "ORIGIN", "the signed head's origin line (default: the key's name); with --key"),
+            .flag("json", "print {\"head\",\"treeSize\",\"rootHash\"[,\"signedHead\"]} as JSON (the root in Base64)"),
+        ],
         details: """
         The tree is RFC 9162's over the log's lines in order (leaf: SHA-256 of 0x00 and the line's bytes without its newline);
         its root in Base64, as a signed note spells it. Read from the tree's state beside the log (events.jsonl.tree, or the
         ledger_tree table with --store URL), extended with the lines added since, each checked: about the same time at any size.
-        An empty log has size 0 and the root of the empty tree. Exit 0; 1 history-rewritten (the tree's state recorded another
-        hash for a line the log still holds: `ledger recover --accept-history` after a deliberate restore); 3 no log, I/O or server error.
+        An empty log has size 0 and the root of the empty tree.
+        With --key FILE.skey: prints the signed head (C2SP tlog-checkpoint in a signed note: ORIGIN, the tree size, the
+        Base64 root, a blank line, the log key's signature line). With LEDGER_WITNESS set, that command gets the C2SP
+        add-checkpoint request on standard input and its cosignature line is added; the size it last cosigned is kept in
+        events.jsonl.witnesses beside the log (with --store URL: in the data folder, when it exists).
+        Exit 0; 1 history-rewritten (the tree's state recorded another hash for a line the log still holds:
+        `ledger recover --accept-history` after a deliberate restore), or witness-refused (the witness failed, refused or
+        did not answer within LEDGER_WITNESS_TIMEOUT seconds; nothing is printed); 2 usage, a bad key file or a witness key;
+        3 no log, I/O or server error.
         """)
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
+        if invocation.value("origin") != nil && invocation.value("key") == nil {
+            throw CLIError.usage("--origin names a signed head's origin: it goes with --key FILE.skey")
+        }
+        let signer = try invocation.value("key").map { path throws -> NoteSigner in
+            let signer = try NoteKeyFiles.readSigner(path)
+            guard signer.type == .ed25519 else {
+                throw NoteError(.malformedKey, "\(path) is a witness key (type 4): a log signs its heads with a key made by `ledger keygen` without --cosigner")
+            }
+            return signer
+        }
+        let witness = signer == nil ? nil : try WitnessClient.fromEnvironment(context.environment)
         let tree = try TreeCommands.open(invocation, context)
         TreeCommands.warnIfCut(tree, context)
-        let root = try tree.root(size: tree.size)
+        let size = tree.size
+        let root = try tree.root(size: size)
+        var signedHead: String?
+        if let signer {
+            var note = try SignedHead.sign(signer: signer, origin: invocation.value("origin"), size: size, root: root)
+            if let witness {
+                note = try witness.cosign(note: note, size: size, logKeyName: signer.name, sizes: try witnessSizes(invocation, context)) { old in
+                    try tree.consistencyProof(oldSize: old, newSize: size).proof
+                }
+            }
+            signedHead = note
+        }
         if invocation.flag("json") {
-            context.printJSON(.object(JSONObject([
-                ("head", .string(tree.head.anchor)), ("treeSize", .int(Int(tree.size))), ("rootHash", .string(root.base64)),
-            ])))
+            var members: [(String, JSONValue)] = [("head", .string(tree.head.anchor)), ("treeSize", .int(Int(size))), ("rootHash", .string(root.base64))]
+            if let signedHead { members.append(("signedHead", .string(signedHead))) }
+            context.printJSON(.object(JSONObject(members)))
+        } else if let signedHead {
+            context.out(signedHead)
         } else {
             context.print("head \(tree.head.anchor)")
-            context.print("tree size \(tree.size)")
+            context.print("tree size \(size)")
             context.print("root \(root.base64)")
         }
         return 0
+    }
+
+    /// Where the sizes the witness cosigned are kept: beside the log file; with a PostgreSQL store,
+    /// in the data folder when it exists (else nowhere: the witness's size-conflict answer says it).
+    private static func witnessSizes(_ invocation: Invocation, _ context: Context) throws -> WitnessSizes? {
+        switch try context.storeLocation(invocation) {
+        case .file: return WitnessSizes(path: WitnessSizes.path(forLog: context.fileStore(invocation).logPath))
+        case .postgres:
+            let folder = context.dataDirectory(invocation)
+            guard FileSystem.isDirectory(folder) else { return nil }
+            return WitnessSizes(path: FileSystem.join(folder, "events.jsonl.witnesses"))
+        }
     }
 }
 

@@ -3,8 +3,8 @@ import LedgerKit
 
 // MARK: - VerifyCommand
 
-/// `ledger verify [FILE] [--expect SEQ:HASH]... [--json]`: checks every line, hash and link of a log,
-/// the caches beside it, and any head recorded earlier.
+/// `ledger verify [FILE] [--expect SEQ:HASH]... [--signed-head FILE --vkey FILE [--witness-vkey FILE]...] [--json]`:
+/// checks every line, hash and link of a log, the caches beside it, any head recorded earlier, and a signed head.
 enum VerifyCommand {
     /// The definition.
     static let spec = CommandSpec(
@@ -15,7 +15,10 @@ enum VerifyCommand {
             .repeatable("expect", "SEQ:HASH", "a head recorded earlier: line SEQ must have exactly this hash (repeatable)"),
             .option("keys", "FILE", "the log's key store, when it is not events.keys beside the log (`ledger export --keys`)"),
             .option("migrated-from", "LOG", "the log `ledger migrate` copied: check that this log holds its events, event for event"),
-            .flag("json", "print {\"ok\",\"events\",\"head\",\"anchor\",\"problems\"[,\"migratedFrom\"]} as JSON"),
+            .option("signed-head", "FILE", "a signed head (`ledger head --key`): check its signatures and that the log's first SIZE lines have its root"),
+            .option("vkey", "FILE", "the log's verifier key (.vkey), with --signed-head"),
+            .repeatable("witness-vkey", "FILE", "a witness's verifier key whose cosignature the signed head must carry (repeatable)"),
+            .flag("json", "print {\"ok\",\"events\",\"head\",\"anchor\",\"problems\"[,\"migratedFrom\"][,\"signedHead\"]} as JSON"),
         ],
         details: """
         Exit 0 and print the head as SEQ:HASH (ready for --expect) when intact; exit 1 naming each problem
@@ -26,7 +29,10 @@ enum VerifyCommand {
         history-rewritten when one of those caches recorded another hash for a line the log still holds:
         writers refuse until `ledger recover --accept-history`; migration-mismatch when, with --migrated-from LOG,
         the log's first line does not name LOG's head or the lines after it do not hold LOG's events with the same
-        id, type, stream, at, batch and decrypted data: personal data erased since counts as the same).
+        id, type, stream, at, batch and decrypted data: personal data erased since counts as the same;
+        with --signed-head FILE: bad-signature when the --vkey key did not sign it, a --witness-vkey witness did not
+        cosign it, or it is no signed head, and signed-head-mismatch when its size is past the log's intact prefix or
+        the log's first SIZE lines have another root: a history rewritten after it was signed).
         """
     )
 
@@ -50,11 +56,17 @@ enum VerifyCommand {
             }
             return (given, try context.logFile(given))
         }
+        let signedHead = try signedHeadInputs(invocation)
         var report: VerifyReport
         do {
             report = try LogVerifier.verify(source, expecting: anchors, checkingCaches: true)
         } catch let error as SystemError where error.isNotFound {
             throw CLIError.noLog(at: source.name)
+        }
+        var checkedHead: SignedHeadCheck.Outcome?
+        if let signedHead {
+            checkedHead = try SignedHeadCheck.check(signedHead.note, logKey: signedHead.logKey, witnessKeys: signedHead.witnessKeys, source: source)
+            report.problems += checkedHead?.problems ?? []
         }
         var migration: MigrationCheck.Outcome?
         if let oldLog, report.ok, case .file(let path) = source {
@@ -76,12 +88,22 @@ enum VerifyCommand {
                     ("fromHead", .string(migration.fromHead.anchor)),
                 ]))))
             }
+            if let body = checkedHead?.body {
+                members.append(("signedHead", .object(JSONObject([
+                    ("origin", .string(body.origin)), ("treeSize", .int(Int(clamping: body.size))), ("rootHash", .string(body.root.base64)),
+                    ("matches", .bool(checkedHead?.problems.isEmpty == true)),
+                ]))))
+            }
             context.printJSON(.object(JSONObject(members)))
         } else if report.ok {
             context.print(context.style.green("ok:") + " \(report.events) events, head \(report.head.anchor)")
             if let oldLog, let migration {
                 let erased = migration.erased == 0 ? "" : " (\(migration.erased) with their personal data erased since the migration, on purpose)"
                 context.print(context.style.green("ok:") + " migrated from \(oldLog.given): all \(migration.events) events of its head \(migration.fromHead.anchor) are here, the same once decrypted\(erased)")
+            }
+            if let signedHead, let body = checkedHead?.body {
+                let witnesses = signedHead.witnessKeys.isEmpty ? "" : ", cosigned by " + signedHead.witnessKeys.map(\.name).joined(separator: ", ")
+                context.print(context.style.green("ok:") + " signed head \(body.origin) size \(body.size) root \(body.root.base64): the log's first \(body.size) lines, signed by \(signedHead.logKey.name)\(witnesses)")
             }
         } else {
             for problem in report.problems { context.print("line \(problem.line): \(problem.kind.rawValue): \(problem.message)") }
@@ -98,5 +120,21 @@ enum VerifyCommand {
     /// True for the kinds found about an intact log (its caches, recorded heads), not in its lines.
     private static func isAboutTheIntactLog(_ kind: ProblemKind) -> Bool {
         kind == .cacheMismatch || kind == .headMismatch || kind == .historyRewritten || kind == .migrationMismatch
+            || kind == .signedHeadMismatch || kind == .badSignature
+    }
+
+    /// The signed head to check and its keys, read before the log (a bad key file is exit 2 at
+    /// once); nil without --signed-head.
+    private static func signedHeadInputs(_ invocation: Invocation) throws -> (note: [UInt8]?, logKey: NoteVerifierKey, witnessKeys: [NoteVerifierKey])? {
+        guard let path = invocation.value("signed-head") else {
+            if invocation.value("vkey") != nil || !invocation.values("witness-vkey").isEmpty {
+                throw CLIError.usage("--vkey and --witness-vkey go with --signed-head FILE")
+            }
+            return nil
+        }
+        guard let vkey = invocation.value("vkey") else { throw CLIError.usage("--signed-head needs --vkey FILE, the log's verifier key") }
+        let logKey = try NoteKeyFiles.readVerifier(vkey)
+        let witnessKeys = try invocation.values("witness-vkey").map { try NoteKeyFiles.readVerifier($0) }
+        return (try SignedHeadCheck.read(path), logKey, witnessKeys)
     }
 }

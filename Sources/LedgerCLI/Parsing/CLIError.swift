@@ -83,6 +83,8 @@ public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
             return .failure(error.message, code: error.code.rawValue)
         case let error as WitnessError:
             return .failure(error.message, code: error.code.rawValue)
+        case let error as WitnessClientError:
+            return .failure(error.message, code: WitnessClientError.code)
         case let error as MigrationError:
             return .failure(error.message, code: error.code.rawValue)
         case let error as RegistrationError:

@@ -30,6 +30,12 @@ public enum ProblemKind: String, CaseIterable, Sendable {
     case missingKey = "missing-key"
     /// A migrated log does not hold the old log's events as they were (`ledger verify --migrated-from LOG`).
     case migrationMismatch = "migration-mismatch"
+    /// A signed head (`ledger verify --signed-head`) names more lines than the log's intact prefix
+    /// holds, or another root for its first lines: a history rewritten after the head was signed.
+    case signedHeadMismatch = "signed-head-mismatch"
+    /// A signed head is not signed by the log's key, or not cosigned by every named witness (or is
+    /// not a signed head at all).
+    case badSignature = "bad-signature"
 }
 
 /// One problem found on one line of a log.

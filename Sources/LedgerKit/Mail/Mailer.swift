@@ -49,77 +49,20 @@ public struct Mailer: Sendable {
     /// `MailError(.failed)` when it cannot start, does not read the whole message, exits non-zero
     /// or is killed.
     public func send(_ message: String) throws {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw MailError(.failed, "the mailer could not be started: \(Self.reason(errno))") }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }  // the child gets the read end as its standard input only
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, ends[0], 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        let words: [String] = ["/bin/sh", "-c", command]
-        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
-        defer { envp.forEach { free($0) } }
-        var pid: pid_t = 0
-        // The mailer starts with SIGPIPE's default action, whatever this process does with it.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
-        let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
-        close(ends[0])
-        guard spawned == 0 else {
-            close(ends[1])
-            throw MailError(.failed, "the mailer could not be started: \(Self.reason(spawned))")
+        let outcome: ShellCommand.Outcome
+        do {
+            outcome = try ShellCommand(command: command, environment: environment).run(input: Array(message.utf8))
+        } catch let error as SystemError {
+            let what = error.operation == "start" ? "started" : "waited for"
+            throw MailError(.failed, "the mailer could not be \(what): \(Self.reason(error.code))")
         }
-        let written = Self.write(message, to: ends[1])
-        close(ends[1])
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw MailError(.failed, "the mailer could not be waited for: \(Self.reason(errno))") }
+        switch outcome.termination {
+        case .killed(let signal): throw MailError(.failed, "the message could not be sent (the mailer was killed by signal \(signal))")
+        case .exited(let status) where status != 0: throw MailError(.failed, "the message could not be sent (mailer exited \(status))")
+        case .timedOut, .outputTooLarge: throw MailError(.failed, "the message could not be sent (the mailer was stopped)")
+        case .exited: break
         }
-        if status & 0x7F != 0 { throw MailError(.failed, "the message could not be sent (the mailer was killed by signal \(status & 0x7F))") }
-        let exit = (status >> 8) & 0xFF
-        if exit != 0 { throw MailError(.failed, "the message could not be sent (mailer exited \(exit))") }
-        if let failed = written { throw MailError(.failed, "the message could not be sent (the mailer did not read it: \(Self.reason(failed)))") }
-    }
-
-    /// Writes all of `text` to `fd`; the `errno` of a failed write (`EPIPE` when the reader is
-    /// gone), nil when all was written. SIGPIPE is blocked in this thread alone while it writes and
-    /// a SIGPIPE it raised is taken back before it is unblocked: the process's signal dispositions
-    /// (a library's caller's) are never changed.
-    private static func write(_ text: String, to fd: Int32) -> Int32? {
-        var pipeSignal = sigset_t(), previous = sigset_t()
-        sigemptyset(&pipeSignal)
-        sigaddset(&pipeSignal, SIGPIPE)
-        var wasPending = sigset_t()
-        sigpending(&wasPending)
-        let pendingBefore = sigismember(&wasPending, SIGPIPE) == 1
-        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
-        defer {
-            if !pendingBefore {
-                var zero = timespec(tv_sec: 0, tv_nsec: 0)
-                while sigtimedwait(&pipeSignal, nil, &zero) < 0 && errno == EINTR {}
-            }
-            pthread_sigmask(SIG_SETMASK, &previous, nil)
-        }
-        let bytes = Array(text.utf8)
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            done += n
-        }
-        return nil
+        if let failed = outcome.inputError { throw MailError(.failed, "the message could not be sent (the mailer did not read it: \(Self.reason(failed)))") }
     }
 
     private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }

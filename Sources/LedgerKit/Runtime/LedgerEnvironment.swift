@@ -46,6 +46,16 @@ public enum LedgerEnvironment {
         return text
     }
 
+    /// `LEDGER_WITNESS_TIMEOUT`: how long `ledger head --key` waits for the `LEDGER_WITNESS` command,
+    /// whole seconds from 1 to 3600; default 60.
+    public static func witnessTimeout(_ text: String?) throws(EnvironmentError) -> Int {
+        guard let text = given(text) else { return 60 }
+        guard let value = Int(text), text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), (1...3600).contains(value) else {
+            throw EnvironmentError("LEDGER_WITNESS_TIMEOUT", "must be a whole number of seconds from 1 to 3600", text)
+        }
+        return value
+    }
+
     /// `LEDGER_STORE`: a `postgres://USER@HOST:PORT/DATABASE` URL; unset or empty: the file log.
     /// The value is never repeated in the error (it may hold a password).
     public static func store(_ text: String?) throws(EnvironmentError) -> PostgresURL? {
@@ -72,7 +82,7 @@ public enum LedgerEnvironment {
     }
 
     /// Applies the rule of every `LEDGER_*` variable in `environment`; throws for the first bad one.
-    /// (`LEDGER_DATA` and `LEDGER_MAILER` take any value.)
+    /// (`LEDGER_DATA`, `LEDGER_MAILER` and `LEDGER_WITNESS` take any value.)
     public static func check(_ environment: [String: String]) throws(EnvironmentError) {
         _ = try store(environment["LEDGER_STORE"])
         do {
@@ -85,6 +95,7 @@ public enum LedgerEnvironment {
         _ = try retentionDays(environment["LEDGER_RETENTION_DAYS"])
         _ = try mailFrom(environment["LEDGER_MAIL_FROM"])
         _ = try TokenMessage.Links.fromEnvironment(environment)
+        _ = try witnessTimeout(environment["LEDGER_WITNESS_TIMEOUT"])
         do {
             _ = try Failpoints(environment["LEDGER_FAILPOINTS"])
         } catch {

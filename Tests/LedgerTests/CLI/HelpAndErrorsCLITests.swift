@@ -63,7 +63,7 @@ struct HelpAndErrorsCLITests {
             (["verify", "-x"], 2, "see `ledger verify --help`"),
             (["verify", "--zzzzzz"], 2, "see `ledger verify --help`"),
             (["user"], 2, "(usage: ledger user UID|EMAIL"),
-            (["verify", Paths.demoLog, "extra"], 2, "(usage: ledger verify [FILE] [--expect SEQ:HASH] [--keys FILE] [--migrated-from LOG] [--json])"),
+            (["verify", Paths.demoLog, "extra"], 2, "(usage: ledger verify [FILE] [--expect SEQ:HASH] [--keys FILE] [--migrated-from LOG] [--signed-head FILE] [--vkey FILE] [--witness-vkey FILE] [--json])"),
             (["verify", "--json=yes", Paths.demoLog], 2, "write --json alone"),
             (["events", Paths.demoLog, "--limit"], 2, "--limit needs a value: --limit N"),
             (["completions"], 2, "needs SHELL"),
