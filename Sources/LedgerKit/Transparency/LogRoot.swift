@@ -9,9 +9,12 @@ import LedgerDomain
 /// the log does not hold.
 public enum LogRoot {
     /// The root of the first `size` lines of `source`'s log, or nil when it holds fewer intact lines.
-    public static func of(_ source: LogSource, size: UInt64) throws -> Digest32? {
+    public static func of(_ source: LogSource, size: UInt64) throws -> Digest32? { try prefix(source, size: size).root }
+
+    /// The number of intact lines read (at most `size`) and, when there were `size`, their root.
+    public static func prefix(_ source: LogSource, size: UInt64) throws -> (size: UInt64, root: Digest32?) {
         let hasher = MerkleHasher.sha256
-        guard size > 0 else { return hasher.emptyRoot }
+        guard size > 0 else { return (0, hasher.emptyRoot) }
         var frontier = MerkleFrontier()
         var checker = ChainChecker()
         let log: any LogBytes
@@ -24,6 +27,6 @@ public enum LogRoot {
             frontier.append(hasher.leafHash(UnsafeRawBufferPointer(chunk.bytes(start..<(start + length - 1)))), hasher: hasher) { _ in }
             return frontier.size < size
         }, endOfChunk: { _, _ in true })
-        return frontier.size == size ? frontier.root(hasher: hasher) : nil
+        return (frontier.size, frontier.size == size ? frontier.root(hasher: hasher) : nil)
     }
 }

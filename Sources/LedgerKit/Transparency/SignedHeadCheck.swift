@@ -6,9 +6,8 @@ import LedgerDomain
 /// `ledger verify --signed-head`'s check: the note is signed by the log's key and cosigned by every
 /// named witness (else `bad-signature`), and the log's first SIZE lines have its root (else
 /// `signed-head-mismatch`: a head past the log's intact prefix, or a history rewritten after the
-/// head was signed). The root comes from the tree's state, extended with checked lines as `ledger
-/// head` does; `verify` checks that state against the log too (`TreeCheck`). A log file where no
-/// state can be written (a read-only copy) has the root computed from its lines instead.
+/// head was signed). The root is computed from the log's lines (`LogRoot`), never taken from the
+/// tree's state: `verify` reads every line anyway, and no cache may vouch for the history.
 public enum SignedHeadCheck {
     /// What a check found: the head (when its signatures verified) and the problems.
     public struct Outcome: Sendable {
@@ -39,22 +38,9 @@ public enum SignedHeadCheck {
         } catch {
             return Outcome(body: nil, problems: [LogProblem(line: 0, kind: .badSignature, message: error.message)])
         }
-        let found: (size: UInt64, root: Digest32?)
-        do {
-            let tree: LogTree
-            switch source {
-            case .file(let path): tree = try LogTree.open(logPath: path)
-            case .postgres(let store): tree = try LogTree.open(store: store)
-            }
-            found = (tree.size, body.size <= tree.size ? try tree.root(size: body.size) : nil)
-        } catch let error as StoreError where error.code == .historyRewritten {
-            // `verify` reports the rewrite itself (history-rewritten): the tree's state cannot answer.
-            return Outcome(body: body, problems: [])
-        } catch let error as SystemError where error.isPermissionDenied || error.code == EROFS {
-            // A log read where no tree state can be written (a read-only copy): the lines themselves.
-            guard case .file(let path) = source else { throw error }
-            found = try rootFromLines(path, size: body.size)
-        }
+        // The root comes from the log's own lines (`LogRoot`), never from the tree's state: a state
+        // forged to reproduce the signed root must not vouch for a history the log no longer holds.
+        let found = try LogRoot.prefix(source, size: body.size)
         let line = Int(clamping: body.size)
         guard let root = found.root else {
             return Outcome(body: body, problems: [LogProblem(line: line, kind: .signedHeadMismatch,
@@ -65,22 +51,5 @@ public enum SignedHeadCheck {
                 message: "the signed head's root for the first \(body.size) lines is \(body.root.base64), but the log's is \(root.base64): its history was rewritten after the head was signed")])
         }
         return Outcome(body: body, problems: [])
-    }
-
-    /// The root of the first `size` verified lines of the log file at `path`, computed from the lines
-    /// (no tree state); nil root when its intact prefix is shorter (with that prefix's size).
-    private static func rootFromLines(_ path: String, size: UInt64) throws -> (size: UInt64, root: Digest32?) {
-        let hasher = MerkleHasher.sha256
-        let log = try FileDescriptor(path: path, flags: O_RDONLY)
-        var frontier = MerkleFrontier()
-        var checker = ChainChecker()
-        if size > 0 {
-            try LogScanner.scanFactsLendingChecker(log, from: 0, checker: &checker, { item, _, chunk in
-                guard case .event(_, _, let start, let length) = item else { return false }
-                frontier.append(hasher.leafHash(UnsafeRawBufferPointer(chunk.bytes(start..<(start + length - 1)))), hasher: hasher) { _ in }
-                return frontier.size < size
-            }, endOfChunk: { _, _ in true })
-        }
-        return (frontier.size, frontier.size == size ? frontier.root(hasher: hasher) : nil)
     }
 }
