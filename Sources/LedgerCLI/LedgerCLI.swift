@@ -109,6 +109,7 @@ public enum LedgerCLI {
                 throw CLIError.usage("\(name) is not valid UTF-8 text; fix or unset \(name)", code: "bad-environment")
             }
             try LedgerEnvironment.check(context.environment)
+            StoreTuning.install(try StoreTuning.fromEnvironment(context.environment))
             if command.spec.outputMustBeReceived, context.standardDescriptors.stdoutWasClosed {
                 throw CLIError.environment("standard output is closed, and `ledger \(command.spec.name)` prints what must be received (a token, an id); nothing was done: run it with standard output open",
                                           code: "stdout-closed")

@@ -5,6 +5,7 @@
 //   ledger-bench registrations --count K --dir DIR [--runs R] [--store URL] [--processes N] [--tasks N] [--json]
 // See Docs/Performance.md and Tests/Bench/compare.sh.
 import Glibc
+import LedgerKit
 
 let usage = """
     usage: ledger-bench generate --events N --out FILE [--seed S]
@@ -22,6 +23,7 @@ func complain(_ text: String) {
 let arguments = CommandLine.arguments
 let status: Int32
 do {
+    StoreTuning.install(try StoreTuning.fromProcessEnvironment())
     switch arguments.count > 1 ? arguments[1] : "" {
     case "generate": status = try GenerateCommand.run(arguments.dropFirst(2))
     case "run": status = try RunCommand.run(arguments.dropFirst(2))

@@ -21,6 +21,7 @@ func batch(_ n: Int, random: SecureRandom) -> StreamAppend {
     return StreamAppend([event], to: stream, expected: .noStream)
 }
 
+do { StoreTuning.install(try StoreTuning.fromProcessEnvironment()) } catch { fail("\(error)", 2) }
 let arguments = CommandLine.arguments
 switch (arguments.count, arguments.count > 1 ? arguments[1] : "") {
 case (4, "append"):

@@ -2,8 +2,12 @@
 
 /// The lockout rule: 5 consecutive wrong passwords within 15 minutes lock the account for 15 minutes.
 public struct SignInPolicy: Equatable, Sendable {
+    /// The lockout's number of consecutive failures, stated once: the default policy's, and what the
+    /// stores keep per email (`SignInRecord.keptFailures`).
+    public static let defaultMaxFailures = 5
+
     /// Consecutive failures that lock.
-    public var maxFailures = 5
+    public var maxFailures = SignInPolicy.defaultMaxFailures
     /// The window they must fall in, and the lock's length (milliseconds).
     public var window: Int64 = 15 * 60 * 1000
 

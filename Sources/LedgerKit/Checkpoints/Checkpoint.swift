@@ -35,10 +35,8 @@ public struct Checkpoint {
     /// `<log>.checkpoint`.
     public static func path(forLog log: String) -> String { log + ".checkpoint" }
 
-    /// Events between checkpoints: `LEDGER_CHECKPOINT_EVERY`, default 10,000; 0 turns them off.
-    public static var interval: Int {
-        (try? LedgerEnvironment.checkpointInterval(LedgerEnvironment.process("LEDGER_CHECKPOINT_EVERY"))) ?? 10_000
-    }
+    /// Events between checkpoints (`StoreTuning.checkpointInterval`); 0 turns them off.
+    public static var interval: Int { StoreTuning.current.checkpointInterval }
 
     /// A checkpoint for `log`, opened as `file`, when one exists, is intact and matches the log; else nil.
     /// Only the views `selection` gives for the bytes of the log after the checkpoint are restored

@@ -90,8 +90,7 @@ public enum LedgerEnvironment {
         } catch {
             throw EnvironmentError("LEDGER_HASH_COST", message: "\(error)")
         }
-        _ = try checkpointInterval(environment["LEDGER_CHECKPOINT_EVERY"])
-        _ = try storeIndexEnabled(environment["LEDGER_STORE_INDEX"])
+        _ = try StoreTuning.fromEnvironment(environment)
         _ = try retentionDays(environment["LEDGER_RETENTION_DAYS"])
         _ = try mailFrom(environment["LEDGER_MAIL_FROM"])
         _ = try TokenMessage.Links.fromEnvironment(environment)
@@ -101,10 +100,9 @@ public enum LedgerEnvironment {
         } catch {
             throw EnvironmentError("LEDGER_FAILPOINTS", message: "\(error)")
         }
-        _ = try ioFaults(environment["LEDGER_IO_FAULTS"])
     }
 
-    /// The process's value of `name` (for readers below the command line).
+    /// The process's value of `name`, for the edges only (the tools' `main`): code below them is given values.
     public static func process(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
     private static func given(_ text: String?) -> String? { text.flatMap { $0.isEmpty ? nil : $0 } }

@@ -33,8 +33,9 @@ public struct SignInRecord: Equatable, Sendable {
         }
     }
 
-    /// Wrong-password times a record keeps: a `SignInPolicy` counting more must fold the log.
-    public static let keptFailures = 5
+    /// Wrong-password times a record keeps (the default policy's count): a `SignInPolicy` counting
+    /// more must fold the log.
+    public static let keptFailures = SignInPolicy.defaultMaxFailures
 
     /// The status of the email's live account (`AccountFold.liveStatus`), nil when it has none.
     public var liveStatus: AccountStatus?

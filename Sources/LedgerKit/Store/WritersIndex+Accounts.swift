@@ -10,9 +10,6 @@ import LedgerDomain
 /// nothing. The two failure slots change together under the header's untrusted mark (see `apply`),
 /// so the second needs no seq of its own.
 extension WritersIndex {
-    /// Wrong-password times kept per email; a lockout policy that counts more folds the log instead.
-    static let keptFailures = SignInRecord.keptFailures
-
     /// The statuses in the order of their stored values.
     static let statusValues = AccountStatus.allCases
 
@@ -34,7 +31,7 @@ extension WritersIndex {
         var account: Account?
         /// True when the email's last account has no readable account slot (a damaged table).
         var accountSlotMissing = false
-        /// The times of its consecutive wrong passwords, oldest first, `keptFailures` at most.
+        /// The times of its consecutive wrong passwords, oldest first, `SignInRecord.keptFailures` at most.
         var recentFailures: [Timestamp] = []
     }
 
@@ -160,7 +157,7 @@ struct IndexAccounts: AccountFoldState {
         let count = Int(table[slot, FailuresSlot.count])
         let newestFirst = [table[slot, FailuresSlot.newest], table[slot, FailuresSlot.second], table[older, OlderFailuresSlot.third],
                            table[older, OlderFailuresSlot.fourth], table[older, OlderFailuresSlot.fifth]]
-        return newestFirst.prefix(min(count, WritersIndex.keptFailures)).reversed().map { Timestamp(millis: $0) }
+        return newestFirst.prefix(min(count, SignInRecord.keptFailures)).reversed().map { Timestamp(millis: $0) }
     }
 
     mutating func appendFailure(of email: UUIDBits, at time: Timestamp, by event: ViewEvent) {

@@ -6,10 +6,9 @@ import LedgerDomain
 /// Mapping the index file: the one at its path when it is a table writers can use, else a new empty
 /// one built aside and renamed over it.
 extension WritersIndex {
-    /// `LEDGER_STORE_INDEX=0` turns the index off (writers then read the whole log once per process).
-    static var enabled: Bool {
-        (try? LedgerEnvironment.storeIndexEnabled(LedgerEnvironment.process("LEDGER_STORE_INDEX"))) ?? true
-    }
+    /// False when the index is turned off (`StoreTuning.writersIndex`; writers then read the whole
+    /// log once per process).
+    static var enabled: Bool { StoreTuning.current.writersIndex }
 
     /// This boot's id (`/proc/sys/kernel/random/boot_id`), nil when unreadable (then no index is used).
     static let bootID: [UInt8]? = {

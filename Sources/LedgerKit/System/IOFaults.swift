@@ -3,11 +3,12 @@ import Synchronization
 
 // MARK: - IOFaults
 
-/// I/O fault injection for the reliability drills, from `LEDGER_IO_FAULTS=OP=N,…`: the Nth call
+/// I/O fault injection for the reliability drills, from `LEDGER_IO_FAULTS=OP=N,…` (installed by
+/// the edge with `StoreTuning`): the Nth call
 /// (counted per process, from 1) of OP fails. OP is `write` (EIO), `enospc` (a write fails with
 /// ENOSPC, as on a full disk), `fsync` (EIO) or `rename` (EIO); `kill-write` and `kill-fsync`
 /// SIGKILL the process instead, before its Nth write or fsync (a crash at exactly that point;
-/// they count the same calls as `write` and `fsync`). Unset in production: one getenv.
+/// they count the same calls as `write` and `fsync`). None in production.
 public enum IOFaults {
     /// The operations that can be made to fail.
     public enum Operation: String, CaseIterable, Sendable {
@@ -30,11 +31,12 @@ public enum IOFaults {
         var counts: [Operation: Int] = [:]
     }
 
-    private static let state: Mutex<State> = {
-        var initial = State()
-        initial.targets = (try? LedgerEnvironment.ioFaults(LedgerEnvironment.process("LEDGER_IO_FAULTS"))) ?? [:]
-        return Mutex(initial)
-    }()
+    private static let state = Mutex(State())
+
+    /// Targets `targets` from now on, the counts starting over (`StoreTuning.install`).
+    static func reset(targets: [Operation: Int]) {
+        state.withLock { $0 = State(targets: targets, counts: [:]) }
+    }
 
     /// Counts one call of `operation`; returns the errno to fail it with when it is the targeted one.
     static func fault(_ operation: Operation) -> Int32? {

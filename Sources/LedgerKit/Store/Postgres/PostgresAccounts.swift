@@ -21,9 +21,6 @@ final class PostgresAccounts: AccountFoldState {
         var created: Int
     }
 
-    /// Wrong-password times kept per email: what a `SignInRecord` carries.
-    static let keptFailures = SignInRecord.keptFailures
-
     private let connection: PostgresConnection
     /// Rows loaded or written; a nil value is a row known to be absent.
     private var accounts: [UUIDBits: Account?] = [:]
@@ -91,7 +88,7 @@ final class PostgresAccounts: AccountFoldState {
     func appendFailure(of email: String, at time: Timestamp, by event: ViewEvent) {
         var times = recentFailures(of: email)
         times.append(time)
-        if times.count > Self.keptFailures { times.removeFirst(times.count - Self.keptFailures) }
+        if times.count > SignInRecord.keptFailures { times.removeFirst(times.count - SignInRecord.keptFailures) }
         failures[email] = times
         changedFailures.insert(email)
     }
