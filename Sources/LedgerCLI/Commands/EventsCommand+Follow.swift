@@ -8,7 +8,7 @@ extension EventsCommand {
     static let pollMilliseconds = 200
 
     /// A log file, looked at every 200 ms.
-    static func fileSource(_ tail: LogTail) -> FollowSource {
+    static func fileSource(_ tail: LogFollower) -> FollowSource {
         FollowSource(read: { body in try tail.read(body) },
                      missingNote: "no log at \(tail.path) yet; waiting for the first event (Ctrl-C to stop)",
                      damageAdvice: "run `ledger verify` for the full report",
@@ -17,7 +17,7 @@ extension EventsCommand {
 
     /// A PostgreSQL store, woken by the `NOTIFY` each append transaction sends (LISTEN), looking
     /// for SIGINT/SIGTERM every 100 ms while idle.
-    static func postgresSource(_ tail: PostgresLogTail) throws -> FollowSource {
+    static func postgresSource(_ tail: PostgresLogFollower) throws -> FollowSource {
         try tail.listen()
         return FollowSource(read: { body in try tail.read(body) },
                             missingNote: nil,
@@ -38,7 +38,7 @@ extension EventsCommand {
         var waitingNoted = false
         var seen = 0
         while true {
-            let outcome: LogTail.Outcome
+            let outcome: LogFollower.Outcome
             do {
                 outcome = try source.read { event, line in
                     seen += 1

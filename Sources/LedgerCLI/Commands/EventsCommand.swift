@@ -50,14 +50,14 @@ enum EventsCommand {
         let following = invocation.flag("follow")
         var listing = EventListing(json: invocation.flag("json"), following: following, context: context)
         if following, invocation.positionals.isEmpty, case .postgres(let url) = try context.storeLocation(invocation) {
-            let tail = PostgresLogTail(store: PostgresEventStore(url: url, clock: context.clock, random: context.random))
+            let tail = PostgresLogFollower(store: PostgresEventStore(url: url, clock: context.clock, random: context.random))
             return try follow(try postgresSource(tail), selection, &listing, context)
         }
         if following, let file = invocation.positionals.first, Context.standardInputNames.contains(file) {
             throw CLIError.usage("--follow watches a log file; standard input cannot be followed (leave out --follow to read it)")
         }
         let source = try context.logSource(invocation.positionals.first, invocation)
-        if following, case .file(let path) = source { return try follow(fileSource(LogTail(path: path)), selection, &listing, context) }
+        if following, case .file(let path) = source { return try follow(fileSource(LogFollower(path: path)), selection, &listing, context) }
         let outcome = try source.readEvents { event, line in
             guard selection.matches(event) else { return true }
             listing.add(event, line: line)

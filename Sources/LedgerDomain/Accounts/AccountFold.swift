@@ -168,7 +168,8 @@ public enum AccountFold {
         liveAccount(of: email, in: state).flatMap { state.account($0)?.status }
     }
 
-    /// When `email` is locked out at `now` under `policy`, the instant the lock ends; else nil.
+    /// When `email` is locked out at `now` under `policy`, the instant the lock ends; else nil: the
+    /// policy's rule (`SignInPolicy.lockedUntil`) over any fold state's failures.
     public static func lockedUntil<State: AccountFoldState>(_ email: State.EmailKey, in state: State, policy: SignInPolicy,
                                                              at now: Timestamp) -> Timestamp? {
         guard state.mayHaveFailures(email) else { return nil }

@@ -41,7 +41,7 @@ public struct CheckpointReader {
             let record = UserView.Record(uid: try r.uuid(), registration: try r.uuid(), email: try r.string(),
                                          userName: try r.optionalString(), profileImage: try r.optionalUUID(),
                                          createdAt: try r.optionalTime(), status: try r.choice(UserRow.Status.allCases),
-                                         created: try r.count(), emailVerified: try r.flag())
+                                         emailSeq: try r.count(), emailVerified: try r.flag())
             if kept.contains(.users) { views.users.restore(record) }
         }
         for _ in 0..<(try r.count()) {

@@ -38,7 +38,7 @@ public struct CheckpointWriter {
         for r in views.users.records {
             w.uuid(r.uid); w.uuid(r.registration); w.string(r.email); w.optionalString(r.userName)
             w.optionalUUID(r.profileImage); w.optionalTime(r.createdAt); w.byte(UserRow.Status.allCases.firstIndex(of: r.status)!)
-            w.int(r.created); w.byte(r.emailVerified ? 1 : 0)
+            w.int(r.emailSeq); w.byte(r.emailVerified ? 1 : 0)
             w.flushIfFull()
         }
         w.int(views.sessions.records.count)

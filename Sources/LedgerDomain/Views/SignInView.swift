@@ -70,7 +70,8 @@ public struct SignInView: Equatable, Sendable {
     /// The record of `email`, if it ever failed.
     public func row(email: String) -> Row? { position(of: email).map { rows[Int($0)] } }
 
-    /// When the account with `email` is locked at `now`, the instant the lock ends; else nil.
+    /// When the account with `email` is locked at `now`, the instant the lock ends; else nil: the
+    /// policy's rule (`SignInPolicy.lockedUntil`, the one lockout rule) over this view's rows.
     public func lockedUntil(_ email: String, at now: Timestamp) -> Timestamp? {
         policy.lockedUntil(recent: recentFailures(of: ViewEmail(email)), at: now)
     }

@@ -41,14 +41,14 @@ public struct UserView: Equatable, Sendable {
         var status: UserRow.Status
         /// The seq of the event that gave it its email (its last `AccountCreated` or `EmailChanged`):
         /// which account an email's last is, after a restore.
-        var created: Int
+        var emailSeq: Int
         var emailVerified = false
 
         init(uid: UUIDBits, registration: UUIDBits, email: String, userName: String?, profileImage: UUIDBits?,
-             createdAt: Timestamp?, status: UserRow.Status, created: Int, emailVerified: Bool = false) {
+             createdAt: Timestamp?, status: UserRow.Status, emailSeq: Int, emailVerified: Bool = false) {
             self.uid = uid; self.emailHash = email.seededHash; self.registration = registration; self.email = email
             self.userName = userName; self.profileImage = profileImage; self.createdAt = createdAt; self.status = status
-            self.created = created; self.emailVerified = emailVerified
+            self.emailSeq = emailSeq; self.emailVerified = emailVerified
         }
 
         var row: UserRow {
@@ -127,7 +127,7 @@ public struct UserView: Equatable, Sendable {
     /// last (the fold's `lastAccount`), by the seq of its creation.
     mutating func restore(_ record: Record) {
         let at = upsert(record)
-        if let last = lastPosition(of: record.email), records[Int(last)].created > record.created { return }
+        if let last = lastPosition(of: record.email), records[Int(last)].emailSeq > record.emailSeq { return }
         let rows = records
         byEmail.set(record.email, to: at) { rows[Int($0)].email }
     }
@@ -235,7 +235,7 @@ extension UserView: AccountFoldState {
         }
         if !movedAway.isEmpty { movedAway[email.email] = nil }
         let record = Record(uid: uid, registration: event.stream, email: email.email, userName: nil, profileImage: nil,
-                            createdAt: nil, status: status, created: event.seq)
+                            createdAt: nil, status: status, emailSeq: event.seq)
         let at = upsert(record)
         let rows = records
         byEmail.set(email.email, to: at) { rows[Int($0)].email }
@@ -259,7 +259,7 @@ extension UserView: AccountFoldState {
         if !movedAway.isEmpty { movedAway[email.email] = nil }
         records[Int(at)].email = email.email
         records[Int(at)].emailHash = email.hash
-        records[Int(at)].created = event.seq
+        records[Int(at)].emailSeq = event.seq
         let rows = records
         byEmail.set(email.email, to: at) { rows[Int($0)].email }
     }

@@ -13,7 +13,7 @@ struct AccountTable: AccountFoldState, Equatable {
         /// The email it holds (was last created with, or changed to).
         var email: String
         /// The seq of the line holding its password hash (its `AccountCreated` or last `PasswordChanged`).
-        var created: Int
+        var passwordSeq: Int
     }
 
     var accounts: [UUIDBits: Account] = [:]
@@ -30,11 +30,11 @@ struct AccountTable: AccountFoldState, Equatable {
     func account(_ uid: UUIDBits) -> AccountFacts<String>? { accounts[uid].map { AccountFacts(status: $0.status, email: $0.email) } }
     func lastAccount(of email: String) -> UUIDBits? { emails[email] }
     mutating func recordCreation(of uid: UUIDBits, email: String, status: AccountStatus, by event: ViewEvent) {
-        accounts[uid] = Account(status: status, email: email, created: event.seq)
+        accounts[uid] = Account(status: status, email: email, passwordSeq: event.seq)
         emails[email] = uid
     }
     mutating func setStatus(_ status: AccountStatus, of uid: UUIDBits) { accounts[uid]?.status = status }
-    mutating func recordPassword(of uid: UUIDBits, by event: ViewEvent) { accounts[uid]?.created = event.seq }
+    mutating func recordPassword(of uid: UUIDBits, by event: ViewEvent) { accounts[uid]?.passwordSeq = event.seq }
     mutating func recordEmailChange(of uid: UUIDBits, to email: String, by event: ViewEvent) {
         accounts[uid]?.email = email
         emails[email] = uid
@@ -58,6 +58,6 @@ struct AccountTable: AccountFoldState, Equatable {
     }
 
     private static func describe(_ account: Account?) -> String {
-        account.map { "\($0.status.rawValue) (password set at seq \($0.created))" } ?? "absent"
+        account.map { "\($0.status.rawValue) (password set at seq \($0.passwordSeq))" } ?? "absent"
     }
 }

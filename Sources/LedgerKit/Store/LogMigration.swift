@@ -78,7 +78,7 @@ public enum LogMigration {
                                            migratedAt: migratedAt, random: random)
         var failure: (any Error)?
         var last: Envelope?
-        let outcome = try LogTail(path: logPath).read { event, _ in
+        let outcome = try LogFollower(path: logPath).read { event, _ in
             do {
                 try writer.copy(event)
             } catch {

@@ -77,11 +77,11 @@ public enum LogSource {
 
 extension LogSource {
     /// Delivers every event of the log in order with its line as stored (no newline), verified as
-    /// it goes, until `body` returns false (`LogTail.read`; `.missing` when there is no log file).
-    public func readEvents(_ body: (RecordedEvent, UnsafeBufferPointer<UInt8>) -> Bool) throws -> LogTail.Outcome {
+    /// it goes, until `body` returns false (`LogFollower.read`; `.missing` when there is no log file).
+    public func readEvents(_ body: (RecordedEvent, UnsafeBufferPointer<UInt8>) -> Bool) throws -> LogFollower.Outcome {
         switch self {
-        case .file(let path): try LogTail(path: path).read(body)
-        case .postgres(let store): try PostgresLogTail(store: store).read(body)
+        case .file(let path): try LogFollower(path: path).read(body)
+        case .postgres(let store): try PostgresLogFollower(store: store).read(body)
         }
     }
 }

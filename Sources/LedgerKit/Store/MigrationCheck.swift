@@ -37,7 +37,7 @@ public enum MigrationCheck {
         var outcome = Outcome()
         var kept: [Kept] = []
         let oldRing = KeyRing.forLog(oldLog)
-        let read = try LogTail(path: oldLog).read { event, _ in
+        let read = try LogFollower(path: oldLog).read { event, _ in
             kept.append(Self.kept(event, opener: oldRing).kept)
             outcome.fromHead = Head(seq: event.seq, hash: event.envelope.hash)
             return true
@@ -58,7 +58,7 @@ public enum MigrationCheck {
         var problem: (line: Int, message: String)?
         var header: (line: Int, message: String)?
         var erased = 0, seen = 0
-        _ = try LogTail(path: newLog).read { event, _ in
+        _ = try LogFollower(path: newLog).read { event, _ in
             let line = event.seq
             seen = line
             guard line > 1 else {

@@ -62,10 +62,10 @@ enum RecordedIndexLines {
             let slot = WritersIndex.headerSize + n * WritersIndex.Slot.size
             let tag = table[slot, WritersIndex.Slot.tag]
             if tag == WritersIndex.Tag.account.rawValue {
-                let offset = Int(table[slot, WritersIndex.AccountSlot.createdLine])
+                let offset = Int(table[slot, WritersIndex.AccountSlot.passwordLine])
                 guard offset >= 0 else { continue }
                 found.append(Record(cache: path, offset: offset,
-                                    expected: .passwordLine(hashPrefix: table[slot, WritersIndex.AccountSlot.createdLineHash])))
+                                    expected: .passwordLine(hashPrefix: table[slot, WritersIndex.AccountSlot.passwordLineHash])))
             } else if let category = category(of: tag) {
                 let offset = Int(table[slot, WritersIndex.StreamSlot.lastLine])
                 guard offset >= 0 else { continue }

@@ -58,8 +58,8 @@ extension WritersIndex {
                 entry.liveStatus = AccountFold.liveStatus(of: key, in: state)
             }
             if !entry.accountSlotMissing, let uid = AccountFold.signInAccount(of: key, in: state), let slot = find(.account, uid, inserting: false) {
-                entry.account = SignInEntry.Account(uid: uid, line: Int(self[slot, AccountSlot.createdLine]),
-                                                    lineHash: self[slot, AccountSlot.createdLineHash])
+                entry.account = SignInEntry.Account(uid: uid, line: Int(self[slot, AccountSlot.passwordLine]),
+                                                    lineHash: self[slot, AccountSlot.passwordLineHash])
             }
         }
         entry.recentFailures = state.recentFailures(of: key)
@@ -117,8 +117,8 @@ struct IndexAccounts: AccountFoldState {
         }
         if let slot = writable(.account, uid) {
             table[slot, AccountSlot.status] = Self.value(status)
-            table[slot, AccountSlot.createdLine] = Int64(offset)
-            table[slot, AccountSlot.createdLineHash] = lineHash
+            table[slot, AccountSlot.passwordLine] = Int64(offset)
+            table[slot, AccountSlot.passwordLineHash] = lineHash
             table[slot, Slot.seq] = seq
         }
     }
@@ -131,8 +131,8 @@ struct IndexAccounts: AccountFoldState {
 
     mutating func recordPassword(of uid: UUIDBits, by event: ViewEvent) {
         guard let slot = writable(.account, uid, inserting: false) else { return }
-        table[slot, AccountSlot.createdLine] = Int64(offset)
-        table[slot, AccountSlot.createdLineHash] = lineHash
+        table[slot, AccountSlot.passwordLine] = Int64(offset)
+        table[slot, AccountSlot.passwordLineHash] = lineHash
         table[slot, Slot.seq] = seq
     }
 

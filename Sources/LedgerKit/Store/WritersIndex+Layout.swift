@@ -84,9 +84,10 @@ extension WritersIndex {
     enum AccountSlot {
         /// Its `AccountStatus`, as its index in `statusValues`.
         static var status: Field<UInt32> { Field(offset: 4) }
-        /// Where the line starts, and the first 8 bytes of its hash.
-        static var createdLine: Field<Int64> { Field(offset: 24) }
-        static var createdLineHash: Field<UInt64> { Field(offset: 32) }
+        /// Where the line holding its password hash starts (its `AccountCreated` or last
+        /// `PasswordChanged`), and the first 8 bytes of that line's hash.
+        static var passwordLine: Field<Int64> { Field(offset: 24) }
+        static var passwordLineHash: Field<UInt64> { Field(offset: 32) }
     }
 
     /// `failures`, keyed by the email's key: its consecutive wrong passwords, and the two latest times.

@@ -78,7 +78,7 @@ struct BatchMarkTests {
                 }
             }
             results.append(describe(events, end))
-            let tail = LogTail(path: path)
+            let tail = LogFollower(path: path)
             events = 0
             let outcome = try tail.read { _, _ in events += 1; return true }
             switch outcome {

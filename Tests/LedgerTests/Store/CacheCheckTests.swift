@@ -11,9 +11,9 @@ import Testing
         var views = LedgerViews()
         let w = UUIDBits(high: 1, low: 1), x = UUIDBits(high: 1, low: 2)
         views.users.restore(UserView.Record(uid: w, registration: UUIDBits(high: 2, low: 1), email: "alice@example.com", userName: nil,
-                                            profileImage: nil, createdAt: nil, status: .deleted, created: wCreated))
+                                            profileImage: nil, createdAt: nil, status: .deleted, emailSeq: wCreated))
         views.users.restore(UserView.Record(uid: x, registration: UUIDBits(high: 2, low: 2), email: "alice@example.com", userName: "Alice",
-                                            profileImage: nil, createdAt: Timestamp(millis: 1), status: .active, created: xCreated))
+                                            profileImage: nil, createdAt: Timestamp(millis: 1), status: .active, emailSeq: xCreated))
         return views
     }
 

@@ -70,7 +70,7 @@ final class PostgresAccountCheck {
         for row in 0..<accounts.count {
             guard let uid = accounts.string(row, 0).flatMap(UUIDBits.init(uuid:)),
                   let account = PostgresAccounts.account(accounts, row, status: 1) else { unreadable += 1; continue }
-            out.accounts[uid] = AccountTable.Account(status: account.status, email: account.email, created: account.created)
+            out.accounts[uid] = AccountTable.Account(status: account.status, email: account.email, passwordSeq: account.passwordSeq)
         }
         let emails = try connection.execute("SELECT email, last_uid FROM ledger_account_emails")
         out.emails.reserveCapacity(emails.count)

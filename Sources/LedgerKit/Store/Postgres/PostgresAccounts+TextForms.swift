@@ -4,11 +4,11 @@ import LedgerDomain
 
 /// How the account-state tables' values read and write as text.
 extension PostgresAccounts {
-    /// The account read at `status` (then email, created seq) of `row`, nil when absent or unreadable.
+    /// The account read at `status` (then email, password seq) of `row`, nil when absent or unreadable.
     static func account(_ result: PostgresResult, _ row: Int, status column: Int) -> Account? {
         guard let status = result.string(row, column).flatMap(AccountStatus.init(rawValue:)),
-              let email = result.string(row, column + 1), let created = result.int(row, column + 2) else { return nil }
-        return Account(status: status, email: email, created: created)
+              let email = result.string(row, column + 1), let passwordSeq = result.int(row, column + 2) else { return nil }
+        return Account(status: status, email: email, passwordSeq: passwordSeq)
     }
 
     /// The account of a row the fold is about to decide on: nil when absent, and an error when

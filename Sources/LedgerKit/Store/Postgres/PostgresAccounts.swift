@@ -18,7 +18,7 @@ final class PostgresAccounts: AccountFoldState {
         var email: String
         /// The seq of the line holding its password hash: its `AccountCreated` or last `PasswordChanged`
         /// (the column `created_seq`).
-        var created: Int
+        var passwordSeq: Int
     }
 
     private let connection: PostgresConnection
@@ -48,7 +48,7 @@ final class PostgresAccounts: AccountFoldState {
     }
 
     func recordCreation(of uid: UUIDBits, email: String, status: AccountStatus, by event: ViewEvent) {
-        accounts[uid] = Account(status: status, email: email, created: event.seq)
+        accounts[uid] = Account(status: status, email: email, passwordSeq: event.seq)
         emails[email] = uid
         changedAccounts.insert(uid)
         changedEmails.insert(email)
@@ -63,7 +63,7 @@ final class PostgresAccounts: AccountFoldState {
 
     func recordPassword(of uid: UUIDBits, by event: ViewEvent) {
         guard var account = row(uid) else { return }
-        account.created = event.seq
+        account.passwordSeq = event.seq
         accounts[uid] = account
         changedAccounts.insert(uid)
     }
@@ -234,7 +234,7 @@ final class PostgresAccounts: AccountFoldState {
         typealias Clause = (rows: [[String?]], casts: [String], sql: (_ values: String) -> String)
         var clauses: [Clause] = []
         let accountRows: [[String?]] = changedAccounts.compactMap { uid in
-            (accounts[uid] ?? nil).map { [uid.uuidString, $0.status.rawValue, $0.email, String($0.created)] }
+            (accounts[uid] ?? nil).map { [uid.uuidString, $0.status.rawValue, $0.email, String($0.passwordSeq)] }
         }
         clauses.append((accountRows, ["::uuid", "", "", "::bigint"], {
             "INSERT INTO ledger_accounts (uid, status, email, created_seq) VALUES \($0) ON CONFLICT (uid) DO UPDATE "

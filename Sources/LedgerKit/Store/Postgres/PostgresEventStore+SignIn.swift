@@ -83,7 +83,7 @@ extension PostgresEventStore {
         }
         guard !result.isNull(0, 8) else { return .fold }
         let line = try result.bytes(0, 8) { try verifyAlone($0, opener: opener) }
-        guard line.seq == account.created,
+        guard line.seq == account.passwordSeq,
               let password = SignInRecord.Account(passwordLine: line.event, uid: uid.uuidString) else { return .fold }
         try checkLink(of: line, next: result.isNull(0, 9) ? nil : try result.bytes(0, 9) { try verifyAlone($0, opener: opener) }, head: head)
         record.account = password

@@ -1,11 +1,11 @@
 import LedgerDomain
 
-// MARK: - PostgresLogTail
+// MARK: - PostgresLogFollower
 
-/// `LogTail` for a PostgreSQL store: each `read` verifies and delivers the lines appended since the
+/// `LogFollower` for a PostgreSQL store: each `read` verifies and delivers the lines appended since the
 /// last one, continuing the same chain check; `waitForAppends` sleeps on `LISTEN` until an append
 /// transaction's `NOTIFY` arrives (or a timeout), so following costs no polling queries.
-public final class PostgresLogTail {
+public final class PostgresLogFollower {
     /// The store being followed.
     public let store: PostgresEventStore
     private var listener: PostgresConnection?
@@ -31,9 +31,9 @@ public final class PostgresLogTail {
     }
 
     /// Delivers each event appended since the last call with its line (no newline), until `body` returns false.
-    public func read(_ body: (RecordedEvent, UnsafeBufferPointer<UInt8>) -> Bool) throws -> LogTail.Outcome {
+    public func read(_ body: (RecordedEvent, UnsafeBufferPointer<UInt8>) -> Bool) throws -> LogFollower.Outcome {
         if let damage { return .damaged(damage) }
-        var outcome = LogTail.Outcome.caughtUp(tornTail: nil)
+        var outcome = LogFollower.Outcome.caughtUp(tornTail: nil)
         try store.forEachLine(from: next) { seq, line in
             switch LogScanner.decode(line, offset: 0, terminated: true, checker: &checker) {
             case .event(let event, _, _):

@@ -3,8 +3,8 @@ import LedgerDomain
 import LedgerKit
 import Testing
 
-/// `LogTail`: reading a growing log a piece at a time, verified with one chain check throughout.
-struct LogTailTests {
+/// `LogFollower`: reading a growing log a piece at a time, verified with one chain check throughout.
+struct LogFollowerTests {
     /// The lines (with newlines) of the valid 6-event log.
     static func sixLines() throws -> [[UInt8]] {
         try withTempDirectory { dir in splitLines(try FileStoreDurabilityTests.writeSixEventLog(in: dir)) }
@@ -19,7 +19,7 @@ struct LogTailTests {
     }
 
     /// Reads what `tail` has to deliver: the lines (with newlines) and the outcome.
-    static func read(_ tail: LogTail, stopAfter limit: Int = .max) throws -> (lines: [[UInt8]], outcome: LogTail.Outcome) {
+    static func read(_ tail: LogFollower, stopAfter limit: Int = .max) throws -> (lines: [[UInt8]], outcome: LogFollower.Outcome) {
         var lines: [[UInt8]] = []
         let outcome = try tail.read { _, line in
             lines.append(Array(line) + [0x0A])
@@ -32,7 +32,7 @@ struct LogTailTests {
         let lines = try Self.sixLines()
         try withTempDirectory { dir in
             let path = dir + "/events.jsonl"
-            let tail = LogTail(path: path)
+            let tail = LogFollower(path: path)
             #expect(try Self.read(tail).outcome == .missing)
             try writeBytes(lines[0] + lines[1], to: path)
             let first = try Self.read(tail)
@@ -64,7 +64,7 @@ struct LogTailTests {
         try withTempDirectory { dir in
             let path = dir + "/events.jsonl"
             try writeBytes(lines[0] + lines[1], to: path)  // the first append: a batch of 2
-            let tail = LogTail(path: path)
+            let tail = LogFollower(path: path)
             #expect(try Self.read(tail).lines == [lines[0], lines[1]])
             // Line 4 where line 3 belongs: a seq gap.
             try Self.append(lines[3] + lines[4], to: path)
@@ -83,7 +83,7 @@ struct LogTailTests {
         try withTempDirectory { dir in
             let path = dir + "/events.jsonl"
             try writeBytes(lines[0], to: path)
-            let tail = LogTail(path: path)
+            let tail = LogFollower(path: path)
             let cut = try Self.read(tail)
             #expect(cut.lines.isEmpty)
             guard case .caughtUp(let torn?) = cut.outcome else { Issue.record("\(cut.outcome)"); return }
@@ -102,7 +102,7 @@ struct LogTailTests {
         try withTempDirectory { dir in
             let path = dir + "/events.jsonl"
             try writeBytes(lines[0] + Array("not json\n".utf8), to: path)
-            let read = try Self.read(LogTail(path: path))
+            let read = try Self.read(LogFollower(path: path))
             #expect(read.lines == [lines[0]])
             guard case .damaged(let problem) = read.outcome else { Issue.record("\(read.outcome)"); return }
             #expect(problem.line == 2)
@@ -115,12 +115,12 @@ struct LogTailTests {
         try withTempDirectory { dir in
             let path = dir + "/events.jsonl"
             try writeBytes(lines[0] + lines[1] + lines[2], to: path)
-            let cut = LogTail(path: path)
+            let cut = LogFollower(path: path)
             _ = try Self.read(cut)
             try writeBytes(lines[0], to: path)  // same file, truncated and rewritten
             #expect(throws: StoreError.self) { try Self.read(cut) }
 
-            let replaced = LogTail(path: path)
+            let replaced = LogFollower(path: path)
             _ = try Self.read(replaced)
             try writeBytes(lines[0] + lines[1], to: dir + "/new.jsonl")
             #expect(rename(dir + "/new.jsonl", path) == 0)
@@ -140,7 +140,7 @@ struct LogTailTests {
             let path = dir + "/events.jsonl"
             try writeBytes(lines[0], to: path)
             let lock = try FileDescriptor(path: dir + "/events.lock", flags: O_RDWR | O_CREAT)
-            let tail = LogTail(path: path)
+            let tail = LogFollower(path: path)
             #expect(tail.lockPath == dir + "/events.lock")
             _ = try Self.read(tail)
             // The tail holds the shared lock only while reading: a writer can take it between reads.

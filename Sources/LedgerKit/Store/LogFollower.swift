@@ -1,13 +1,13 @@
 import Glibc
 import LedgerDomain
 
-// MARK: - LogTail
+// MARK: - LogFollower
 
 /// Reads a log that other processes append to. Each `read` verifies and delivers only the complete
 /// lines added since the last one, continuing the same chain check, under the shared lock readers
 /// take when the log's folder has an `events.lock`. An incomplete last line is not damage here:
 /// it is left where it is, to be read once its writer has finished it.
-public final class LogTail {
+public final class LogFollower {
     /// What one `read` found.
     public enum Outcome: Equatable, Sendable {
         /// There is no log at the path (yet).
