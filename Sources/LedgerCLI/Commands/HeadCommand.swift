@@ -46,15 +46,21 @@ enum HeadCommand {
         let tree = try TreeCommands.open(invocation, context)
         TreeCommands.warnIfCut(tree, context)
         let size = tree.size
-        let root = try tree.root(size: size)
+        var root = try tree.root(size: size)
         var signedHead: String?
         if let signer {
-            var note = try SignedHead.sign(signer: signer, origin: invocation.value("origin"), size: size, root: root)
+            let origin = invocation.value("origin") ?? signer.name
+            // The root signed comes from the lines, checked against the state from the head signed last.
+            let checked = try tree.signingRoot(origin: origin, key: signer.verifierKey, source: try context.defaultLogSource(invocation))
+            if let warning = checked.warning { context.complain("warning: \(warning)") }
+            root = checked.root
+            var note = try SignedHead.sign(signer: signer, origin: origin, size: size, root: root)
             if let witness {
                 note = try witness.cosign(note: note, size: size, logKeyName: signer.name, sizes: try witnessSizes(invocation, context)) { old in
                     try tree.consistencyProof(oldSize: old, newSize: size).proof
                 }
             }
+            try tree.recordSignedHead(note)
             signedHead = note
         }
         if invocation.flag("json") {
