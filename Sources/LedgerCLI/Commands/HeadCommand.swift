@@ -21,11 +21,15 @@ enum HeadCommand {
         ledger_tree table with --store URL), extended with the lines added since, each checked: about the same time at any size.
         An empty log has size 0 and the root of the empty tree.
         With --key FILE.skey: prints the signed head (C2SP tlog-checkpoint in a signed note: ORIGIN, the tree size, the
-        Base64 root, a blank line, the log key's signature line). With LEDGER_WITNESS set, that command gets the C2SP
+        Base64 root, a blank line, the log key's signature line), its root computed from the lines: the head signed last,
+        kept in events.jsonl.signed (or the ledger_signed_head row), is verified with the key and the state checked
+        against it and against the lines added since (every line, the first time). With LEDGER_WITNESS set, that command gets the C2SP
         add-checkpoint request on standard input and its cosignature line is added; the size it last cosigned is kept in
         events.jsonl.witnesses beside the log (with --store URL: in the data folder, when it exists).
         Exit 0; 1 history-rewritten (the tree's state recorded another hash for a line the log still holds:
-        `ledger recover --accept-history` after a deliberate restore), or witness-refused (the witness failed, refused or
+        `ledger recover --accept-history` after a deliberate restore), cache-mismatch (with --key: the tree's state
+        disagrees with the lines; remove it), signed-head-mismatch (with --key: the log's first lines no longer have the
+        root signed last), or witness-refused (the witness failed, refused or
         did not answer within LEDGER_WITNESS_TIMEOUT seconds; nothing is printed); 2 usage, a bad key file or a witness key;
         3 no log, I/O or server error.
         """)
