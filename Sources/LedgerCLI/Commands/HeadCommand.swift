@@ -13,6 +13,7 @@ enum HeadCommand {
         options: [
             .option("key", "FILE", "sign the head with this log key (.skey made by `ledger keygen`): print the signed note"),
             .option("origin", "ORIGIN", "the signed head's origin line (default: the key's name); with --key"),
+            .repeatable("witness-vkey", "FILE", "a witness's verifier key: LEDGER_WITNESS's answer must carry its valid cosignature (repeatable)"),
             .flag("json", "print {\"head\",\"treeSize\",\"rootHash\"[,\"signedHead\"]} as JSON (the root in Base64)"),
         ],
         details: """
@@ -39,6 +40,7 @@ enum HeadCommand {
         if invocation.value("origin") != nil && invocation.value("key") == nil {
             throw CLIError.usage("--origin names a signed head's origin: it goes with --key FILE.skey")
         }
+        if let origin = invocation.value("origin") { try checkOrigin(origin) }
         let signer = try invocation.value("key").map { path throws -> NoteSigner in
             let signer = try NoteKeyFiles.readSigner(path)
             guard signer.type == .ed25519 else {
@@ -47,6 +49,14 @@ enum HeadCommand {
             return signer
         }
         let witness = signer == nil ? nil : try WitnessClient.fromEnvironment(context.environment)
+        let witnessKeys = try invocation.values("witness-vkey").map { path throws -> NoteVerifierKey in
+            guard witness != nil else { throw CLIError.usage("--witness-vkey checks the answer of the witness LEDGER_WITNESS names: it goes with --key and LEDGER_WITNESS") }
+            let key = try NoteKeyFiles.readVerifier(path)
+            guard key.type == .cosignatureV1 else {
+                throw NoteError(.malformedKey, "\(path) is not a witness key (type 4, made by `ledger keygen --cosigner`)")
+            }
+            return key
+        }
         let tree = try TreeCommands.open(invocation, context)
         TreeCommands.warnIfCut(tree, context)
         let size = tree.size
@@ -60,7 +70,7 @@ enum HeadCommand {
             root = checked.root
             var note = try SignedHead.sign(signer: signer, origin: origin, size: size, root: root)
             if let witness {
-                note = try witness.cosign(note: note, size: size, logKeyName: signer.name, sizes: try witnessSizes(invocation, context)) { old in
+                note = try witness.cosign(note: note, size: size, logKey: signer.verifierKey, witnessKeys: witnessKeys, sizes: try witnessSizes(invocation, context)) { old in
                     try tree.consistencyProof(oldSize: old, newSize: size).proof
                 }
             }
@@ -79,6 +89,19 @@ enum HeadCommand {
             context.print("root \(root.base64)")
         }
         return 0
+    }
+
+    /// The longest `--origin`, in bytes: a key name's limit (`NoteKeyName.maxBytes`), so the default
+    /// origin, the key's name, always fits.
+    static let maxOriginBytes = NoteKeyName.maxBytes
+
+    /// Refuses (usage) an origin that is empty, longer than `maxOriginBytes` or not one line of
+    /// printable text (C2SP tlog-checkpoint: the origin line is a log's short, unique identity).
+    private static func checkOrigin(_ origin: String) throws {
+        guard !origin.isEmpty, origin.utf8.count <= maxOriginBytes,
+              !origin.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{2028}" || $0 == "\u{2029}" }) else {
+            throw CLIError.usage("--origin is one line of printable text of 1 to \(maxOriginBytes) bytes (a log's identity, such as example.com/ledger); got \(origin.utf8.count) bytes")
+        }
     }
 
     /// Where the sizes the witness cosigned are kept: beside the log file; with a PostgreSQL store,
