@@ -25,13 +25,16 @@ enum HeadCommand {
         Base64 root, a blank line, the log key's signature line), its root computed from the lines: the head signed last,
         kept in events.jsonl.signed (or the ledger_signed_head row), is verified with the key and the state checked
         against it and against the lines added since (every line, the first time). With LEDGER_WITNESS set, that command gets the C2SP
-        add-checkpoint request on standard input and its cosignature line is added; the size it last cosigned is kept in
-        events.jsonl.witnesses beside the log (with --store URL: in the data folder, when it exists).
+        add-checkpoint request on standard input and its cosignature line is added (an answer that adds no cosignature of
+        its own is refused; with --witness-vkey, each named witness's cosignature must verify); the size it last cosigned is
+        kept in events.jsonl.witnesses beside the log (with --store URL: in the data folder, when it exists).
+        ORIGIN is one line of 1 to 256 bytes.
         Exit 0; 1 history-rewritten (the tree's state recorded another hash for a line the log still holds:
         `ledger recover --accept-history` after a deliberate restore), cache-mismatch (with --key: the tree's state
         disagrees with the lines; remove it), signed-head-mismatch (with --key: the log's first lines no longer have the
         root signed last), or witness-refused (the witness failed, refused or
-        did not answer within LEDGER_WITNESS_TIMEOUT seconds; nothing is printed); 2 usage, a bad key file or a witness key;
+        did not answer within LEDGER_WITNESS_TIMEOUT seconds, or answered no valid cosignature; nothing is printed); 2 usage,
+        a bad key file or a witness key;
         3 no log, I/O or server error.
         """)
 
