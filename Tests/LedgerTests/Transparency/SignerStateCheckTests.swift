@@ -130,6 +130,30 @@ enum ForgedState {
         }
     }
 
+    @Test("a signing after one hashes only the lines added since; another origin, or a record of another key, all of them")
+    func aSigningReadsOnlyTheLinesSinceTheLastOne() throws {
+        try withTreeLedger(events: 500) { dir, log in
+            let all = try readBytes(dir.logPath)
+            try writeBytes(Array(splitLines(all).prefix(450).joined()), to: dir.logPath)
+            let signer = try TestKeys.log()
+            func sign(origin: String = "example.com/ledger", key: NoteSigner? = nil) throws -> LogTree.SigningRoot {
+                let tree = try LogTree.open(logPath: dir.logPath)
+                let checked = try tree.signingRoot(origin: origin, key: signer.verifierKey, source: .file(dir.logPath))
+                try tree.recordSignedHead(try SignedHead.sign(signer: key ?? signer, origin: origin, size: tree.size, root: checked.root))
+                return checked
+            }
+            #expect(try sign().linesRead == 450, "the first signing compares every line")
+            try writeBytes(all, to: dir.logPath)
+            let second = try sign(), root = try log.root(500)
+            #expect(second.linesRead == 50 && second.root.base64 == root)
+            #expect(try sign().linesRead == 0)
+            #expect(try sign(origin: "example.com/other").linesRead == 500, "another origin: no head of it signed")
+            #expect(try sign(origin: "example.com/other").linesRead == 0)
+            _ = try sign(origin: "example.com/other", key: try TestKeys.log(seed: 5))
+            #expect(try sign(origin: "example.com/other").linesRead == 500, "a record signed by another key is not used")
+        }
+    }
+
     @Test("a log whose first lines no longer have the root signed last is not signed again under that origin")
     func aRewrittenHistoryIsNotSignedOver() throws {
         try withTempDirectory { folder in
