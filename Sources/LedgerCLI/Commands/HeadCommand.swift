@@ -101,9 +101,11 @@ enum HeadCommand {
     /// Refuses (usage) an origin that is empty, longer than `maxOriginBytes` or not one line of
     /// printable text (C2SP tlog-checkpoint: the origin line is a log's short, unique identity).
     private static func checkOrigin(_ origin: String) throws {
-        guard !origin.isEmpty, origin.utf8.count <= maxOriginBytes,
-              !origin.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{2028}" || $0 == "\u{2029}" }) else {
-            throw CLIError.usage("--origin is one line of printable text of 1 to \(maxOriginBytes) bytes (a log's identity, such as example.com/ledger); got \(origin.utf8.count) bytes")
+        let control = origin.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{2028}" || $0 == "\u{2029}" }
+        let problem = origin.isEmpty ? "it is empty" : origin.utf8.count > maxOriginBytes ? "it has \(origin.utf8.count) bytes"
+            : control ? "it holds a control character or a line break" : nil
+        if let problem {
+            throw CLIError.usage("--origin is one line of printable text of 1 to \(maxOriginBytes) bytes (a log's identity, such as example.com/ledger): \(problem)")
         }
     }
 
