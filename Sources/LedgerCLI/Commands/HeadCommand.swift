@@ -13,6 +13,7 @@ enum HeadCommand {
         options: [
             .option("key", "FILE", "sign the head with this log key (.skey made by `ledger keygen`): print the signed note"),
             .option("origin", "ORIGIN", "the signed head's origin line (default: the key's name); with --key"),
+            .repeatable("witness-vkey", "FILE", "a witness's verifier key: LEDGER_WITNESS's answer must carry its valid cosignature (repeatable)"),
             .flag("json", "print {\"head\",\"treeSize\",\"rootHash\"[,\"signedHead\"]} as JSON (the root in Base64)"),
         ],
         details: """
@@ -21,12 +22,19 @@ enum HeadCommand {
         ledger_tree table with --store URL), extended with the lines added since, each checked: about the same time at any size.
         An empty log has size 0 and the root of the empty tree.
         With --key FILE.skey: prints the signed head (C2SP tlog-checkpoint in a signed note: ORIGIN, the tree size, the
-        Base64 root, a blank line, the log key's signature line). With LEDGER_WITNESS set, that command gets the C2SP
-        add-checkpoint request on standard input and its cosignature line is added; the size it last cosigned is kept in
-        events.jsonl.witnesses beside the log (with --store URL: in the data folder, when it exists).
+        Base64 root, a blank line, the log key's signature line), its root computed from the lines: the head signed last,
+        kept in events.jsonl.signed (or the ledger_signed_head row), is verified with the key and the state checked
+        against it and against the lines added since (every line, the first time). With LEDGER_WITNESS set, that command gets the C2SP
+        add-checkpoint request on standard input and its cosignature line is added (an answer that adds no cosignature of
+        its own is refused; with --witness-vkey, each named witness's cosignature must verify); the size it last cosigned is
+        kept in events.jsonl.witnesses beside the log (with --store URL: in the data folder, when it exists).
+        ORIGIN is one line of 1 to 256 bytes.
         Exit 0; 1 history-rewritten (the tree's state recorded another hash for a line the log still holds:
-        `ledger recover --accept-history` after a deliberate restore), or witness-refused (the witness failed, refused or
-        did not answer within LEDGER_WITNESS_TIMEOUT seconds; nothing is printed); 2 usage, a bad key file or a witness key;
+        `ledger recover --accept-history` after a deliberate restore), cache-mismatch (with --key: the tree's state
+        disagrees with the lines; remove it), signed-head-mismatch (with --key: the log's first lines no longer have the
+        root signed last), or witness-refused (the witness failed, refused or
+        did not answer within LEDGER_WITNESS_TIMEOUT seconds, or answered no valid cosignature; nothing is printed); 2 usage,
+        a bad key file or a witness key;
         3 no log, I/O or server error.
         """)
 
@@ -35,6 +43,7 @@ enum HeadCommand {
         if invocation.value("origin") != nil && invocation.value("key") == nil {
             throw CLIError.usage("--origin names a signed head's origin: it goes with --key FILE.skey")
         }
+        if let origin = invocation.value("origin") { try checkOrigin(origin) }
         let signer = try invocation.value("key").map { path throws -> NoteSigner in
             let signer = try NoteKeyFiles.readSigner(path)
             guard signer.type == .ed25519 else {
@@ -43,18 +52,32 @@ enum HeadCommand {
             return signer
         }
         let witness = signer == nil ? nil : try WitnessClient.fromEnvironment(context.environment)
+        let witnessKeys = try invocation.values("witness-vkey").map { path throws -> NoteVerifierKey in
+            guard witness != nil else { throw CLIError.usage("--witness-vkey checks the answer of the witness LEDGER_WITNESS names: it goes with --key and LEDGER_WITNESS") }
+            let key = try NoteKeyFiles.readVerifier(path)
+            guard key.type == .cosignatureV1 else {
+                throw NoteError(.malformedKey, "\(path) is not a witness key (type 4, made by `ledger keygen --cosigner`)")
+            }
+            return key
+        }
         let tree = try TreeCommands.open(invocation, context)
         TreeCommands.warnIfCut(tree, context)
         let size = tree.size
-        let root = try tree.root(size: size)
+        var root = try tree.root(size: size)
         var signedHead: String?
         if let signer {
-            var note = try SignedHead.sign(signer: signer, origin: invocation.value("origin"), size: size, root: root)
+            let origin = invocation.value("origin") ?? signer.name
+            // The root signed comes from the lines, checked against the state from the head signed last.
+            let checked = try tree.signingRoot(origin: origin, key: signer.verifierKey, source: try context.defaultLogSource(invocation))
+            if let warning = checked.warning { context.complain("warning: \(warning)") }
+            root = checked.root
+            var note = try SignedHead.sign(signer: signer, origin: origin, size: size, root: root)
             if let witness {
-                note = try witness.cosign(note: note, size: size, logKeyName: signer.name, sizes: try witnessSizes(invocation, context)) { old in
+                note = try witness.cosign(note: note, size: size, logKey: signer.verifierKey, witnessKeys: witnessKeys, sizes: try witnessSizes(invocation, context)) { old in
                     try tree.consistencyProof(oldSize: old, newSize: size).proof
                 }
             }
+            try tree.recordSignedHead(note)
             signedHead = note
         }
         if invocation.flag("json") {
@@ -69,6 +92,21 @@ enum HeadCommand {
             context.print("root \(root.base64)")
         }
         return 0
+    }
+
+    /// The longest `--origin`, in bytes: a key name's limit (`NoteKeyName.maxBytes`), so the default
+    /// origin, the key's name, always fits.
+    static let maxOriginBytes = NoteKeyName.maxBytes
+
+    /// Refuses (usage) an origin that is empty, longer than `maxOriginBytes` or not one line of
+    /// printable text (C2SP tlog-checkpoint: the origin line is a log's short, unique identity).
+    private static func checkOrigin(_ origin: String) throws {
+        let control = origin.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{2028}" || $0 == "\u{2029}" }
+        let problem = origin.isEmpty ? "it is empty" : origin.utf8.count > maxOriginBytes ? "it has \(origin.utf8.count) bytes"
+            : control ? "it holds a control character or a line break" : nil
+        if let problem {
+            throw CLIError.usage("--origin is one line of printable text of 1 to \(maxOriginBytes) bytes (a log's identity, such as example.com/ledger): \(problem)")
+        }
     }
 
     /// Where the sizes the witness cosigned are kept: beside the log file; with a PostgreSQL store,

@@ -33,6 +33,9 @@ enum KeygenCommand {
             throw CLIError.usage("--name \(name) is not a key name: \(problem) (a key name is non-empty, without `+`, spaces or control characters)",
                                  code: "bad-key-name")
         }
+        guard !prefix.isEmpty, !prefix.hasSuffix("/") else {
+            throw CLIError.usage("--out PREFIX names the two key files, PREFIX.skey and PREFIX.vkey: \"\(OneLine.escaped(prefix))\" has no file name; add one (e.g. --out \(OneLine.escaped(prefix))log)")
+        }
         let type: NoteKeyType = invocation.flag("cosigner") ? .cosignatureV1 : .ed25519
         let signer = try NoteSigner.generate(name: name, type: type, random: context.random)
         let files: (skey: String, vkey: String)

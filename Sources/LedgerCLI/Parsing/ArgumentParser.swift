@@ -64,6 +64,10 @@ public enum ArgumentParser {
                     ?? "; see `ledger \(spec.name) --help`"
                 throw CLIError.usage("unknown option --\(name) for `ledger \(spec.name)`\(hint)")
             }
+            // A command's own option that takes one value, given twice, is ambiguous (which one counts?).
+            if option.value != nil, !option.repeatable, options[name] != nil, spec.options.contains(where: { $0.name == name }) {
+                throw CLIError.usage("--\(name) is given twice; give it once (usage: \(spec.usage))")
+            }
             if option.value == nil {
                 guard inlineValue == nil else { throw CLIError.usage("--\(name) takes no value; write --\(name) alone") }
                 options[name] = ""

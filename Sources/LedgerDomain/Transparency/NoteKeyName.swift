@@ -7,10 +7,12 @@ public enum NoteKeyName {
     /// The longest name accepted, in bytes (a name is an identifier such as `example.com/log`).
     public static let maxBytes = 256
 
-    /// Nil when `name` is a valid key name; else why not, in a few words.
-    public static func problem(_ name: String) -> String? {
+    /// Nil when `name` is a valid key name of at most `limit` bytes; else why not, in a few words.
+    /// A signature line's name has no limit (`Int.max`), as Go's `note.Open` sets none: a longer
+    /// one names no key ledger reads, so its line is an unknown signature, ignored.
+    public static func problem(_ name: String, limit: Int = maxBytes) -> String? {
         if name.isEmpty { return "it is empty" }
-        if name.utf8.count > maxBytes { return "it is longer than \(maxBytes) bytes" }
+        if name.utf8.count > limit { return "it is longer than \(limit) bytes" }
         for scalar in name.unicodeScalars {
             if scalar == "+" { return "it holds a `+`" }
             if isSpace(scalar) { return "it holds a space" }

@@ -13,9 +13,11 @@ import LedgerDomain
 /// A file taken in the instant between its creation and its writer's lock costs that writer one
 /// checkpoint save (a cache), nothing else.
 public enum StaleTemporaryFiles {
-    /// The names whose temporary files are the ledger's: the two checkpoints' atomic writes, and the
-    /// key store's growth into a new file.
-    public static let targets = ["events.jsonl.index.checkpoint", "events.jsonl.checkpoint", "events.keys"]
+    /// The names whose temporary files are the ledger's: the two checkpoints' atomic writes, the
+    /// key store's growth into a new file, and the signer's records (the head signed last, the sizes
+    /// witnesses cosigned).
+    public static let targets = ["events.jsonl.index.checkpoint", "events.jsonl.checkpoint", "events.keys",
+                                 "events.jsonl.signed", "events.jsonl.witnesses"]
 
     /// The writer's process id of a temporary name `<target>.tmp-<pid>` in the data folder (a pid
     /// written as `getpid()` writes it: digits, no sign, no leading zero), else nil.

@@ -15,6 +15,7 @@ extension LogTree {
             try storage.reset()
             try tree.extend(durable, from: 0, after: nil)
         }
+        tree.logPath = logPath
         do {
             try tree.catchUp(storage, log: log, durable: durable, logPath: logPath)
         } catch is TreeDamaged {

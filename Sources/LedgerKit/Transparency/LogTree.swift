@@ -17,6 +17,8 @@ public final class LogTree {
     public let hasher = MerkleHasher.sha256
     /// Starts the state over and extends it from the log's first line.
     let rebuild: (LogTree) throws -> Void
+    /// The log file, on a file store (nil on PostgreSQL).
+    var logPath: String?
     /// The last line the tree covers (the head of the log's intact, closed prefix).
     public internal(set) var head = Head.empty
     /// What ends the log's intact prefix before its end, when something does (damage, a torn tail, a

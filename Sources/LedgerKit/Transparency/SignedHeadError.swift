@@ -9,6 +9,10 @@ public struct SignedHeadError: Error, Equatable, Sendable, CustomStringConvertib
         case badSignature = "bad-signature"
         /// Not a signed head: a note that does not parse, or a text that is not a checkpoint body.
         case malformed = "malformed-signed-head"
+        /// `ledger head --key` found the tree's state disagreeing with the log's lines: nothing signed.
+        case cacheMismatch = "cache-mismatch"
+        /// `ledger head --key` found the log's first lines no longer having the root it signed last.
+        case signedHeadMismatch = "signed-head-mismatch"
     }
 
     /// The stable code.

@@ -45,12 +45,15 @@ public struct WitnessClient: Sendable {
     /// This witness's id in `WitnessSizes`.
     public var id: String { WitnessSizes.id(ofCommand: command) }
 
-    /// `note` (the signed head of `size` lines, signed by the log key `logKeyName`) with the
-    /// witness's cosignature lines appended. `proof(old)` is the consistency proof from `old` to
-    /// `size`; `sizes`, when given, says which `old` to send first and records `size` once cosigned.
-    /// Throws `WitnessClientError` when the witness cannot be run, refuses, hangs or answers
-    /// anything but cosignature lines; I/O errors of `sizes` as `SystemError`.
-    public func cosign(note: String, size: UInt64, logKeyName: String, sizes: WitnessSizes?,
+    /// `note` (the signed head of `size` lines, signed by `logKey`) with the witness's cosignature
+    /// lines appended. `proof(old)` is the consistency proof from `old` to `size`; `sizes`, when
+    /// given, says which `old` to send first and records `size` once cosigned. Every line the
+    /// witness adds must be a cosignature (tlog-cosignature: a timestamp and a signature) by a key
+    /// that is not the log's, and each of `witnessKeys` must have cosigned validly; an answer that
+    /// adds nothing (the log's own line echoed) is no cosignature. Throws `WitnessClientError` when
+    /// the witness cannot be run, refuses, hangs or answers anything else; I/O errors of `sizes` as
+    /// `SystemError`.
+    public func cosign(note: String, size: UInt64, logKey: NoteVerifierKey, witnessKeys: [NoteVerifierKey] = [], sizes: WitnessSizes?,
                        proof: (UInt64) throws -> [Digest32]) throws -> String {
         let recorded = try sizes?.size(of: id) ?? 0
         var old = recorded <= size ? recorded : 0
@@ -66,7 +69,7 @@ public struct WitnessClient: Sendable {
             }
             switch outcome.termination {
             case .exited(0) where Self.heldSize(outcome.output) == nil:
-                let cosigned = try append(outcome.output, to: note, logKeyName: logKeyName)
+                let cosigned = try append(outcome.output, to: note, logKey: logKey, witnessKeys: witnessKeys)
                 if recorded != size { try sizes?.record(size, for: id) }
                 return cosigned
             case .exited(let status):
@@ -87,16 +90,30 @@ public struct WitnessClient: Sendable {
         }
     }
 
-    /// `note` with the answer's signature lines; none may claim the log key's name.
-    private func append(_ answer: [UInt8], to note: String, logKeyName: String) throws -> String {
+    /// `note` with the answer's signature lines: at least one new, none in the log key's name or
+    /// id, each a cosignature's size, and every key of `witnessKeys` among them with a valid one.
+    private func append(_ answer: [UInt8], to note: String, logKey: NoteVerifierKey, witnessKeys: [NoteVerifierKey]) throws -> String {
         guard !answer.isEmpty else { throw WitnessClientError("the witness exited 0 without a cosignature line") }
-        let cosigned: String
-        do { cosigned = try SignedHead.appendingCosignatures(answer, to: note) } catch {
-            throw WitnessClientError("the witness did not answer cosignature lines: \(error.message)")
+        let cosigned: String, added: [NoteSignature]
+        do {
+            cosigned = try SignedHead.appendingCosignatures(answer, to: note)
+            let before = try SignedNote(parsing: Array(note.utf8)).signatures
+            added = try SignedNote(parsing: Array(cosigned.utf8)).signatures.filter { !before.contains($0) }
+        } catch {
+            throw WitnessClientError("the witness did not answer cosignature lines: \(error)")
         }
-        let lines = cosigned.split(separator: "\n", omittingEmptySubsequences: false)
-        let ownLines = lines.filter { $0.hasPrefix("— \(logKeyName) ") }.count
-        guard ownLines == 1 else { throw WitnessClientError("the witness answered a signature line in the log key's name \(logKeyName)") }
+        if added.contains(where: { $0.name == logKey.name || $0.keyID == logKey.keyID }) {
+            throw WitnessClientError("the witness answered a signature line in the log key's name or id \(logKey.name): no cosignature of its own")
+        }
+        guard !added.isEmpty else { throw WitnessClientError("the witness answered no cosignature of its own, only lines the head already holds") }
+        guard added.allSatisfy({ Cosignature.split($0.signature) != nil }) else {
+            throw WitnessClientError("the witness answered a signature line that is not a cosignature (a timestamp and an Ed25519 signature)")
+        }
+        if !witnessKeys.isEmpty {
+            do { _ = try SignedHead.verify(Array(cosigned.utf8), logKey: logKey, witnessKeys: witnessKeys) } catch {
+                throw WitnessClientError("the witness's answer is not a valid cosignature by --witness-vkey: \(error.message)")
+            }
+        }
         return cosigned
     }
 

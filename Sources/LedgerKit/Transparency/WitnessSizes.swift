@@ -26,11 +26,17 @@ public struct WitnessSizes {
     /// The witness id of `command`: the SHA-256 of its bytes, in hex.
     public static func id(ofCommand command: String) -> String { SHA256.hex(Array(command.utf8)) }
 
-    /// The sizes recorded, by witness id; lines that do not parse are left out. A missing file is
-    /// an empty record; a symbolic link or a file over `maxBytes` throws `SystemError`.
+    /// The sizes recorded, by witness id; lines that do not parse are left out. A missing file, or
+    /// one over `maxBytes` (no record ledger writes; only a hint), is an empty record; a symbolic
+    /// link throws `SystemError`.
     public func load() throws -> [String: UInt64] {
         guard FileSystem.exists(path) else { return [:] }
-        let bytes = try FileSystem.read(path, limit: Self.maxBytes)
+        let bytes: [UInt8]
+        do {
+            bytes = try FileSystem.read(path, limit: Self.maxBytes)
+        } catch let error as SystemError where error.code == EFBIG {
+            return [:]
+        }
         var sizes: [String: UInt64] = [:]
         for line in bytes.split(separator: 0x0A) {
             let parts = line.split(separator: 0x20)

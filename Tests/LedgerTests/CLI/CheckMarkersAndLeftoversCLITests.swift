@@ -103,13 +103,14 @@ import Testing
             let reused = "events.jsonl.index.checkpoint.tmp-\(getpid())"
             let live = "events.jsonl.checkpoint.tmp-\(getpid())"
             let keys = "events.keys.tmp-\(gone.processIdentifier)"  // the key store's growth, cut by a crash
-            for name in [dead, reused, live, keys] { try writeBytes(Array(repeating: 7, count: 4096), to: dir.path + "/" + name) }
+            let signed = "events.jsonl.signed.tmp-\(gone.processIdentifier)"  // head --key's record of its head, cut by a crash
+            for name in [dead, reused, live, keys, signed] { try writeBytes(Array(repeating: 7, count: 4096), to: dir.path + "/" + name) }
             let writer = open(dir.path + "/" + live, O_RDONLY | O_CLOEXEC)
             try #require(writer >= 0 && flock(writer, LOCK_EX) == 0)
             defer { close(writer) }
             let recovered = try dir.run(["recover", "--json"])
             #expect(recovered.status == 0, "\(recovered)")
-            #expect(try parseObject(recovered.stdout)["removedTemporaryFiles"] as? [String] == [dead, reused, keys].sorted(), "\(recovered)")
+            #expect(try parseObject(recovered.stdout)["removedTemporaryFiles"] as? [String] == [dead, reused, keys, signed].sorted(), "\(recovered)")
             #expect(!FileManager.default.fileExists(atPath: dir.path + "/" + dead))
             #expect(!FileManager.default.fileExists(atPath: dir.path + "/" + reused), "a live pid holding no lock is no writer")
             #expect(FileManager.default.fileExists(atPath: dir.path + "/" + live), "a running writer's file stays")
