@@ -14,23 +14,26 @@ extension RegistrationSaga {
 
     /// What to do with an action's outcome.
     public enum Decision: Equatable, Sendable {
-        /// The action happened: append these events (none for an effect that no event records).
-        case record([LedgerEvent])
+        /// The action happened: append these events (none for an effect that no event records), on
+        /// these terms (the email check, the first session).
+        case record([LedgerEvent], AppendTerms = AppendTerms())
         /// A forward step failed: append this `Failed`, then compensate.
         case fail(LedgerEvent)
         /// A compensation failed: stop; the registration stays compensation-pending for `ledger recover`.
         case stop
     }
 
-    /// The events for `action`'s `outcome` in `state`. `plan` is what the forward steps record
-    /// (nil in `ledger recover`, which only compensates); `now` stamps the profile's creation.
+    /// The events for `action`'s `outcome` in `state`, and the terms of their write. `plan` is what
+    /// the forward steps record (nil in `ledger recover`, which only compensates); `now` stamps the
+    /// profile's creation. The account's creation is checked against the live accounts' emails; the
+    /// profile that completes a registration starts its first session in the same write.
     public static func decide(_ action: Action, _ outcome: StepOutcome, state: RegistrationState, plan: RegistrationPlan?,
                               at now: Timestamp) -> Decision {
         switch action {
         case .writeImage, .createAccount, .recordImage, .writeProfile:
             guard let plan, let step = action.step else { return .stop }
             switch outcome {
-            case .done: return .record(forwardEvents(action, plan: plan, at: now))
+            case .done: return .record(forwardEvents(action, plan: plan, at: now), terms(of: action, plan: plan))
             case .refused(let condition, let message):
                 return .fail(failure(at: step, reason: condition.rawValue, message: message, state: state, email: plan.email))
             case .failed(let message):
@@ -57,6 +60,16 @@ extension RegistrationSaga {
                                             profileImageName: plan.image?.imageName, createdAt: now))]
         case .writeImage, .undoImage, .undoAccount, .discardImage, .finish:
             []
+        }
+    }
+
+    /// The terms of a forward step's write: the email check for the account's creation, the first
+    /// session with the profile that completes the registration.
+    private static func terms(of action: Action, plan: RegistrationPlan) -> AppendTerms {
+        switch action {
+        case .createAccount: AppendTerms(uniqueEmail: true)
+        case .writeProfile: AppendTerms(firstSession: plan.uid)
+        case .writeImage, .recordImage, .undoImage, .undoAccount, .discardImage, .finish: AppendTerms()
         }
     }
 

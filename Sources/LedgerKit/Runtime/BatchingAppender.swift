@@ -23,8 +23,8 @@ struct BatchingAppender {
     private var held: [LedgerEvent] = []
     /// The action a refusal of the held events is the outcome of (nil: a refusal is thrown).
     private var opener: RegistrationSaga.Action?
-    /// The condition to append the held events under (the email check of `AccountCreated`).
-    private var condition: AppendCondition?
+    /// The terms the saga decided for the held events (the email check, the first session).
+    private var terms = AppendTerms()
 
     /// An appender over a registration whose log holds `state`.
     init(_ state: RegistrationState) {
@@ -32,24 +32,25 @@ struct BatchingAppender {
         durable = state
     }
 
-    /// Holds `events`, the outcome of `action`: a refused write of the batch they open is that
-    /// action's outcome when `action` is given, else the refusal is thrown.
-    mutating func hold(_ events: [LedgerEvent], for action: RegistrationSaga.Action?, condition: AppendCondition? = nil) {
+    /// Holds `events`, the outcome of `action`, with the terms the saga decided for them: a refused
+    /// write of the batch they open is that action's outcome when `action` is given, else the
+    /// refusal is thrown.
+    mutating func hold(_ events: [LedgerEvent], for action: RegistrationSaga.Action?, terms: AppendTerms = AppendTerms()) {
         guard !events.isEmpty else { return }
         if held.isEmpty { opener = action }
         held += events
-        if let condition { self.condition = condition }
+        self.terms = self.terms.merged(with: terms)
         for event in events { state.evolve(event) }
     }
 
-    /// Appends the held events through `write` (events, the version the stream must be at, the
-    /// condition, and the state they lead to); nil when they were appended or nothing was held.
-    mutating func flush(_ write: ([LedgerEvent], ExpectedVersion, AppendCondition?, RegistrationState) throws -> Void) throws -> Refusal? {
+    /// Appends the held events through `write` (events, the version the stream must be at, their
+    /// terms, and the state they lead to); nil when they were appended or nothing was held.
+    mutating func flush(_ write: ([LedgerEvent], ExpectedVersion, AppendTerms, RegistrationState) throws -> Void) throws -> Refusal? {
         guard !held.isEmpty else { return nil }
-        let batch = held, opener = opener, condition = condition
-        held = []; self.opener = nil; self.condition = nil
+        let batch = held, opener = opener, terms = terms
+        held = []; self.opener = nil; self.terms = AppendTerms()
         do {
-            try write(batch, durable.version == 0 ? .noStream : .exactly(durable.version), condition, state)
+            try write(batch, durable.version == 0 ? .noStream : .exactly(durable.version), terms, state)
             durable = state
             return nil
         } catch {

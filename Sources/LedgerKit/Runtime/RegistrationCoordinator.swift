@@ -16,9 +16,9 @@ public final class RegistrationCoordinator {
     let locks: any RegistrationLocks
     /// Called before a failpoint kills the process (flush output).
     public var beforeCrash: () -> Void = {}
-    /// The account a first session is for, appended in the batch that completes the registration
-    /// (set by `register`, never by `recover`); then the session that batch started.
-    private var session: (uid: String, started: SessionService.Started?)?
+    /// The first session the write completing this run's registration started (the saga decides
+    /// it, with the profile; `recover`, which writes no profile, starts none).
+    private var started: SessionService.Started?
 
     /// A coordinator over the data directory's store and blob folder; `locks` defaults to lock files under `directory`.
     public init(store: any LedgerStore, blobs: any BlobStore, directory: String, clock: any Clock, random: any RandomSource,
@@ -66,11 +66,11 @@ public final class RegistrationCoordinator {
         }
         let plan = RegistrationPlan(uid: uid, email: valid.email, userName: valid.userName,
                                     passwordHash: try hasher.hash(valid.password, random: random), image: image)
-        session = (uid, nil)
-        defer { session = nil }
+        started = nil
+        defer { started = nil }
         let state = try drive(RegistrationState(registration: registration), plan: Plan(saga: plan, imageBytes: valid.image?.bytes))
         var outcome = result(state)
-        if state.outcome == .completed, let started = session?.started {
+        if state.outcome == .completed, let started {
             outcome.sessionId = started.sessionId
             outcome.token = started.token
         }
@@ -136,8 +136,8 @@ public final class RegistrationCoordinator {
         while true {
             let decision = RegistrationSaga.decide(action, outcome, state: batch.state, plan: plan?.saga, at: clock.now())
             switch decision {
-            case .record(let events):
-                batch.hold(events, for: action.outcomeOfRefusedAppend ? action : nil, condition: action == .createAccount ? .uniqueEmails : nil)
+            case .record(let events, let terms):
+                batch.hold(events, for: action.outcomeOfRefusedAppend ? action : nil, terms: terms)
             case .fail(let failure):
                 batch.hold([failure], for: nil)
             case .stop:
@@ -206,28 +206,29 @@ public final class RegistrationCoordinator {
 
     /// Appends what `batch` holds; the refusal when the store refused it as an action's outcome.
     private func appendHeld(_ batch: inout BatchingAppender) throws -> BatchingAppender.Refusal? {
-        try batch.flush { events, expected, condition, after in try write(events, expected: expected, condition: condition, reaching: after) }
+        try batch.flush { events, expected, terms, after in try write(events, expected: expected, terms: terms, reaching: after) }
     }
 
-    /// Appends `events` in one durable write. The batch that completes a registration also starts
-    /// its first session (`SessionStarted` in the session's own stream): one write for both, all or nothing.
-    private func write(_ events: [LedgerEvent], expected: ExpectedVersion, condition: AppendCondition?,
+    /// Appends `events` in one durable write, on the terms the saga decided: under the store's email
+    /// check, and with the first session (`SessionStarted` in the session's own stream) when the
+    /// write completes a registration: one write for both, all or nothing.
+    private func write(_ events: [LedgerEvent], expected: ExpectedVersion, terms: AppendTerms,
                        reaching state: RegistrationState) throws {
         var parts = [StreamAppend(events, to: StreamCategory.registration.stream(state.registration), expected: expected)]
-        let started = state.outcome == .completed ? newSession() : nil
-        if let started { parts.append(started.part) }
-        try failpoints.append(parts, to: store, condition: condition, flush: beforeCrash)
-        if let started { session?.started = started.started }
+        let session = terms.firstSession.flatMap(newSession(uid:))
+        if let session { parts.append(session.part) }
+        try failpoints.append(parts, to: store, condition: terms.uniqueEmail ? .uniqueEmails : nil, flush: beforeCrash)
+        if let session { started = session.started }
         events.forEach { failpoints.afterAppending($0.type, flush: beforeCrash) }
-        if started != nil { failpoints.afterAppending(.sessionStarted, flush: beforeCrash) }
+        if session != nil { failpoints.afterAppending(.sessionStarted, flush: beforeCrash) }
     }
 
     // MARK: - Session and results
 
-    /// The first session of the account being registered, when `register` wants one and the
-    /// `SessionStarted` failpoint lets it (an injected error: registered, but not signed in).
-    private func newSession() -> (part: StreamAppend, started: SessionService.Started)? {
-        guard let uid = session?.uid, session?.started == nil, (try? failpoints.beforeAppending(.sessionStarted)) != nil else { return nil }
+    /// The first session of account `uid`, unless the `SessionStarted` failpoint refuses it (an
+    /// injected error: registered, but not signed in).
+    private func newSession(uid: String) -> (part: StreamAppend, started: SessionService.Started)? {
+        guard started == nil, (try? failpoints.beforeAppending(.sessionStarted)) != nil else { return nil }
         return SessionService.newSession(uid: uid, clock: clock, random: random)
     }
 

@@ -54,15 +54,37 @@ import Testing
 
     // MARK: - Decide: forward steps
 
+    /// Each forward step done records its event, on the terms the table decides: the account's
+    /// creation under the email check, the completing profile with the account's first session.
     @Test func aForwardStepDoneRecordsItsEvent() {
         let r = RegistrationScript(203)
+        let checked = AppendTerms(uniqueEmail: true), withSession = AppendTerms(firstSession: r.uid)
         #expect(r.decide(given: [], when: .writeImage, .done) == .record([]))
-        #expect(r.decide(given: [], when: .createAccount, .done) == .record([r.accountCreated()]))
-        #expect(r.decide(given: [], when: .createAccount, .done, withImage: false) == .record([r.accountCreated(withImage: false)]))
+        #expect(r.decide(given: [], when: .createAccount, .done) == .record([r.accountCreated()], checked))
+        #expect(r.decide(given: [], when: .createAccount, .done, withImage: false) == .record([r.accountCreated(withImage: false)], checked))
         #expect(r.decide(given: [r.accountCreated()], when: .recordImage, .done) == .record([r.imageStored]))
-        #expect(r.decide(given: [r.accountCreated(), r.imageStored], when: .writeProfile, .done) == .record([r.profileWritten()]))
+        #expect(r.decide(given: [r.accountCreated(), r.imageStored], when: .writeProfile, .done) == .record([r.profileWritten()], withSession))
         #expect(r.decide(given: [r.accountCreated(withImage: false)], when: .writeProfile, .done, withImage: false)
-                == .record([r.profileWritten(image: false)]))
+                == .record([r.profileWritten(image: false)], withSession))
+    }
+
+    /// Compensations and the end carry no terms: no email is claimed, no session starts.
+    @Test func compensationsCarryNoTerms() {
+        let r = RegistrationScript(209)
+        let failed = [r.accountCreated(), r.imageStored, r.failed(.profile)]
+        for action in [RegistrationSaga.Action.undoImage(uid: r.uid, imageName: r.imageName), .undoAccount(uid: r.uid)] {
+            guard case .record(_, let terms) = r.decide(given: failed, when: action, .done, planned: false) else {
+                Issue.record("\(action) records nothing"); continue
+            }
+            #expect(terms == AppendTerms())
+        }
+    }
+
+    /// Two decisions held for one write keep both terms.
+    @Test func termsHeldTogetherAreMerged() {
+        let merged = AppendTerms(uniqueEmail: true).merged(with: AppendTerms(firstSession: "u"))
+        #expect(merged == AppendTerms(uniqueEmail: true, firstSession: "u"))
+        #expect(AppendTerms().merged(with: AppendTerms()) == AppendTerms())
     }
 
     /// The email condition's typed refusal is what becomes `email-already-in-use`: no message is read.
