@@ -67,6 +67,18 @@ public enum AccountFold {
     ///   email its account holds.
     @discardableResult
     public static func evolve<State: AccountFoldState>(_ state: inout State, _ event: ViewEvent, policy: SignInPolicy) -> RuleBreak? {
+        evolve(&state, event, checking: policy)
+    }
+
+    /// Applies `event` to `state`, as `evolve(_:_:policy:)` does, without asking which rule it breaks:
+    /// what the state becomes never depends on the lockout policy (only the rules an event breaks
+    /// do), so the stores and indexes that keep the fold's state are given none.
+    public static func evolve<State: AccountFoldState>(_ state: inout State, _ event: ViewEvent) {
+        _ = evolve(&state, event, checking: nil)
+    }
+
+    /// The fold; with `policy`, also the rule `event` breaks.
+    private static func evolve<State: AccountFoldState>(_ state: inout State, _ event: ViewEvent, checking policy: SignInPolicy?) -> RuleBreak? {
         switch event.fact {
         case .accountCreated(let uid, let email, _):
             let key = state.emailKey(email)
@@ -104,7 +116,7 @@ public enum AccountFold {
         case .signInFailed(let email, let reason):
             guard reason == .wrongPassword else { return nil }
             let key = state.emailKey(email)
-            let locked = lockedUntil(key, in: state, policy: policy, at: event.at) != nil
+            let locked = policy.map { lockedUntil(key, in: state, policy: $0, at: event.at) != nil } ?? false
             state.appendFailure(of: key, at: event.at, by: event)
             guard locked else { return nil }
             return RuleBreak(kind: .passwordCheckedWhileLocked, seq: event.seq, uid: liveAccount(of: key, in: state) ?? .zero)
@@ -115,7 +127,7 @@ public enum AccountFold {
             var broken: RuleBreak?
             if !account.status.maySignIn { broken = RuleBreak(kind: .sessionWithoutAccount, seq: event.seq, uid: uid) }
             guard state.mayHaveFailures(account.email) else { return broken }
-            if broken == nil, policy.lockedUntil(recent: state.recentFailures(of: account.email), at: event.at) != nil {
+            if broken == nil, let policy, policy.lockedUntil(recent: state.recentFailures(of: account.email), at: event.at) != nil {
                 broken = RuleBreak(kind: .signinWhileLocked, seq: event.seq, uid: uid)
             }
             state.clearFailures(of: account.email)

@@ -78,7 +78,7 @@ public struct UserView: Equatable, Sendable {
 
     /// Applies one event: its account facts through `AccountFold`, then what only this view keeps.
     public mutating func apply(_ event: ViewEvent) {
-        AccountFold.evolve(&self, event, policy: SignInPolicy())
+        AccountFold.evolve(&self, event)
         applyDetails(event)
     }
 

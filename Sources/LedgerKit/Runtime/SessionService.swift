@@ -184,19 +184,13 @@ public final class SessionService {
             }
         }, visit: { event, hash in views.apply(event, hash: hash) })
         var hashes: [String: String] = [:]  // in log order: the last line of each account wins
-        for line in lines {
-            switch line.event {
-            case .accountCreated(let created): hashes[created.uid] = created.passwordHash
-            case .passwordChanged(let changed): hashes[changed.uid] = changed.passwordHash
-            default: break
-            }
-        }
+        for case let (uid, hash)? in lines.lazy.map(\.event.passwordLine) { hashes[uid] = hash }
         let key = views.emailKey(email)
         if let uid = AccountFold.signInAccount(of: key, in: views), hashes[uid.uuidString] == nil,
            let row = views.users.row(uid: uid.uuidString) {
             // An account that moved to `email` was created with another: its registration holds the hash.
             for event in try store.readIndexedStream(StreamCategory.registration.stream(row.registration)) {
-                if case .accountCreated(let created) = event.event, created.uid == row.uid { hashes[created.uid] = created.passwordHash }
+                if case .accountCreated = event.event, let line = event.event.passwordLine, line.uid == row.uid { hashes[line.uid] = line.passwordHash }
             }
         }
         let account = AccountFold.signInAccount(of: key, in: views).flatMap { uid in

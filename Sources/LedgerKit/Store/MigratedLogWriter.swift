@@ -66,7 +66,7 @@ final class MigratedLogWriter {
                             batch: envelope.batch, data: data, prev: "", hash: ""), event: recorded.event)
         batch.append(ViewEvent(recorded))
         if !envelope.batchMark.leavesBatchOpen {
-            for event in batch { AccountFold.evolve(&self.accounts, event, policy: SignInPolicy()) }
+            for event in batch { AccountFold.evolve(&self.accounts, event) }
             batch.removeAll(keepingCapacity: true)
         }
         if case .personalDataErased(let erasure) = recorded.event { erased.append(erasure.subject) }

@@ -22,14 +22,8 @@ public struct SignInRecord: Equatable, Sendable {
         /// the account is the email's).
         /// Nil for any other line: the index then disagrees with the log.
         public init?(passwordLine event: LedgerEvent, uid: String) {
-            switch event {
-            case .accountCreated(let created) where created.uid == uid:
-                self.init(uid: uid, passwordHash: created.passwordHash)
-            case .passwordChanged(let changed) where changed.uid == uid:
-                self.init(uid: uid, passwordHash: changed.passwordHash)
-            default:
-                return nil
-            }
+            guard let line = event.passwordLine, line.uid == uid else { return nil }
+            self.init(uid: uid, passwordHash: line.passwordHash)
         }
     }
 

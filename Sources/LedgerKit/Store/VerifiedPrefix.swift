@@ -48,7 +48,7 @@ struct VerifiedPrefix {
             if !table.apply(event, hash: hash, offset: offset) { lostTable = true }
         } else {
             streamVersions[event.category.stream(event.stream.uuidString), default: 0] += 1
-            AccountFold.evolve(&accounts, event, policy: SignInPolicy())
+            AccountFold.evolve(&accounts, event)
         }
         lastAt = max(lastAt, event.at)
         lineStart = offset

@@ -41,7 +41,7 @@ extension WritersIndex {
     /// stream slot); false when a slot could not be had (a damaged table).
     func applyAccounts(_ event: ViewEvent, hash: Digest32, offset: Int, seq: Int64) -> Bool {
         var state = IndexAccounts(table: self, seq: seq, offset: offset, lineHash: hash.a)
-        AccountFold.evolve(&state, event, policy: SignInPolicy())
+        AccountFold.evolve(&state, event)
         return !state.failed
     }
 

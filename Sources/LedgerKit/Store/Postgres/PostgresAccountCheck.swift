@@ -32,7 +32,7 @@ final class PostgresAccountCheck {
     /// Folds the next verified event of the log (from its first line on).
     func visit(_ event: UnsafePointer<ViewEvent>) {
         guard let mark, event.pointee.seq <= mark else { return }
-        AccountFold.evolve(&folded, event.pointee, policy: SignInPolicy())
+        AccountFold.evolve(&folded, event.pointee)
         reached = event.pointee.seq
     }
 

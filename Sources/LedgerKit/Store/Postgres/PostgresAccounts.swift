@@ -118,7 +118,7 @@ final class PostgresAccounts: AccountFoldState {
         let wanted = Self.keys(events.map(\.fact))
         load(emails: wanted.emails, uids: wanted.uids)
         var state = self
-        for event in events { AccountFold.evolve(&state, event, policy: SignInPolicy()) }
+        for event in events { AccountFold.evolve(&state, event) }
         try check()
     }
 
