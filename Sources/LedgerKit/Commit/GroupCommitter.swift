@@ -49,6 +49,10 @@ public final class GroupCommitter: @unchecked Sendable {
     /// How many groups were written so far (each one write and one `fdatasync`).
     public var groupsWritten: Int { state.withLock { $0.groups } }
 
+    /// How many batches wait for a group now (not counting those being written): for tests that
+    /// line batches up behind a group.
+    var batchesWaiting: Int { state.withLock { $0.waiting.count } }
+
     /// Appends `parts` under `condition` as one batch, in a group with whatever other batches wait
     /// meanwhile; blocks the calling thread until the batch is durable (its events) or refused.
     public func append(_ parts: [StreamAppend], condition: AppendCondition?) throws -> [RecordedEvent] {
