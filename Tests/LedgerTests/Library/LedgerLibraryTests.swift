@@ -114,4 +114,21 @@ import Testing
         let verified = try place.verify()
         #expect(verified.status == 0, "\(verified)")
     }
+
+    /// A PostgreSQL database without the ledger's tables is refused at `open`, with a message that
+    /// names `ledger init`; nothing is created in it.
+    @Test func openingADatabaseWithoutTablesNamesLedgerInit() async throws {
+        let server = try PostgresServer.get()
+        let url = try server.createDatabase()
+        defer { server.dropDatabase(url) }
+        let folder = try TemporaryFolder("library-no-tables")
+        defer { folder.remove() }
+        do {
+            _ = try await Ledger.open(Ledger.Configuration(directory: folder.path, store: .postgres(url)))
+            Issue.record("a database without tables was opened")
+        } catch {
+            #expect(error.code == .storeError && error.message.contains("ledger init"), "\(error)")
+        }
+        #expect(try PostgresConnection(url).execute("SELECT 1 FROM pg_tables WHERE tablename LIKE 'ledger_%'").count == 0)
+    }
 }
