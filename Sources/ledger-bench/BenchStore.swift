@@ -10,7 +10,12 @@ enum BenchStore {
         guard let url else { return FileEventStore(directory: directory) }
         guard let parsed = PostgresURL(url) else { throw BenchError.usage("--store needs a postgres:// URL") }
         let connection = try PostgresConnection(parsed)
-        try connection.execute("DROP TABLE IF EXISTS ledger_events, ledger_registration_notes")
+        // Every table of the store, so a run starts from nothing (the account state, keys and
+        // checkpoints of a previous run would not match the new log).
+        try connection.execute("""
+            DROP TABLE IF EXISTS ledger_events, ledger_registration_notes, ledger_checkpoints, ledger_tree, ledger_signin_pending,
+              ledger_accounts, ledger_account_emails, ledger_signin_failures, ledger_account_state, ledger_keys, ledger_store
+            """)
         let store = PostgresEventStore(url: parsed)
         try store.createSchema()
         return store
@@ -27,5 +32,25 @@ enum BenchStore {
     static func locks(directory: String, url: String?) -> any RegistrationLocks {
         guard let url, let parsed = PostgresURL(url) else { return FileRegistrationLocks(directory: directory) }
         return PostgresRegistrationLocks(url: parsed)
+    }
+
+    /// A group committer over a store of its own (the file under `directory`, or the database at `url`).
+    static func committer(directory: String, url: String?) throws -> GroupCommitter {
+        guard let url else { return GroupCommitter(store: FileEventStore(directory: directory)) }
+        guard let parsed = PostgresURL(url) else { throw BenchError.usage("--store needs a postgres:// URL") }
+        return GroupCommitter(store: PostgresEventStore(url: parsed))
+    }
+
+    /// A store of one thread's own (its own connection on PostgreSQL) whose appends go through `committer`.
+    static func grouped(directory: String, url: String?, committer: GroupCommitter) throws -> any LedgerStore {
+        guard let url else {
+            let store = FileEventStore(directory: directory)
+            store.groupCommitter = committer
+            return store
+        }
+        guard let parsed = PostgresURL(url) else { throw BenchError.usage("--store needs a postgres:// URL") }
+        let store = PostgresEventStore(url: parsed)
+        store.groupCommitter = committer
+        return store
     }
 }

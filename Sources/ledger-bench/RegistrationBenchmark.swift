@@ -12,8 +12,9 @@ import Synchronization
 enum RegistrationBenchmark {
     /// `ledger-bench registrations --count K --dir DIR [--runs R] [--store URL] [--processes N]
     /// [--tasks N] [--json]`: one line per run and the median, or (`--json`) one object with the
-    /// median `commitsPerSecond` (completed registrations) and `syncsPerSecond`. With `--tasks N`
-    /// (file store), N threads of one process register K each, their appends through one group committer.
+    /// median `commitsPerSecond` (completed registrations) and `syncsPerSecond` (groups written: the
+    /// log's `fdatasync`s, or PostgreSQL's transactions). With `--tasks N` (either store), N threads
+    /// of one process register K each, their appends through one group committer.
     static func run(_ arguments: ArraySlice<String>) throws -> Int32 {
         let options = try Options(arguments, allowed: ["count", "dir", "runs", "store", "processes", "child", "tasks", "json"])
         guard let directory = options.string("dir") else { throw BenchError.usage("registrations needs --dir DIR") }
@@ -24,8 +25,8 @@ enum RegistrationBenchmark {
         }
         let processes = try options.positiveInt("processes", default: 1)
         let tasks = try options.positiveInt("tasks", default: 1), json = options.flag("json")
-        guard tasks == 1 || (processes == 1 && options.string("store") == nil) else {
-            throw BenchError.usage("--tasks above 1 measures one process's group commit on the file store; leave out --store and --processes")
+        guard tasks == 1 || processes == 1 else {
+            throw BenchError.usage("--tasks above 1 measures one process's group commit; leave out --processes")
         }
         var rates: [Double] = [], syncRates: [Double] = []
         for run in 1...(try options.positiveInt("runs", default: 1)) {
@@ -33,7 +34,7 @@ enum RegistrationBenchmark {
             var syncs: Int?
             let seconds: Double
             if tasks > 1 {
-                (seconds, syncs) = try measure(tasks: tasks, count: count, directory: folder)
+                (seconds, syncs) = try measure(tasks: tasks, count: count, directory: folder, store: options.string("store"))
             } else if processes == 1 {
                 seconds = try measure(count: count, directory: folder, store: options.string("store"))
             } else {
@@ -57,19 +58,19 @@ enum RegistrationBenchmark {
         return 0
     }
 
-    /// Times `tasks` threads registering `count` each into a fresh data folder, every thread with a
-    /// coordinator and store of its own whose appends go through one `GroupCommitter`. Returns
-    /// seconds and the groups written (syncs of the log).
-    static func measure(tasks: Int, count: Int, directory: String) throws -> (seconds: Double, syncs: Int) {
-        _ = try prepare(directory: directory, store: nil)
-        let committer = GroupCommitter(store: FileEventStore(directory: directory))
+    /// Times `tasks` threads registering `count` each into a fresh data folder (or the database at
+    /// `url`, emptied), every thread with a coordinator, store and locks of its own (its own
+    /// connections on PostgreSQL) whose appends go through one `GroupCommitter`. Returns seconds
+    /// and the groups written (syncs of the log, or transactions).
+    static func measure(tasks: Int, count: Int, directory: String, store url: String?) throws -> (seconds: Double, syncs: Int) {
+        _ = try prepare(directory: directory, store: url)
+        let committer = try BenchStore.committer(directory: directory, url: url)
         let failures = Mutex<[String]>([])
         let seconds = Stopwatch.time {
             OwnThreads.run(tasks) { task in
-                let store = FileEventStore(directory: directory)
-                store.groupCommitter = committer
                 do {
-                    let coordinator = try coordinator(store: store, directory: directory, url: nil)
+                    let store = try BenchStore.grouped(directory: directory, url: url, committer: committer)
+                    let coordinator = try coordinator(store: store, directory: directory, url: url)
                     for n in 1...count { try register(coordinator, "\(task).\(n)") }
                 } catch {
                     failures.withLock { $0.append("\(error)") }

@@ -7,13 +7,15 @@ import Synchronization
 /// Group commit for the threads of one process: each caller hands its batch over and waits; the
 /// first caller that finds nobody writing leads: it takes every waiting batch that touches nothing
 /// another taken batch touches (`GroupedAppend.independent`; the others wait for the next group),
-/// appends them with one write and one `fdatasync` (`FileEventStore.appendGroup`), hands each
+/// appends them at once (`GroupAppends.appendGroup`: one write and one `fdatasync` on the file store,
+/// one transaction on PostgreSQL), hands each
 /// caller its own outcome, and passes the lead to the first caller still waiting. A caller returns
-/// only once its own batch is durable or refused; a failed sync fails every batch it covered, and
-/// the store refuses every later append (it is poisoned, as a lone writer's is).
+/// only once its own batch is durable or refused; a failed sync (or commit) fails every batch it
+/// covered (and a file store refuses every later append: it is poisoned, as a lone writer's is).
 ///
-/// Between processes nothing changes: each group is appended under the log's `flock` like any
-/// other append, so the rules hold across processes as they do today.
+/// Between processes nothing changes: each group is appended under the store's append lock (the
+/// log's `flock`, PostgreSQL's append advisory lock) like any other append, so the rules hold
+/// across processes as they do today.
 public final class GroupCommitter: @unchecked Sendable {
     // @unchecked: `store` is used only by the caller that leads, and one caller leads at a time
     // (`State.leading`, changed only under `state`'s lock, and handed over under it); the rest of
@@ -38,14 +40,18 @@ public final class GroupCommitter: @unchecked Sendable {
         var groups = 0
     }
 
-    private let store: FileEventStore
+    private let store: any GroupAppends
     private let state = Mutex(State())
 
     /// Group commit over `store`, which nothing else in this process appends to.
-    public init(store: FileEventStore) { self.store = store }
+    public init(store: any GroupAppends) { self.store = store }
 
     /// How many groups were written so far (each one write and one `fdatasync`).
     public var groupsWritten: Int { state.withLock { $0.groups } }
+
+    /// How many batches wait for a group now (not counting those being written): for tests that
+    /// line batches up behind a group.
+    var batchesWaiting: Int { state.withLock { $0.waiting.count } }
 
     /// Appends `parts` under `condition` as one batch, in a group with whatever other batches wait
     /// meanwhile; blocks the calling thread until the batch is durable (its events) or refused.
@@ -104,4 +110,17 @@ public final class GroupCommitter: @unchecked Sendable {
             }
         }
     }
+}
+
+// MARK: - GroupAppends
+
+/// A store that appends a group of independent batches (`GroupedAppend.independent`) at once, each
+/// batch checked and answered on its own: the file store with one write and one `fdatasync`
+/// (`FileEventStore.appendGroup`), PostgreSQL in one transaction (`PostgresEventStore.appendGroup`).
+/// What `GroupCommitter` drives.
+public protocol GroupAppends: AnyObject {
+    /// Appends `batches`, each all or nothing and checked on its own (its parts' versions, its
+    /// condition); returns each batch's recorded events or its refusal, in order. A failure of the
+    /// write or commit they share fails every batch written with it; none is retried.
+    func appendGroup(_ batches: [GroupedAppend]) -> [Result<[RecordedEvent], any Error>]
 }

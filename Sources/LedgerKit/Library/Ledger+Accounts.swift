@@ -29,11 +29,11 @@ extension Ledger {
     /// `invalidInput` or `emailTaken` when refused, with nothing left behind.
     public func register(email: String, password: String, userName: String, image: [UInt8]? = nil) async throws(LedgerError) -> Registration {
         let cost = configuration.hashCost, directory = configuration.directory
-        return try await perform { store in
+        return try await perform { call in
             let coordinator = RegistrationCoordinator(
-                store: store, blobs: FileBlobStore(directory: directory), directory: directory, clock: SystemClock(),
+                store: call.store, blobs: FileBlobStore(directory: directory), directory: directory, clock: SystemClock(),
                 random: SecureRandom(), hasher: PasswordHasher(cost: cost), failpoints: Failpoints(),
-                locks: FileRegistrationLocks(directory: directory))
+                locks: call.registrationLocks)
             let result: RegistrationResult
             do {
                 result = try coordinator.register(RegistrationInput(email: email, userName: userName, password: password, image: image),
@@ -53,9 +53,9 @@ extension Ledger {
     /// Signs in with an email and password: a new session, or `signInRefused` (one answer for a
     /// wrong email, a wrong password and a locked account).
     public func signIn(email: String, password: String) async throws(LedgerError) -> Session {
-        let cost = configuration.hashCost, directory = configuration.directory
-        return try await perform { store in
-            let service = SessionService(store: store, signInLocks: FileSignInLocks(directory: directory), clock: SystemClock(),
+        let cost = configuration.hashCost
+        return try await perform { call in
+            let service = SessionService(store: call.store, signInLocks: call.signInLocks, clock: SystemClock(),
                                          random: SecureRandom(), hasher: PasswordHasher(cost: cost))
             do {
                 let started = try service.login(email: email, password: password)
@@ -68,9 +68,8 @@ extension Ledger {
 
     /// Ends a session (`noSuchSession` when there is none or it already ended).
     public func signOut(sessionId: String) async throws(LedgerError) {
-        let directory = configuration.directory
-        try await perform { store in
-            let service = SessionService(store: store, signInLocks: FileSignInLocks(directory: directory), clock: SystemClock(),
+        try await perform { call in
+            let service = SessionService(store: call.store, signInLocks: call.signInLocks, clock: SystemClock(),
                                          random: SecureRandom(), hasher: PasswordHasher())
             do { _ = try service.logout(sessionId: sessionId) } catch let error as AuthError {
                 throw LedgerError(error.code == .noSession ? .noSuchSession : .storeError, error.message)

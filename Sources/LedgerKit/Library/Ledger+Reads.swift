@@ -31,10 +31,9 @@ extension Ledger {
 
     /// The users view, from the whole verified log, or as it stood after event `asOf` (a seq).
     public func users(asOfSeq asOf: Int? = nil) async throws(LedgerError) -> [User] {
-        let path = FileSystem.join(configuration.directory, "events.jsonl")
-        return try await perform { _ in
-            guard FileSystem.exists(path) else { return [] }
-            let loaded = try ViewLoader.load(path: path, asOf: asOf.map { .seq($0) }, now: SystemClock().now(), views: .users)
+        try await perform { call in
+            guard let log = call.log else { return [] }
+            let loaded = try ViewLoader.load(log, asOf: asOf.map { .seq($0) }, now: SystemClock().now(), views: .users)
             return loaded.views.users.rows.map { row in
                 let erased = ErasedText.isErased(row.email)
                 return User(uid: row.uid, email: erased ? nil : row.email, userName: erased ? nil : row.userName,
@@ -45,8 +44,8 @@ extension Ledger {
 
     /// The head of the verified log.
     public func head() async throws(LedgerError) -> Head {
-        try await perform { store in
-            let head = try store.head()
+        try await perform { call in
+            let head = try call.store.head()
             return Head(seq: head.seq, hash: head.hash)
         }
     }

@@ -16,20 +16,34 @@ import Synchronization
 public final class Ledger: Sendable {
     /// Where the ledger is and how it hashes passwords.
     public struct Configuration: Sendable {
-        /// The data directory (the log, its caches, the profile images).
+        /// The data directory: the log and its caches on the file store, the profile images on both.
         public var directory: String
         /// The yescrypt cost of new password hashes (0: the library's default).
         public var hashCost: UInt
+        /// Where the log is: the file under `directory`, or a PostgreSQL database (`ledger --store`).
+        public var store: Store
+        /// On PostgreSQL, how many calls run at once, each on connections of its own (up to three:
+        /// its reads', its registration lock's, its sign-in lock's); more calls wait for one to end.
+        /// The group commit has one more. Unused on the file store.
+        public var connections: Int
 
-        /// A configuration for the data directory `directory`.
-        public init(directory: String, hashCost: UInt = 0) {
-            self.directory = directory; self.hashCost = hashCost
+        /// A configuration for the data directory `directory`, its log in `store`.
+        public init(directory: String, hashCost: UInt = 0, store: Store = .file, connections: Int = 16) {
+            self.directory = directory; self.hashCost = hashCost; self.store = store; self.connections = connections
         }
+    }
+
+    /// Where the log is, as the command line's `--store` / `LEDGER_STORE` names it.
+    public enum Store: Sendable, Equatable {
+        /// `DIRECTORY/events.jsonl`.
+        case file
+        /// The PostgreSQL database at the URL, its tables made by `ledger init --store URL`.
+        case postgres(PostgresURL)
     }
 
     /// The configuration it was opened with.
     public let configuration: Configuration
-    let committer: GroupCommitter
+    let stores: LedgerStores
     private let queue = DispatchQueue(label: "ledger.calls", attributes: .concurrent)
     private let calls = Mutex(Calls())
 
@@ -42,11 +56,11 @@ public final class Ledger: Sendable {
 
     private init(configuration: Configuration) {
         self.configuration = configuration
-        committer = GroupCommitter(store: FileEventStore(directory: configuration.directory))
+        stores = LedgerStores(configuration)
     }
 
-    /// Opens the ledger in `configuration.directory` (made on the first write): checks that the
-    /// folder, if it exists, holds a log this build reads.
+    /// Opens the ledger of `configuration`: checks that the folder, if it exists, holds a log this
+    /// build reads (made on the first write), or that the PostgreSQL database answers with its tables.
     public static func open(_ configuration: Configuration) async throws(LedgerError) -> Ledger {
         let ledger = Ledger(configuration: configuration)
         _ = try await ledger.head()
@@ -70,24 +84,23 @@ public final class Ledger: Sendable {
             }
             if now { done.resume() }
         }
+        stores.closeIdle()
     }
 
-    /// Runs `work` on the ledger's queue, with a file store of its own whose appends go through
-    /// the ledger's group commit; refused once the ledger is closed.
-    func perform<T: Sendable>(_ work: @escaping @Sendable (FileEventStore) throws -> T) async throws(LedgerError) -> T {
+    /// Runs `work` on the ledger's queue, with a store whose appends go through the ledger's group
+    /// commit and the locks that go with it (`LedgerStores`); refused once the ledger is closed.
+    func perform<T: Sendable>(_ work: @escaping @Sendable (LedgerStores.Call) throws -> T) async throws(LedgerError) -> T {
         let admitted = calls.withLock { calls -> Bool in
             guard !calls.closed else { return false }
             calls.running += 1
             return true
         }
         guard admitted else { throw LedgerError(.closed, "the ledger is closed") }
-        let directory = configuration.directory, committer = committer
+        let stores = stores
         let result: Result<T, LedgerError> = await withCheckedContinuation { continuation in
             queue.async {
-                let store = FileEventStore(directory: directory)
-                store.groupCommitter = committer
                 continuation.resume(returning: Result { () throws(LedgerError) -> T in
-                    do { return try work(store) } catch { throw LedgerError(error) }
+                    do { return try stores.withCall(work) } catch { throw LedgerError(error) }
                 })
             }
         }

@@ -2,7 +2,7 @@ import LedgerDomain
 
 // MARK: - FileEventStore, group commit
 
-extension FileEventStore {
+extension FileEventStore: GroupAppends {
     /// Appends independent batches (`GroupedAppend.independent`) under one lock, with one write and
     /// one `fdatasync`: each batch is checked on its own against the log as it stood before the
     /// group (its parts' versions, its condition), a refused one is left out with its refusal, and
@@ -13,19 +13,11 @@ extension FileEventStore {
         if let poisoned { return batches.map { _ in .failure(poisoned) } }
         var outcomes = [Result<[RecordedEvent], any Error>?](repeating: nil, count: batches.count)
         var decoded: [[(event: LedgerEvent, data: JSONObject)]?] = batches.map { _ in nil }
-        var touched = Set<String>()
-        for (k, batch) in batches.enumerated() {
-            do {
-                let touches = batch.touches
-                guard touched.isDisjoint(with: touches) else {
-                    throw StoreError(.invalidBatch, "a group of appends holds two batches that touch one stream or email")
-                }
-                touched.formUnion(touches)
-                decoded[k] = try batch.validated ?? StreamAppend.validatedData(batch.parts)
-                guard decoded[k]!.allSatisfy({ $0.event.erasedSubject == nil }) else {
-                    throw StoreError(.invalidBatch, "an erasure is appended alone, not in a group")
-                }
-            } catch { outcomes[k] = .failure(error) }
+        for (k, screened) in GroupedAppend.screened(batches).enumerated() {
+            switch screened {
+            case .success(let events): decoded[k] = events
+            case .failure(let error): outcomes[k] = .failure(error)
+            }
         }
         do {
             try StoreError.mapping {

@@ -2,7 +2,7 @@ import LedgerDomain
 
 // MARK: - GroupedAppend
 
-/// One batch of a group commit (`FileEventStore.appendGroup`): its parts and its condition, as a
+/// One batch of a group commit (`GroupAppends.appendGroup`): its parts and its condition, as a
 /// lone `append` takes them.
 public struct GroupedAppend {
     /// The batch's parts.
@@ -49,5 +49,27 @@ public struct GroupedAppend {
             for key in batch.touches { guard seen.insert(key).inserted else { return false } }
         }
         return true
+    }
+
+    /// What every store checks of a group before taking its lock: each batch's parts (as a lone
+    /// append checks them, unless `validated` says they were), that no two batches touch one
+    /// stream or email, and that none erases (an erasure is appended alone). Each batch's events
+    /// as `StreamAppend.validatedData` gives them, or its refusal, in order.
+    static func screened(_ batches: [GroupedAppend]) -> [Result<[(event: LedgerEvent, data: JSONObject)], any Error>] {
+        var touched = Set<String>()
+        return batches.map { batch in
+            Result {
+                let touches = batch.touches
+                guard touched.isDisjoint(with: touches) else {
+                    throw StoreError(.invalidBatch, "a group of appends holds two batches that touch one stream or email")
+                }
+                touched.formUnion(touches)
+                let decoded = try batch.validated ?? StreamAppend.validatedData(batch.parts)
+                guard decoded.allSatisfy({ $0.event.erasedSubject == nil }) else {
+                    throw StoreError(.invalidBatch, "an erasure is appended alone, not in a group")
+                }
+                return decoded
+            }
+        }
     }
 }

@@ -19,7 +19,12 @@ public final class PostgresEventStore: LedgerStore {
 
     let clock: any Clock
     let random: any RandomSource
-    private var open: PostgresConnection?
+    /// The connection in use, nil before the first and after a loss (`connection()` makes one).
+    var open: PostgresConnection?
+    /// When set, this store's appends (but erasures and folded conditions, which go alone) are
+    /// handed to this group committer, shared with the other stores of one `Ledger`: its store
+    /// appends them with others' in one transaction (`appendGroup`).
+    public var groupCommitter: GroupCommitter?
     /// The opener of this store's personal members (`ledger_keys`, shared by the process).
     public var keyRing: PostgresKeyRing { PostgresKeyRing.forStore(url) }
 
@@ -72,13 +77,26 @@ public final class PostgresEventStore: LedgerStore {
     /// Appends the parts in one transaction serialized on the head; see the type's summary. In a
     /// database from before the account-state tables, creates them first (folding the log into
     /// them) and appends then; in one from before data version 2, applies its migration first.
+    /// With a `groupCommitter`, a batch that erases nothing and has no folded condition is handed
+    /// to it, and goes in one transaction with the batches other threads append meanwhile.
     public func append(_ parts: [StreamAppend], condition: AppendCondition?) throws -> [RecordedEvent] {
-        let decoded = try StreamAppend.validate(parts)
+        let decoded = try StreamAppend.validatedData(parts)
+        if let groupCommitter, condition?.folded == nil, decoded.allSatisfy({ $0.event.erasedSubject == nil }) {
+            var batch = GroupedAppend(parts, condition: condition)
+            batch.validated = decoded
+            return try groupCommitter.append(batch)
+        }
+        return try appendTransaction([TransactionBatch(parts: parts, decoded: decoded.map(\.event), condition: condition)])[0].get()
+    }
+
+    /// Runs `appendOnce` until the store has what this build adds to it (at most four fixes):
+    /// each batch's recorded events or its refusal; throws what failed the transaction as a whole.
+    func appendTransaction(_ batches: [TransactionBatch]) throws -> [Result<[RecordedEvent], any Error>] {
         var attempts = 0
         while true {
             attempts += 1
             do {
-                return try appendOnce(parts, decoded, condition: condition)
+                return try appendOnce(batches)
             } catch let missing as SchemaBehind where attempts < 4 {
                 switch missing {
                 case .accountTables: try catchUpAccounts()
@@ -96,7 +114,7 @@ public final class PostgresEventStore: LedgerStore {
     }
 
     /// Thrown by `appendOnce` (after its rollback) when the store lacks what this build adds to it.
-    private enum SchemaBehind: Error {
+    enum SchemaBehind: Error {
         /// The account-state tables are missing.
         case accountTables
         /// `ledger_store` or `ledger_keys` is missing, or `ledger_store` has no row.
@@ -105,128 +123,8 @@ public final class PostgresEventStore: LedgerStore {
         case legacyStatusCheck
     }
 
-    private func appendOnce(_ parts: [StreamAppend], _ decoded: [LedgerEvent], condition: AppendCondition?) throws -> [RecordedEvent] {
-        var connection = try connection()
-        var pending: [(envelope: Envelope, event: LedgerEvent)] = []
-        do {
-            var ids = newIDs(decoded.count)
-            var accounts = PostgresAccounts(connection: connection)
-            var reads: AppendReads
-            do {
-                reads = try Self.readForAppend(connection, parts, decoded, ids: ids, rowsOf: accounts)
-            } catch let error as PostgresError where error.connectionLost {
-                // A connection the server dropped while idle (restart, idle timeout) is only found out
-                // by using it; these reads wrote nothing, so connecting again and retrying once is safe.
-                open = nil
-                connection = try self.connection()
-                accounts = PostgresAccounts(connection: connection)
-                reads = try Self.readForAppend(connection, parts, decoded, ids: ids, rowsOf: accounts)
-            }
-            guard let store = reads.store else { throw SchemaBehind.dataVersionTables }
-            let keys = PostgresAppendKeys(connection: connection, preloaded: reads.keys)
-            let mark = reads.mark
-            let head = mark.head, lastAt = mark.lastAt
-            // The account state first catches up with lines appended without it (the rows read with
-            // the head are then stale); `.uniqueEmails` then asks it, under the lock; a folded
-            // condition is fed every event it has not seen.
-            if mark.folded == head.seq {
-                reads.rows.forEach { accounts.absorb($0.query, $0.result) }
-            } else {
-                try Self.catchUp(accounts, from: mark, connection, opener: keyRing)
-            }
-            if let folded = condition?.folded, folded.position < head.seq {
-                try Self.forEachEvent(connection, from: folded.position + 1, through: head.seq, opener: keyRing) { folded.observe($0); return true }
-            }
-            for (part, version) in zip(parts, reads.versions) {
-                guard part.expected.accepts(version) else {
-                    throw StoreError.wrongVersion(stream: part.stream, expected: part.expected, actual: version)
-                }
-                try condition?.check(part) { email in
-                    let live = accounts.holdsLiveAccount(email: email)
-                    try accounts.check()
-                    return live
-                }
-            }
-            if reads.idsTaken { ids = try freshIDs(decoded.count, connection) }
-            var chain = head
-            var at = max(clock.now(), lastAt ?? Timestamp(millis: 0))
-            var rows: [[String?]] = []
-            // The lines a file store would write for the batch, `batch` marks included: one transaction
-            // is all or nothing already, but the lines stay the same bytes in either store.
-            let marks = BatchMark.marks(count: decoded.count)
-            for (part, version) in zip(parts, reads.versions) {
-                for (position, event) in part.events.enumerated() {
-                    let type = event.type, id = ids[pending.count]
-                    let batch = marks[pending.count].isUnmarked ? nil : marks[pending.count]
-                    // A version 2 store seals the personal members under their subject's key (made
-                    // in this transaction when new); the holder of an email is asked of the account
-                    // state as it stands before the batch, as the file store asks its index.
-                    var (data, v) = (event.data, type.currentVersion)
-                    if store.data >= 2 {
-                        let holders = accounts
-                        (data, v) = try PersonalDataSealer.seal(event.data, type: type, eventID: id, at: at, keys: keys,
-                                                                holder: { AccountFold.liveAccount(of: holders.emailKey($0), in: holders) },
-                                                                random: random)
-                        try accounts.check()
-                    }
-                    let body = LineCodec.body(seq: chain.seq + 1, id: id, at: at, type: type.rawValue, v: v,
-                                              stream: part.stream, batch: batch, data: data, prev: chain.hash)
-                    let hash = SHA256.hex(body)
-                    let envelope = Envelope(seq: chain.seq + 1, id: id, at: at, type: type.rawValue, v: v,
-                                            stream: part.stream, batch: batch, data: data, prev: chain.hash, hash: hash)
-                    var line = LineCodec.line(body: body, hash: hash)
-                    line.removeLast()  // the newline is the file's separator, not part of the stored line
-                    rows.append(Self.row(envelope, streamPosition: version + position + 1, line: String(decoding: line, as: UTF8.self)))
-                    pending.append((envelope, decoded[pending.count]))
-                    chain = Head(seq: chain.seq + 1, hash: hash)
-                    at = max(at, clock.now())
-                }
-            }
-            let erasing = Set(decoded.compactMap(\.erasedSubject))
-            if erasing.isEmpty {
-                // The lines, their new keys, the account state they lead to and NOTIFY in one round
-                // trip; COMMIT is sent only once they all succeeded, so a failure before it leaves nothing stored.
-                try accounts.apply(pending.map { ViewEvent(RecordedEvent(envelope: $0.envelope, event: $0.event)) })
-                try connection.pipeline(Self.insertStatements(rows) + keys.insertStatements
-                                        + accounts.flushStatements(through: chain, notify: String(chain.seq)))
-            } else {
-                // An erasure: its subjects' keys and every cache that may hold their data go in the
-                // same transaction as its lines (`+Erasure`).
-                try connection.pipeline(Self.insertStatements(rows) + keys.insertStatements + Self.erasureStatements(erasing))
-                try Self.refoldAccounts(connection, through: chain, opener: keys.opener(erasing: erasing, ring: keyRing),
-                                        notify: String(chain.seq))
-            }
-        } catch {
-            if connection.isOpen { _ = try? connection.execute("ROLLBACK") }
-            if let behind = error as? SchemaBehind { throw behind }
-            if Self.isMissingTable(error), connection.isOpen, (try? Self.lacksAccountTables(connection)) == true {
-                throw SchemaBehind.accountTables
-            }
-            if Self.isMissingTable(error), connection.isOpen, (try? Self.lacksDataVersionTables(connection)) == true {
-                throw SchemaBehind.dataVersionTables
-            }
-            if Self.isLegacyStatusCheck(error) { throw SchemaBehind.legacyStatusCheck }
-            if let error = error as? PostgresError, error.isUniqueViolation, error.constraint == "ledger_events_stream_position" {
-                let streams = parts.map { "\($0.stream) (expected \($0.expected))" }.joined(separator: ", ")
-                throw StoreError(.wrongExpectedVersion, "wrong expected version for \(streams): another append took that position")
-            }
-            throw storeError(error, during: "the append")
-        }
-        do {
-            try connection.execute("COMMIT")
-        } catch let error as PostgresError where error.connectionLost {
-            open = nil
-            throw StoreError(.notDurable, "\(error.message) during COMMIT: the batch may or may not be stored; run `ledger recover`")
-        } catch {
-            throw storeError(error, during: "the append's COMMIT")
-        }
-        let recorded = pending.map { RecordedEvent(envelope: $0.envelope, event: $0.event) }
-        recorded.forEach { condition?.folded?.observe($0) }
-        return recorded
-    }
-
     /// `count` random ids, none repeated in the batch (`readForAppend` asks whether the log has one).
-    private func newIDs(_ count: Int) -> [String] {
+    func newIDs(_ count: Int) -> [String] {
         var ids: [String] = []
         while ids.count < count {
             let id = Identifiers.uuid(fromRandom: random.bytes(16))
@@ -236,7 +134,7 @@ public final class PostgresEventStore: LedgerStore {
     }
 
     /// `count` random ids, none already in the table or repeated in the batch (the unique constraint is the backstop).
-    private func freshIDs(_ count: Int, _ connection: PostgresConnection) throws -> [String] {
+    func freshIDs(_ count: Int, _ connection: PostgresConnection) throws -> [String] {
         var ids: [String] = []
         var tries = 0
         while ids.count < count {

@@ -1,0 +1,141 @@
+import Foundation
+import Glibc
+import LedgerDomain
+@testable import LedgerKit
+import Synchronization
+import Testing
+
+// MARK: - PostgresGroupCommitTests
+
+/// Group commit on PostgreSQL: the batches of one group go in one transaction, each batch checked
+/// and answered on its own; a statement the server refuses is one batch's, not its group's; a
+/// connection killed before COMMIT fails every batch of the group, none stored, none retried.
+@Suite struct PostgresGroupCommitTests {
+    /// A registration of `email` by account `n` (its own stream), under `.uniqueEmails`.
+    private static func registration(_ n: Int, email: String) -> GroupedAppend {
+        let uid = Fixtures.uuid(5000 + n)
+        let created = LedgerEvent.accountCreated(AccountCreated(uid: uid, email: email, passwordHash: "$y$j9T$salt\(n)$hash\(n)"))
+        return GroupedAppend([StreamAppend([created], to: StreamCategory.registration.stream(uid), expected: .noStream)],
+                             condition: .uniqueEmails)
+    }
+
+    /// The streams of every stored event.
+    private static func streams(_ url: PostgresURL) throws -> [String] { try PostgresEventStore(url: url).readAll().map(\.envelope.stream) }
+
+    /// Three batches in one transaction: one appends, one claims an email a live account holds, one
+    /// expects a version its stream does not have; each gets its own outcome and only the first is stored.
+    @Test func eachBatchOfATransactionKeepsItsConditionAndOutcome() throws {
+        try PostgresServer.get().withDatabase { url in
+            let store = PostgresEventStore(url: url)
+            try store.createSchema()
+            let taken = Self.registration(1, email: "taken@example.com")
+            _ = try store.append(taken.parts, condition: taken.condition)
+            var wrongVersion = Self.registration(3, email: "third@example.com")
+            wrongVersion = GroupedAppend([StreamAppend(wrongVersion.parts[0].events, to: wrongVersion.parts[0].stream, expected: .exactly(4))],
+                                         condition: .uniqueEmails)
+            let outcomes = store.appendGroup([Self.registration(2, email: "fresh@example.com"), Self.registration(4, email: "taken@example.com"),
+                                              wrongVersion])
+            #expect(try outcomes[0].get().map(\.seq) == [2])
+            #expect(throws: StoreError.self) { try outcomes[1].get() }
+            #expect((try? outcomes[1].get()) == nil && "\(outcomes[1])".contains("already in use"))
+            #expect("\(outcomes[2])".contains("wrong expected version"))
+            #expect(try Self.streams(url) == [taken.parts[0].stream, Self.registration(2, email: "").parts[0].stream])
+        }
+    }
+
+    /// The server refuses one batch's row (a trigger raises for its stream): the transaction is
+    /// rolled back whole, then each batch is appended alone, so only that batch fails.
+    @Test func aStatementRefusedForOneBatchFailsThatBatchAlone() throws {
+        try PostgresServer.get().withDatabase { url in
+            let store = PostgresEventStore(url: url)
+            try store.createSchema()
+            let bad = Self.registration(2, email: "bad@example.com")
+            let admin = try PostgresConnection(url)
+            try admin.execute("""
+                CREATE FUNCTION ledger_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN RAISE EXCEPTION 'refused by the test'; END $$
+                """)
+            try admin.execute("""
+                CREATE TRIGGER ledger_test_refuse BEFORE INSERT ON ledger_events FOR EACH ROW
+                WHEN (NEW.stream = '\(bad.parts[0].stream)') EXECUTE FUNCTION ledger_test_refuse()
+                """)
+            let batches = [Self.registration(1, email: "one@example.com"), bad, Self.registration(3, email: "three@example.com")]
+            let outcomes = store.appendGroup(batches)
+            #expect((try? outcomes[0].get()) != nil && (try? outcomes[2].get()) != nil)
+            #expect("\(outcomes[1])".contains("refused by the test"))
+            #expect(try Self.streams(url) == [batches[0].parts[0].stream, batches[2].parts[0].stream])
+            #expect(try store.head().seq == 2)
+        }
+    }
+
+    /// The committer's connection is killed while a group of eight batches waits before COMMIT
+    /// (a trigger parks it after its inserts): all eight fail with `unavailable`, none is stored or
+    /// retried, and the next append reconnects.
+    @Test func aConnectionKilledBeforeCommitFailsTheWholeGroup() throws {
+        try PostgresServer.get().withDatabase { url in
+            try PostgresEventStore(url: url).createSchema()
+            let admin = try PostgresConnection(url)
+            try admin.execute("""
+                CREATE FUNCTION ledger_test_pause() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN PERFORM pg_advisory_lock(4242); PERFORM pg_advisory_unlock(4242); RETURN NULL; END $$
+                """)
+            try admin.execute("CREATE TRIGGER ledger_test_pause AFTER INSERT ON ledger_events FOR EACH STATEMENT EXECUTE FUNCTION ledger_test_pause()")
+            try admin.execute("SELECT pg_advisory_lock(4242)")
+            let committer = GroupCommitter(store: PostgresEventStore(url: url))
+            let outcomes = Mutex<[Int: Result<Int, StoreError>]>([:])
+            let done = DispatchGroup()
+            func start(_ n: Int) {
+                done.enter()
+                Thread {
+                    let batch = Self.registration(n, email: "user\(n)@example.com")
+                    let outcome: Result<Int, StoreError>
+                    do {
+                        outcome = .success(try committer.append(batch.parts, condition: batch.condition).count)
+                    } catch {
+                        outcome = .failure(error as? StoreError ?? StoreError(.io, "\(error)"))
+                    }
+                    outcomes.withLock { $0[n] = outcome }
+                    done.leave()
+                }.start()
+            }
+            /// Kills the backend parked in the trigger (other than `killed`), once there is one.
+            func killParked(besides killed: String? = nil) throws -> String {
+                var pid: String?
+                for _ in 0..<400 where pid == nil {
+                    let waiting = try admin.execute("""
+                        SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+                          AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO ledger_events%' AND pid::text <> $1
+                        """, [killed ?? ""])
+                    pid = waiting.count > 0 ? waiting.string(0, 0) : nil
+                    if pid == nil { usleep(25_000) }
+                }
+                let backend = try #require(pid, "no group reached its INSERT")
+                try admin.execute("SELECT pg_terminate_backend($1::int)", [backend])
+                return backend
+            }
+            // The first batch's group parks; eight more line up behind it, then its connection is
+            // killed and the eight go in the next group, which parks and is killed in turn.
+            start(0)
+            for _ in 0..<400 where committer.groupsWritten == 0 && committer.batchesWaiting > 0 { usleep(10_000) }
+            usleep(100_000)
+            for n in 1...8 { start(n) }
+            for _ in 0..<400 where committer.batchesWaiting < 8 { usleep(10_000) }
+            #expect(committer.batchesWaiting == 8)
+            let first = try killParked()
+            _ = try killParked(besides: first)
+            try admin.execute("SELECT pg_advisory_unlock(4242)")
+            done.wait()
+            let seen = outcomes.withLock { $0 }
+            #expect(seen.count == 9)
+            for (n, outcome) in seen {
+                guard case .failure(let error) = outcome else { Issue.record("batch \(n) was acknowledged"); continue }
+                #expect(error.code == .unavailable && error.message.contains("nothing of it was stored"), "\(error)")
+            }
+            #expect(committer.groupsWritten == 2, "the eight waiting batches went in one group: \(committer.groupsWritten) groups")
+            #expect(try Self.streams(url).isEmpty)
+            try admin.execute("DROP TRIGGER ledger_test_pause ON ledger_events")
+            let again = Self.registration(9, email: "user9@example.com")
+            #expect(try committer.append(again.parts, condition: again.condition).map(\.seq) == [1])
+        }
+    }
+}
