@@ -154,8 +154,11 @@ enum TreeCommands {
 
     /// A count or seq given on the command line: decimal digits only, no sign, within UInt64.
     static func number(_ text: String, _ what: String) throws -> UInt64 {
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = UInt64(text), value < 1 << 62 else {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
             throw CLIError.usage("\(what) must be a number of lines (decimal digits), not \"\(OneLine.escaped(text))\"")
+        }
+        guard let value = UInt64(text), value < 1 << 62 else {
+            throw CLIError.usage("\(what) \(OneLine.escaped(text)) is too large: a number of lines is below 2^62 (4611686018427387904)")
         }
         return value
     }
