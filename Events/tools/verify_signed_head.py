@@ -34,8 +34,17 @@ def b64(text, what):
 
 
 def check_name(name, what):
-    if not name or "+" in name or any(c in SPACES or ord(c) < 0x20 or ord(c) == 0x7F for c in name):
+    """A key's name: non-empty, without `+`, spaces or control characters (C0, DEL, C1)."""
+    check_signature_name(name, what)
+    if any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in name):
         raise Refused(f"{what}: a key name is non-empty, without `+`, spaces or control characters")
+
+
+def check_signature_name(name, what):
+    """A signature line's name, as Go's note.Open reads it: non-empty, without `+` or spaces (DEL
+    or a C1 control allowed: such a line names no key, so it is an unknown signature, ignored)."""
+    if not name or "+" in name or any(c in SPACES for c in name):
+        raise Refused(f"{what}: a key name is non-empty, without `+` or spaces")
 
 
 def read_vkey(path, want_type):
@@ -79,7 +88,7 @@ def parse_note(raw):
         if not line.startswith("— ".encode()) or b" " not in line[4:]:
             raise Refused("a signature line is `— NAME BASE64`")
         name, sig64 = line[4:].decode().split(" ", 1)
-        check_name(name, "a signature line")
+        check_signature_name(name, "a signature line")
         sig = b64(sig64, "a signature")
         if len(sig) < 5:
             raise Refused("a signature holds a key id and a signature")

@@ -31,10 +31,14 @@ for n in 3000 1000000; do
   if [ "$n" = 3000 ]; then cp "$SCR/events-3000.jsonl" "$SCR/d$n/events.jsonl"; else cp "$L1M" "$SCR/d$n/events.jsonl"; fi
   "$NEW" head --data "$SCR/d$n" > /dev/null   # the tree state, built once (untimed)
 done
-"$NEW" keygen --name bench.example/log --out "$SCR/log" > /dev/null
-# The first signing compares the whole state with the lines once and records its head
-# (events.jsonl.signed); later ones hash only the lines added since. Made once, untimed, as the state.
-for n in 3000 1000000; do "$NEW" head --data "$SCR/d$n" --key "$SCR/log.skey" > /dev/null; done
+# A key per log: a key remembers the head it signed last per origin beside itself (log$n.heads), and
+# two logs signed under one origin would be a fork. The first signing compares the whole state with
+# the lines once and records its head; later ones hash only the lines added since. Made once,
+# untimed, as the state.
+for n in 3000 1000000; do
+  "$NEW" keygen --name bench.example/log --out "$SCR/log$n" > /dev/null
+  "$NEW" head --data "$SCR/d$n" --key "$SCR/log$n.skey" > /dev/null
+done
 PASSWORD="correct horse battery staple"
 us() { local s e; s=$(date +%s%N); "$@" > /dev/null 2>&1 || { echo "failed: $*" >&2; exit 1; }; e=$(date +%s%N); echo $(( (e - s) / 1000 )); }
 can_drop=0; if [ -w /proc/sys/vm/drop_caches ]; then can_drop=1; fi
@@ -43,11 +47,11 @@ drop() { sync; echo 3 > /proc/sys/vm/drop_caches; }
   for round in $(seq 1 "$RUNS"); do
     for n in 3000 1000000; do
       d="$SCR/d$n"
-      echo "warm head-key $n $(us "$NEW" head --data "$d" --key "$SCR/log.skey")"
+      echo "warm head-key $n $(us "$NEW" head --data "$d" --key "$SCR/log$n.skey")"
       echo "warm prove $n $(us "$NEW" prove $((n / 2)) --data "$d")"
       echo "warm consistency $n $(us "$NEW" prove --consistency $((n / 3)) --data "$d")"
       if [ $can_drop = 1 ]; then
-        drop; echo "cold head-key $n $(us "$NEW" head --data "$d" --key "$SCR/log.skey")"
+        drop; echo "cold head-key $n $(us "$NEW" head --data "$d" --key "$SCR/log$n.skey")"
         drop; echo "cold prove $n $(us "$NEW" prove $((n / 2)) --data "$d")"
         drop; echo "cold consistency $n $(us "$NEW" prove --consistency $((n / 3)) --data "$d")"
       fi

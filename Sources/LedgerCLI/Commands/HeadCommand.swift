@@ -22,17 +22,19 @@ enum HeadCommand {
         ledger_tree table with --store URL), extended with the lines added since, each checked: about the same time at any size.
         An empty log has size 0 and the root of the empty tree.
         With --key FILE.skey: prints the signed head (C2SP tlog-checkpoint in a signed note: ORIGIN, the tree size, the
-        Base64 root, a blank line, the log key's signature line), its root computed from the lines: the head signed last,
-        kept in events.jsonl.signed (or the ledger_signed_head row), is verified with the key and the state checked
-        against it and against the lines added since (every line, the first time). With LEDGER_WITNESS set, that command gets the C2SP
+        Base64 root, a blank line, the log key's signature line), its root computed from the lines: the head the key
+        signed last under ORIGIN, remembered beside the key (PREFIX.heads for PREFIX.skey, never in the data folder), is
+        verified with the key; the log must still hold its last line where the signer found it, and the state is checked
+        against it and against the lines added since (every line, the first time under ORIGIN). With LEDGER_WITNESS set, that command gets the C2SP
         add-checkpoint request on standard input and its cosignature line is added (an answer that adds no cosignature of
         its own is refused; with --witness-vkey, each named witness's cosignature must verify); the size it last cosigned is
         kept in events.jsonl.witnesses beside the log (with --store URL: in the data folder, when it exists).
         ORIGIN is one line of 1 to 256 bytes.
         Exit 0; 1 history-rewritten (the tree's state recorded another hash for a line the log still holds:
         `ledger recover --accept-history` after a deliberate restore), cache-mismatch (with --key: the tree's state
-        disagrees with the lines; remove it), signed-head-mismatch (with --key: the log's first lines no longer have the
-        root signed last), or witness-refused (the witness failed, refused or
+        disagrees with the lines; remove it), signed-head-mismatch (with --key: the log no longer holds the head the key
+        signed last under ORIGIN: rewritten, re-chained or cut since), signer-memory-damaged (PREFIX.heads does not
+        verify with the key), or witness-refused (the witness failed, refused or
         did not answer within LEDGER_WITNESS_TIMEOUT seconds, or answered no valid cosignature; nothing is printed); 2 usage,
         a bad key file or a witness key;
         3 no log, I/O or server error.
@@ -65,11 +67,15 @@ enum HeadCommand {
         let size = tree.size
         var root = try tree.root(size: size)
         var signedHead: String?
-        if let signer {
+        if let signer, let keyPath = invocation.value("key") {
             let origin = invocation.value("origin") ?? signer.name
+            // What the key signed last is kept beside the key, under its lock, never in the data folder.
+            let memoryPath = SignerMemory.path(forKey: keyPath)
+            let held = try SignerMemory.lock(path: memoryPath)
+            defer { withExtendedLifetime(held) {} }
+            var memory = try SignerMemory.load(path: memoryPath, signer: signer)
             // The root signed comes from the lines, checked against the state from the head signed last.
-            let checked = try tree.signingRoot(origin: origin, key: signer.verifierKey, source: try context.defaultLogSource(invocation))
-            if let warning = checked.warning { context.complain("warning: \(warning)") }
+            let checked = try tree.signingRoot(last: memory.entry(origin: origin), source: try context.defaultLogSource(invocation))
             root = checked.root
             var note = try SignedHead.sign(signer: signer, origin: origin, size: size, root: root)
             if let witness {
@@ -77,7 +83,8 @@ enum HeadCommand {
                     try tree.consistencyProof(oldSize: old, newSize: size).proof
                 }
             }
-            try tree.recordSignedHead(note)
+            try memory.record(note: note, origin: origin, size: size, checked: checked)
+            try memory.save(signer: signer)
             signedHead = note
         }
         if invocation.flag("json") {
@@ -147,8 +154,11 @@ enum TreeCommands {
 
     /// A count or seq given on the command line: decimal digits only, no sign, within UInt64.
     static func number(_ text: String, _ what: String) throws -> UInt64 {
-        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = UInt64(text), value < 1 << 62 else {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
             throw CLIError.usage("\(what) must be a number of lines (decimal digits), not \"\(OneLine.escaped(text))\"")
+        }
+        guard let value = UInt64(text), value < 1 << 62 else {
+            throw CLIError.usage("\(what) \(OneLine.escaped(text)) is too large: a number of lines is below 2^62 (4611686018427387904)")
         }
         return value
     }

@@ -36,6 +36,10 @@ enum KeygenCommand {
         guard !prefix.isEmpty, !prefix.hasSuffix("/") else {
             throw CLIError.usage("--out PREFIX names the two key files, PREFIX.skey and PREFIX.vkey: \"\(OneLine.escaped(prefix))\" has no file name; add one (e.g. --out \(OneLine.escaped(prefix))log)")
         }
+        let folder = FileSystem.directoryName(prefix)
+        guard FileSystem.isDirectory(folder) else {
+            throw CLIError.environment("--out \(OneLine.escaped(prefix)): the folder \(OneLine.escaped(folder)) does not exist (or is not a folder); create it first", code: "not-found")
+        }
         let type: NoteKeyType = invocation.flag("cosigner") ? .cosignatureV1 : .ed25519
         let signer = try NoteSigner.generate(name: name, type: type, random: context.random)
         let files: (skey: String, vkey: String)

@@ -26,7 +26,7 @@ public struct NoteSignature: Hashable, Sendable {
         let rest = line.dropFirst(Self.prefix.count)
         guard let space = rest.firstIndex(of: 0x20) else { throw NoteError(.malformedNote, "a signature line is `— NAME BASE64`") }
         let name = String(decoding: rest[..<space], as: UTF8.self)
-        if let problem = NoteKeyName.problem(name, limit: .max) { throw NoteError(.malformedNote, "a signature line's key name is not valid: \(problem)") }
+        if let problem = NoteKeyName.signatureLineProblem(name) { throw NoteError(.malformedNote, "a signature line's key name is not valid: \(problem)") }
         guard let bytes = Base64.decode(String(decoding: rest[(space + 1)...], as: UTF8.self)), bytes.count >= 5 else {
             throw NoteError(.malformedNote, "a signature line's signature is not padded Base64 of a key id and a signature")
         }

@@ -14,10 +14,10 @@ import LedgerDomain
 /// checkpoint save (a cache), nothing else.
 public enum StaleTemporaryFiles {
     /// The names whose temporary files are the ledger's: the two checkpoints' atomic writes, the
-    /// key store's growth into a new file, and the signer's records (the head signed last, the sizes
-    /// witnesses cosigned).
+    /// key store's growth into a new file, and the sizes witnesses cosigned (the heads a key signed
+    /// are kept beside the key, not here).
     public static let targets = ["events.jsonl.index.checkpoint", "events.jsonl.checkpoint", "events.keys",
-                                 "events.jsonl.signed", "events.jsonl.witnesses"]
+                                 "events.jsonl.witnesses"]
 
     /// The writer's process id of a temporary name `<target>.tmp-<pid>` in the data folder (a pid
     /// written as `getpid()` writes it: digits, no sign, no leading zero), else nil.

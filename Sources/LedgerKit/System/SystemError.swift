@@ -28,6 +28,10 @@ public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
         SystemError("open", path: path, code: EISDIR, reason: "it is a folder, not a regular file")
     }
 
+    /// This error said as a read of a folder (`cannot read PATH: it is a directory`) when a folder
+    /// was met where a key or state file was to be read: not the advice meant for a log file.
+    public var asFileRead: SystemError { isFolder && operation == "open" ? SystemError("read", path: path, code: EISDIR) : self }
+
     /// `path` has `names` names (hard links): ledger writes no file that another name shares.
     public static func hardLinked(_ path: String, names: Int) -> SystemError {
         SystemError("open", path: path, code: ELOOP, reason: "it is a hard link (the file has \(names) names), not a file of its own")

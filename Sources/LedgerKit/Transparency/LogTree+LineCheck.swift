@@ -6,11 +6,12 @@ extension LogTree {
     /// Adds to `frontier` the leaf hashes of the verified lines of `bytes` from `offset` on (which
     /// follow the lines `frontier` holds; `checker` continues their chain), up to the tree's size,
     /// comparing every subtree hash completed with the one the state stored at its position; calls
-    /// `each` after every leaf. Returns the root of the tree's size, computed from the lines.
+    /// `each` after every leaf. Returns the root of the tree's size, computed from the lines, and the
+    /// mark of the last line read (where it lies in the file on a file store; nil when none was read).
     /// `SignedHeadError(.cacheMismatch)` at the first hash that differs (or is missing or damaged),
     /// or when the intact lines end before the state's size: the state vouches for nothing.
     func compare(_ bytes: any LogBytes, from offset: Int, checker start: ChainChecker, frontier: inout MerkleFrontier,
-                 each: (MerkleFrontier) -> Void = { _ in }) throws -> Digest32 {
+                 each: (MerkleFrontier) -> Void = { _ in }) throws -> (root: Digest32, last: TreeMark?) {
         let hasher = self.hasher, storage = self.storage, target = size
         var leaves = frontier
         var position = MerkleNodeIndex.count(leaves: leaves.size)
@@ -19,16 +20,18 @@ extension LogTree {
         var failure: (any Error)?
         var ended: Int?
         var checker = start
+        var last: (seq: Int, hash: Digest32, start: Int, end: Int)?
         if leaves.size < target {
             try LogScanner.scanFactsLendingChecker(bytes, from: offset, checker: &checker, { item, _, chunk in
-                let (event, begin, length): (UnsafePointer<ViewEvent>, Int, Int)
+                let (event, begin, length, hash): (UnsafePointer<ViewEvent>, Int, Int, Digest32)
                 switch item {
-                case .event(let at, _, let offset, let count): (event, begin, length) = (at, offset, count)
+                case .event(let at, let lineHash, let offset, let count): (event, begin, length, hash) = (at, offset, count, lineHash)
                 case .problem(let problem, _, _), .tornTail(let problem, _, _):
                     ended = problem.line
                     return false
                 }
                 let seq = event.pointee.seq
+                if mismatch == nil { last = (seq, hash, begin, begin + length) }
                 leaves.append(hasher.leafHash(UnsafeRawBufferPointer(chunk.bytes(begin..<(begin + length - 1)))), hasher: hasher) { hash in
                     guard mismatch == nil, failure == nil else { return }
                     if next == stored.count {
@@ -56,6 +59,8 @@ extension LogTree {
             let stop = ended.map { " (line \($0) is not an intact line)" } ?? ""
             throw SignedHeadError(.cacheMismatch, "\(name) covers \(target) lines, but the log's intact lines end after \(leaves.size)\(stop); nothing was signed (run `ledger verify`)")
         }
-        return leaves.root(hasher: hasher)
+        // Offsets in a PostgreSQL line stream locate nothing: only the seq and hash are kept there.
+        let located = logPath != nil
+        return (leaves.root(hasher: hasher), last.map { TreeMark(head: Head(seq: $0.seq, hash: $0.hash.hex), lineStart: located ? $0.start : 0, lineEnd: located ? $0.end : 0) })
     }
 }

@@ -43,7 +43,8 @@ public enum NoteKeyFiles {
     /// The one line of the key file at `path`: its text without one final newline; anything else
     /// (a second line, a carriage return, bytes that are not UTF-8) is `malformed-key`.
     static func readLine(_ path: String, what: String) throws -> String {
-        let file = try FileDescriptor(path: path, flags: O_RDONLY)
+        let file: FileDescriptor
+        do { file = try FileDescriptor(path: path, flags: O_RDONLY) } catch let error as SystemError { throw error.asFileRead }
         let size = try file.size()
         guard size <= maxBytes else { throw NoteError(.malformedKey, "\(path) is not a \(what) file: it has more than \(maxBytes) bytes") }
         var bytes = [UInt8](repeating: 0, count: size)

@@ -51,6 +51,13 @@ public struct NoteSigner: Sendable {
         return NoteSignature(name: key.name, keyID: key.keyID, signature: Cosignature.signatureBytes(timestamp: timestamp, signature: signature))
     }
 
+    /// The Ed25519 signature of a record the signer keeps for itself (`SignerMemory`): `message`
+    /// must begin with a domain text holding a NUL, so it is never a note's text or a cosigned message.
+    func signRecord(_ message: [UInt8]) throws(NoteError) -> [UInt8] {
+        precondition(message.contains(0), "a record's message starts with a domain text ending in a NUL")
+        return try ed25519(message)
+    }
+
     /// Ed25519 of `message` under the seed.
     private func ed25519(_ message: [UInt8]) throws(NoteError) -> [UInt8] {
         do { return try Ed25519.sign(message, seed: key.seed) } catch { throw NoteError(.malformedKey, "cannot sign: \(error)") }

@@ -32,12 +32,8 @@ final class PostgresTree: TreeStorage {
             leaves = Self.leaves(covering: UInt64(counted.int(0, 0) ?? 0))
             return
         }
-        let missing = try connection.execute("SELECT to_regclass('ledger_tree') IS NULL, to_regclass('ledger_signed_head') IS NULL")
-        if missing.string(0, 0) == "t" {
+        if try connection.execute("SELECT to_regclass('ledger_tree') IS NULL").string(0, 0) == "t" {
             for statement in PostgresSchema.treeTable { try connection.execute(statement) }
-        }
-        if missing.string(0, 1) == "t" {
-            for statement in PostgresSchema.signedHeadTable { try connection.execute(statement) }
         }
         try connection.execute("SELECT pg_advisory_lock(\(Self.lockKey))")
         let counted = try connection.execute("SELECT count(*), coalesce(max(pos), -1) FROM ledger_tree")

@@ -13,6 +13,9 @@ public struct SignedHeadError: Error, Equatable, Sendable, CustomStringConvertib
         case cacheMismatch = "cache-mismatch"
         /// `ledger head --key` found the log's first lines no longer having the root it signed last.
         case signedHeadMismatch = "signed-head-mismatch"
+        /// `ledger head --key` found the key's memory of the heads it signed (`SignerMemory`)
+        /// unreadable, or an entry in it not signed by the key: nothing signed.
+        case memoryDamaged = "signer-memory-damaged"
     }
 
     /// The stable code.

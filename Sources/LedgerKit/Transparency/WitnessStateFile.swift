@@ -35,7 +35,8 @@ public struct WitnessStateFile {
     /// The checkpoint last cosigned, nil when there is no state file yet.
     public func load() throws -> CheckpointBody? {
         guard FileSystem.exists(path) else { return nil }
-        let bytes = try FileSystem.read(path, limit: SignedNote.maxBytes + 1)
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.read(path, limit: SignedNote.maxBytes + 1) } catch let error as SystemError { throw error.asFileRead }
         do throws(NoteError) {
             guard bytes.count <= SignedNote.maxBytes else { throw NoteError(.malformedNote, "it is too large") }
             let note = try SignedNote(parsing: bytes)

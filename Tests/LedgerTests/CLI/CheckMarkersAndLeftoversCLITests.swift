@@ -103,7 +103,7 @@ import Testing
             let reused = "events.jsonl.index.checkpoint.tmp-\(getpid())"
             let live = "events.jsonl.checkpoint.tmp-\(getpid())"
             let keys = "events.keys.tmp-\(gone.processIdentifier)"  // the key store's growth, cut by a crash
-            let signed = "events.jsonl.signed.tmp-\(gone.processIdentifier)"  // head --key's record of its head, cut by a crash
+            let signed = "events.jsonl.witnesses.tmp-\(gone.processIdentifier)"  // head --key's record of witnessed sizes, cut by a crash
             for name in [dead, reused, live, keys, signed] { try writeBytes(Array(repeating: 7, count: 4096), to: dir.path + "/" + name) }
             let writer = open(dir.path + "/" + live, O_RDONLY | O_CLOEXEC)
             try #require(writer >= 0 && flock(writer, LOCK_EX) == 0)

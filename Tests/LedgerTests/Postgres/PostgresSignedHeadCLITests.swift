@@ -82,6 +82,10 @@ import Testing
                 #expect(try pg.run(["verify"]).status == 0, "the chain alone holds")
                 let verdict = try signedHeadVerdict({ try pg.run($0) }, note: folder + "/head.note", vkey: keys.path("log.vkey"))
                 #expect(verdict.status == 1 && verdict.kinds == ["signed-head-mismatch"], "\(verdict.result)")
+                // The key remembers its head beside itself: the rewritten store is not signed, its tree rows deleted or not.
+                _ = try admin.execute("DELETE FROM ledger_tree")
+                let resigned = try pg.run(["head", "--key", keys.path("log.skey"), "--json"])
+                #expect(resigned.status == 1 && (try? parseObject(resigned.stdout))?["code"] as? String == "signed-head-mismatch", "\(resigned)")
             }
         }
     }

@@ -7,8 +7,9 @@ import Testing
 
 /// `ledger head --key` on a PostgreSQL store signs a root computed from the lines: `ledger_tree`
 /// rows forged to another history (no checksum to forge there) are refused as `cache-mismatch` on
-/// the first signing and after one, before and after the size signed last (kept in
-/// `ledger_signed_head`); with the rows removed it signs the store's true root.
+/// the first signing and after one, before and after the size signed last (remembered beside the
+/// key, no table of the store's); with the rows removed it signs the store's true root. A history
+/// re-chained in the table after a signing is refused even with every cache row deleted.
 @Suite struct PostgresSignerStateCheckTests {
     /// The store's lines as a file in the data folder; its path.
     private func exported(_ pg: PostgresLedger) throws -> String {
@@ -34,14 +35,15 @@ import Testing
         #expect((try? parseObject(refused.stdout))?["message"] as? String ?? "" != "" && !refused.stdout.contains("signedHead"), "\(what): \(refused)")
     }
 
-    /// `head --key` signs the store's own root; the note is kept in `ledger_signed_head`.
+    /// `head --key` signs the store's own root; the note is remembered beside the key, not in the store.
     private func expectSigned(_ pg: PostgresLedger, _ keys: SignedHeadKeys) throws {
         let log = try TreeLog(path: try exported(pg))
         let size = log.lines.count, root = try log.root(size)
         let signed = try pg.run(["head", "--key", keys.path("log.skey")])
         #expect(signed.status == 0 && signed.stdout.hasPrefix("example.com/ledger\n\(size)\n\(root)\n\n"), "\(signed)")
-        let kept = try PostgresConnection(pg.url).execute("SELECT note FROM ledger_signed_head WHERE id = 1").string(0, 0)
-        #expect(kept == signed.stdout)
+        let memory = try SignerMemory.load(path: keys.path("log.heads"), signer: try NoteKeyFiles.readSigner(keys.path("log.skey")))
+        #expect(memory.entry(origin: "example.com/ledger")?.note == signed.stdout)
+        #expect(try PostgresConnection(pg.url).execute("SELECT to_regclass('ledger_signed_head') IS NULL").string(0, 0) == "t")
     }
 
     @Test("forged ledger_tree rows are refused by the first signing and after one, before and after the size signed last")

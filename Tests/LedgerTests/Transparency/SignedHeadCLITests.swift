@@ -180,11 +180,17 @@ func signedHeadVerdict(_ run: ([String]) throws -> ProcessResult, note: String, 
                 #expect(try dir.run(["head", "--key", keys.path("log.skey")], env: env).status == 0)
                 try withLedgerDir { fork in
                     try writeBytes(LogRewriting.chained(envelopes), to: fork.logPath)
-                    let refused = try fork.run(["head", "--key", keys.path("log.skey"), "--json"], env: env)
+                    // The key remembers its head at 200: it refuses the fork itself, the witness never asked.
+                    let own = try fork.run(["head", "--key", keys.path("log.skey"), "--json"], env: env)
+                    #expect(own.status == 1 && (try? parseObject(own.stdout))?["code"] as? String == "signed-head-mismatch", "\(own)")
+                    // A copy of the key without its memory (whoever holds the key can sign anything): the witness refuses.
+                    try FileManager.default.createDirectory(atPath: folder + "/copy", withIntermediateDirectories: false)
+                    try FileManager.default.copyItem(atPath: keys.path("log.skey"), toPath: folder + "/copy/log.skey")
+                    let refused = try fork.run(["head", "--key", folder + "/copy/log.skey", "--json"], env: env)
                     let error = try parseObject(refused.stdout)
                     #expect(refused.status == 1 && error["code"] as? String == "witness-refused", "\(refused)")
                     #expect((error["message"] as? String)?.contains("bad-proof") == true, "\(refused)")
-                    let plain = try fork.run(["head", "--key", keys.path("log.skey")], env: env)
+                    let plain = try fork.run(["head", "--key", folder + "/copy/log.skey"], env: env)
                     #expect(plain.status == 1 && plain.stdout.isEmpty && plain.stderr.split(separator: "\n").count == 1, "\(plain)")
                 }
             }

@@ -62,18 +62,44 @@ import Testing
         }
     }
 
-    @Test("verify --signed-head ignores a foreign signature line whose key name is longer than 256 bytes")
+    @Test("verify --signed-head ignores a foreign signature line whose key name is longer than 256 bytes or holds DEL or a C1 control")
     func aForeignLongKeyNameIsIgnored() throws {
         try withTempDirectory { folder in
             let keys = try SignedHeadKeys(folder: folder)
             try withTreeLedger(events: 20) { dir, _ in
                 let note = try dir.run(["head", "--key", keys.path("log.skey")]).stdout
-                let foreign = "— " + String(repeating: "n", count: 300) + " " + Data([1, 2, 3, 4] + [UInt8](repeating: 9, count: 64)).base64EncodedString() + "\n"
-                try writeBytes(Array((note + foreign).utf8), to: folder + "/head.note")
-                let verdict = try signedHeadVerdict({ try dir.run($0) }, note: folder + "/head.note", vkey: keys.path("log.vkey"))
-                #expect(verdict.status == 0 && verdict.kinds.isEmpty, "\(verdict.result)")
-                let python = try pythonTool("verify_signed_head.py", [folder + "/head.note", "--vkey", keys.path("log.vkey")])
-                #expect(python.status == 0, "the independent verifier agrees: \(python)")
+                for name in [String(repeating: "n", count: 300), "del\u{7F}name", "c1\u{80}\u{9F}name"] {
+                    let foreign = "— " + name + " " + Data([1, 2, 3, 4] + [UInt8](repeating: 9, count: 64)).base64EncodedString() + "\n"
+                    try writeBytes(Array((note + foreign).utf8), to: folder + "/head.note")
+                    let verdict = try signedHeadVerdict({ try dir.run($0) }, note: folder + "/head.note", vkey: keys.path("log.vkey"))
+                    #expect(verdict.status == 0 && verdict.kinds.isEmpty, "\(name.debugDescription): \(verdict.result)")
+                    let python = try pythonTool("verify_signed_head.py", [folder + "/head.note", "--vkey", keys.path("log.vkey")])
+                    #expect(python.status == 0, "the independent verifier agrees: \(name.debugDescription): \(python)")
+                }
+            }
+        }
+    }
+
+    @Test("keygen refuses a name with DEL or a C1 control, and an --out folder that does not exist; a folder at a key or state path says so; a count past 2^62 is too large")
+    func namesFoldersAndNumbers() throws {
+        try withTempDirectory { folder in
+            let keys = try SignedHeadKeys(folder: folder)
+            for name in ["a\u{7F}b", "a\u{80}b", "a\u{9F}b", "a\u{01}b"] {
+                let refused = try run(Paths.ledger, ["keygen", "--name", name, "--out", folder + "/bad"])
+                #expect(refused.status == 2 && refused.stderr.contains("control character"), "\(name.debugDescription): \(refused)")
+            }
+            let nowhere = try run(Paths.ledger, ["keygen", "--name", "example.com/x", "--out", folder + "/nodir/e"])
+            #expect(nowhere.status == 3 && nowhere.stderr.contains("does not exist") && nowhere.stderr.contains("nodir"), "\(nowhere)")
+            try FileManager.default.createDirectory(atPath: folder + "/adir.skey", withIntermediateDirectories: false)
+            try withTreeLedger(events: 10) { dir, _ in
+                let folderKey = try dir.run(["head", "--key", folder + "/adir.skey"])
+                #expect(folderKey.status == 3 && folderKey.stderr.contains("is a directory") && !folderKey.stderr.contains("not a log file"), "\(folderKey)")
+                let large = try dir.run(["prove", "4611686018427387904"])
+                #expect(large.status == 2 && large.stderr.contains("too large") && !large.stderr.contains("decimal digits"), "\(large)")
+                let note = try dir.run(["head", "--key", keys.path("log.skey")]).stdout
+                try FileManager.default.createDirectory(atPath: folder + "/wstate", withIntermediateDirectories: false)
+                let witness = try run(Paths.ledger, ["witness", "--log-vkey", keys.path("log.vkey"), "--key", keys.path("w1.skey"), "--state", folder + "/wstate"], stdin: "old 0\n\n" + note)
+                #expect(witness.status == 3 && witness.stderr.contains("is a directory") && !witness.stderr.contains("not a log file"), "\(witness)")
             }
         }
     }

@@ -39,8 +39,13 @@ enum ForgedState {
     /// Writes over `dir`'s tree file the re-sealed state of its log with leaf `forged` replaced.
     static func write(_ dir: LedgerDir, forging forged: Int) throws {
         let leaves = try leaves(dir.logPath)
-        var bytes = TreeFile.encode(leaves: UInt64(leaves.count), mark: try lastMark(dir.logPath))
-        for (position, hash) in nodes(leaves, forging: forged).enumerated() {
+        try write(dir, nodes: nodes(leaves, forging: forged), leaves: leaves.count, mark: try lastMark(dir.logPath))
+    }
+
+    /// Writes over `dir`'s tree file a sealed state of `leaves` leaves, the post-order `nodes`, covering `mark`.
+    static func write(_ dir: LedgerDir, nodes: [Digest32], leaves: Int, mark: TreeMark) throws {
+        var bytes = TreeFile.encode(leaves: UInt64(leaves), mark: mark)
+        for (position, hash) in nodes.enumerated() {
             bytes += hash.bytes
             withUnsafeBytes(of: TreeFile.checksum(position: UInt64(position), hash: hash).littleEndian) { bytes += $0 }
         }
@@ -52,19 +57,19 @@ enum ForgedState {
 
 /// `ledger head --key` signs a root computed from the lines: a re-sealed forged tree state is refused
 /// (`cache-mismatch`, exit 1, nothing printed) on a first signing, and after one whether the forged
-/// leaf lies before or after the size signed last; a forged record of the last signed head does not
-/// make it skip the check. Removing the state lets it sign the log's true root again.
+/// leaf lies before or after the size signed last. Removing the state lets it sign the log's true
+/// root again. The heads signed are remembered beside the key (`log.heads`), per origin.
 @Suite struct SignerStateCheckTests {
-    /// `head --key` refused as `cache-mismatch`, nothing printed; the record of the last signed head untouched.
+    /// `head --key` refused as `cache-mismatch`, nothing printed; the key's memory untouched.
     private func expectRefused(_ dir: LedgerDir, _ keys: SignedHeadKeys, _ what: String) throws {
-        let before = try? readBytes(dir.logPath + ".signed")
+        let before = try? readBytes(keys.path("log.heads"))
         let refused = try dir.run(["head", "--key", keys.path("log.skey"), "--json"])
         #expect(refused.status == 1 && (try? parseObject(refused.stdout))?["code"] as? String == "cache-mismatch", "\(what): \(refused)")
         #expect(!refused.stdout.contains("signedHead"), "\(what): \(refused)")
         let plain = try dir.run(["head", "--key", keys.path("log.skey")])
         #expect(plain.status == 1 && plain.stdout.isEmpty && plain.stderr.split(separator: "\n").count == 1, "\(what): \(plain)")
         #expect(plain.stderr.contains("events.jsonl.tree") && plain.stderr.contains("nothing was signed"), "\(what): \(plain)")
-        #expect((try? readBytes(dir.logPath + ".signed")) == before, "\(what)")
+        #expect((try? readBytes(keys.path("log.heads"))) == before, "\(what)")
     }
 
     /// `head --key` signs the log's own root at `size`; the note is saved to `note` when given.
@@ -72,8 +77,10 @@ enum ForgedState {
         let root = try TreeLog(path: dir.logPath).root(size)
         let signed = try dir.run(["head", "--key", keys.path("log.skey")])
         #expect(signed.status == 0 && signed.stdout.hasPrefix("example.com/ledger\n\(size)\n\(root)\n\n"), "\(signed)")
-        let stored = String(decoding: try readBytes(dir.logPath + ".signed"), as: UTF8.self)
-        #expect(stored.hasSuffix(signed.stdout) && stored.hasPrefix("\(size) "), "\(stored)")
+        let memory = try SignerMemory.load(path: keys.path("log.heads"), signer: try NoteKeyFiles.readSigner(keys.path("log.skey")))
+        let entry = memory.entry(origin: "example.com/ledger")
+        #expect(entry?.note == signed.stdout && entry?.body.size == UInt64(size), "\(String(describing: entry))")
+        #expect(!FileManager.default.fileExists(atPath: dir.logPath + ".signed"), "nothing of the signer's is kept in the data folder")
         if let note { try writeBytes(Array(signed.stdout.utf8), to: note) }
     }
 
@@ -87,14 +94,14 @@ enum ForgedState {
                 #expect(try dir.run(["head", "--json"]).stdout.contains(try ForgedState.root(ForgedState.leaves(dir.logPath), forging: 99).base64),
                         "head alone reads the forged state (verify is what reports it)")
                 try expectRefused(dir, keys, "first signing")
-                #expect(!FileManager.default.fileExists(atPath: dir.logPath + ".signed"))
+                #expect(!FileManager.default.fileExists(atPath: keys.path("log.heads")))
                 try FileManager.default.removeItem(atPath: treePath(dir))
                 try expectSigned(dir, keys, size: 400)
             }
         }
     }
 
-    @Test("after a signing at 300 lines, a state forged before 300 or after it is refused; a forged last-head record changes nothing")
+    @Test("after a signing at 300 lines, a state forged before 300 or after it is refused")
     func aForgedStateIsRefusedAfterASigning() throws {
         try withTempDirectory { folder in
             let keys = try SignedHeadKeys(folder: folder)
@@ -108,14 +115,6 @@ enum ForgedState {
                     try ForgedState.write(dir, forging: forged)
                     try expectRefused(dir, keys, "leaf \(forged)")
                 }
-                // A record of the last head signed by another key of the same name, naming the
-                // forged root at 400: not verified, so not used; the whole state is checked.
-                let impostor = try TestKeys.log(seed: 77)
-                let forgedRoot = try ForgedState.root(ForgedState.leaves(dir.logPath), forging: 349)
-                let mark = try ForgedState.lastMark(dir.logPath)
-                let fake = try SignedHead.sign(signer: impostor, size: 400, root: forgedRoot)
-                try writeBytes(Array("400 \(mark.head.hash) \(mark.lineStart) \(mark.lineEnd)\n\(fake)".utf8), to: dir.logPath + ".signed")
-                try expectRefused(dir, keys, "forged record")
                 try FileManager.default.removeItem(atPath: treePath(dir))
                 try expectSigned(dir, keys, size: 400)
                 // The next signing checks only the lines after 400 and still gets the log's root.
@@ -130,27 +129,36 @@ enum ForgedState {
         }
     }
 
-    @Test("a signing after one hashes only the lines added since; another origin, or a record of another key, all of them")
+    @Test("a signing after one hashes only the lines added since, its caches removed or not; another origin all of them, once, without disturbing the first")
     func aSigningReadsOnlyTheLinesSinceTheLastOne() throws {
-        try withTreeLedger(events: 500) { dir, log in
-            let all = try readBytes(dir.logPath)
-            try writeBytes(Array(splitLines(all).prefix(450).joined()), to: dir.logPath)
-            let signer = try TestKeys.log()
-            func sign(origin: String = "example.com/ledger", key: NoteSigner? = nil) throws -> LogTree.SigningRoot {
-                let tree = try LogTree.open(logPath: dir.logPath)
-                let checked = try tree.signingRoot(origin: origin, key: signer.verifierKey, source: .file(dir.logPath))
-                try tree.recordSignedHead(try SignedHead.sign(signer: key ?? signer, origin: origin, size: tree.size, root: checked.root))
-                return checked
+        try withTempDirectory { folder in
+            try withTreeLedger(events: 500) { dir, log in
+                let all = try readBytes(dir.logPath)
+                try writeBytes(Array(splitLines(all).prefix(450).joined()), to: dir.logPath)
+                let signer = try TestKeys.log(), memoryPath = folder + "/log.heads"
+                func sign(origin: String = "example.com/ledger") throws -> LogTree.SigningRoot {
+                    let tree = try LogTree.open(logPath: dir.logPath)
+                    var memory = try SignerMemory.load(path: memoryPath, signer: signer)
+                    let checked = try tree.signingRoot(last: memory.entry(origin: origin), source: .file(dir.logPath))
+                    let note = try SignedHead.sign(signer: signer, origin: origin, size: tree.size, root: checked.root)
+                    try memory.record(note: note, origin: origin, size: tree.size, checked: checked)
+                    try memory.save(signer: signer)
+                    return checked
+                }
+                #expect(try sign().linesRead == 450, "the first signing compares every line")
+                try writeBytes(all, to: dir.logPath)
+                let second = try sign(), root = try log.root(500)
+                #expect(second.linesRead == 50 && second.root.base64 == root)
+                #expect(try sign().linesRead == 0)
+                try FileManager.default.removeItem(atPath: treePath(dir))
+                #expect(try sign().linesRead == 0, "the memory is the key's: a state rebuilt from the log is checked from it")
+                #expect(try sign(origin: "example.com/other").linesRead == 500, "another origin: no head of it signed")
+                #expect(try sign(origin: "example.com/other").linesRead == 0)
+                #expect(try sign().linesRead == 0, "the first origin's head is still remembered")
+                #expect(try SignerMemory.load(path: memoryPath, signer: signer).entries.map(\.origin) == ["example.com/ledger", "example.com/other"])
+                let mode = try FileManager.default.attributesOfItem(atPath: memoryPath)[.posixPermissions] as? Int
+                #expect(mode == 0o600)
             }
-            #expect(try sign().linesRead == 450, "the first signing compares every line")
-            try writeBytes(all, to: dir.logPath)
-            let second = try sign(), root = try log.root(500)
-            #expect(second.linesRead == 50 && second.root.base64 == root)
-            #expect(try sign().linesRead == 0)
-            #expect(try sign(origin: "example.com/other").linesRead == 500, "another origin: no head of it signed")
-            #expect(try sign(origin: "example.com/other").linesRead == 0)
-            _ = try sign(origin: "example.com/other", key: try TestKeys.log(seed: 5))
-            #expect(try sign(origin: "example.com/other").linesRead == 500, "a record signed by another key is not used")
         }
     }
 
@@ -166,6 +174,12 @@ enum ForgedState {
                 #expect(try dir.run(["recover", "--accept-history"]).status == 0)
                 let refused = try dir.run(["head", "--key", keys.path("log.skey"), "--json"])
                 #expect(refused.status == 1 && (try? parseObject(refused.stdout))?["code"] as? String == "signed-head-mismatch", "\(refused)")
+                // Everything but the log removed from the data folder: the key still remembers.
+                for name in try FileManager.default.contentsOfDirectory(atPath: dir.path) where name != "events.jsonl" {
+                    try FileManager.default.removeItem(atPath: dir.path + "/" + name)
+                }
+                let bare = try dir.run(["head", "--key", keys.path("log.skey"), "--json"])
+                #expect(bare.status == 1 && (try? parseObject(bare.stdout))?["code"] as? String == "signed-head-mismatch", "\(bare)")
                 let newOrigin = try dir.run(["head", "--key", keys.path("log.skey"), "--origin", "example.com/ledger/2"])
                 #expect(newOrigin.status == 0 && newOrigin.stdout.hasPrefix("example.com/ledger/2\n200\n"), "\(newOrigin)")
             }

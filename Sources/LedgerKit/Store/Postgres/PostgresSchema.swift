@@ -50,7 +50,7 @@ public enum PostgresSchema {
         pendingCheckStatement,
         pendingCheckOutcomeColumn,
         dropLegacyStatusCheck,
-    ] + checkpointTable + treeTable + signedHeadTable
+    ] + checkpointTable + treeTable
 
     /// The table of the views checkpoint the store keeps (`ledger_checkpoints`): the views and id
     /// fingerprints after the line `seq`/`hash` (`CheckpointWriter`'s bytes in `body`, their SHA-256
@@ -69,12 +69,6 @@ public enum PostgresSchema {
     /// covers before use, compared hash for hash with the log by `ledger verify`.
     static let treeTable = [
         "CREATE TABLE IF NOT EXISTS ledger_tree (pos bigint PRIMARY KEY CHECK (pos >= 0), hash bytea NOT NULL CHECK (length(hash) = 32))",
-    ]
-
-    /// The head `ledger head --key` signed last (`LastSignedHead`), one row: where the next signing
-    /// starts checking the tree's state against the lines. Made with `ledger_tree` when a store predates it.
-    static let signedHeadTable = [
-        "CREATE TABLE IF NOT EXISTS ledger_signed_head (id smallint PRIMARY KEY CHECK (id = 1), note text NOT NULL)",
     ]
 
     /// The CHECK older versions put on `ledger_accounts.status`, listing the statuses they knew: a
