@@ -23,6 +23,30 @@ public struct LedgerError: Error, Equatable, Sendable, CustomStringConvertible {
         case damaged
         /// Anything else the store refused (its own code is in the message).
         case storeError = "store-error"
+        /// No account has that uid or email.
+        case noSuchAccount = "no-such-account"
+        /// The account's registration has not written its profile yet.
+        case registrationIncomplete = "registration-incomplete"
+        /// `disable` of an account already disabled.
+        case alreadyDisabled = "already-disabled"
+        /// `enable` of an account that is not disabled.
+        case notDisabled = "not-disabled"
+        /// A command of a deleted account.
+        case accountDeleted = "account-deleted"
+        /// A command only an enabled account may run.
+        case accountDisabled = "account-disabled"
+        /// A verification of an email already verified.
+        case alreadyVerified = "already-verified"
+        /// A token that cannot be redeemed: unknown, used, replaced, expired or malformed alike.
+        case tokenRefused = "token-refused"
+        /// An email change to the email the account holds.
+        case sameEmail = "same-email"
+        /// `erase` of an account that is not deleted.
+        case accountLive = "account-live"
+        /// `erase` of an account already erased.
+        case alreadyErased = "already-erased"
+        /// `erase` on a data version 1 log (not encrypted): `ledger migrate` first.
+        case migrateFirst = "migrate-first"
     }
 
     /// The code.
