@@ -11,11 +11,17 @@ public protocol PersonalDataOpener: Sendable {
     /// the erasure brings nothing back). True when members of it were opened to text before: what
     /// was read of them must be read again.
     func noteErased(_ subject: SubjectID) -> Bool
+    /// False when the reader never reads member `name` of `type`: the in-place reader
+    /// (`LineCodec.readInPlace`) then checks its form and leaves it sealed, read as no value, without
+    /// calling `open`. The full path opens every member whatever this says.
+    func opens(_ name: String, of type: EventType) -> Bool
 }
 
 extension PersonalDataOpener {
     /// An opener that never opens anything to text has nothing to read again.
     public func noteErased(_ subject: SubjectID) -> Bool { false }
+    /// Every member is read.
+    public func opens(_ name: String, of type: EventType) -> Bool { true }
 }
 
 /// What opening one encrypted member gave.

@@ -14,6 +14,9 @@ struct MemberSlots {
         case opened
         /// An encrypted member whose key is gone: read as a `null` a personal member may be.
         case erased
+        /// An encrypted member the reader does not read (`PersonalDataOpener.opens`): its form
+        /// checked, left sealed, read as no value.
+        case unread
     }
 
     /// Where a member's value is: for strings, the bytes between the quotes.
@@ -176,7 +179,8 @@ struct MemberSlots {
     /// `opener`, as `DataVersions.upcast` does on the full path: each must be a personal member of
     /// the type, a well-formed `EncryptedMember` of the event's own account when the type names one;
     /// a personal member in the clear, or an encrypted one that is not personal, gives up (false:
-    /// the full decoder names the problem). A member whose key is gone reads as erased.
+    /// the full decoder names the problem). A member whose key is gone reads as erased; one the
+    /// opener does not read (`PersonalDataOpener.opens`) is checked the same and left sealed.
     mutating func open(type: EventType, eventID: String, rules: UnsafeBufferPointer<MemberRule>,
                        in line: UnsafeBufferPointer<UInt8>, opener: any PersonalDataOpener) -> Bool {
         guard let rule = PersonalMembers.rule(for: type) else { return false }
@@ -191,6 +195,10 @@ struct MemberSlots {
             case .string, .escapedString: if personal { return false }
             case .sealed:
                 guard personal, let member = sealedMember(index, in: line, owner: owner), owner.map({ $0 == member.subject }) ?? true else { return false }
+                guard opener.opens(rules[index].name, of: type) else {
+                    slots[index].kind = .unread
+                    continue
+                }
                 switch opener.open(member, eventID: eventID, type: type, name: rules[index].name) {
                 case .text(let text):
                     texts[index] = text
