@@ -6,6 +6,9 @@
 public protocol PersonalDataOpener: Sendable {
     /// The text of `member` (named `name`, of event `eventID` of type `type`), or why there is none.
     func open(_ member: EncryptedMember, eventID: String, type: EventType, name: String) -> OpenedMember
+    /// `open(_:eventID:type:name:)` of a member read in place (`LineCodec.readInPlace`), its parts
+    /// in buffers valid during the call.
+    func open(_ member: SealedMember, eventID: UUIDBits, type: EventType, name: String) -> OpenedMember
     /// Told that the log erases `subject` (a `PersonalDataErased` was read): from now on its members
     /// open as erased, whatever the key store says (a key store restored from a backup taken before
     /// the erasure brings nothing back). True when members of it were opened to text before: what
@@ -22,6 +25,12 @@ extension PersonalDataOpener {
     public func noteErased(_ subject: SubjectID) -> Bool { false }
     /// Every member is read.
     public func opens(_ name: String, of type: EventType) -> Bool { true }
+
+    /// The member spelled out (`SealedMember.encrypted`) and opened as such.
+    public func open(_ member: SealedMember, eventID: UUIDBits, type: EventType, name: String) -> OpenedMember {
+        guard let encrypted = member.encrypted else { return .unreadable("not an encrypted member") }  // checked by the reader: never
+        return open(encrypted, eventID: eventID.uuidString, type: type, name: name)
+    }
 }
 
 /// What opening one encrypted member gave.
@@ -45,4 +54,7 @@ public struct SealedOpener: PersonalDataOpener {
 
     /// Always `.erased`.
     public func open(_ member: EncryptedMember, eventID: String, type: EventType, name: String) -> OpenedMember { .erased }
+
+    /// Always `.erased`.
+    public func open(_ member: SealedMember, eventID: UUIDBits, type: EventType, name: String) -> OpenedMember { .erased }
 }

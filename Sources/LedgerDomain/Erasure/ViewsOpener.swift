@@ -17,6 +17,11 @@ public struct ViewsOpener: PersonalDataOpener {
         base.open(member, eventID: eventID, type: type, name: name)
     }
 
+    /// `base`'s text of `member`.
+    public func open(_ member: SealedMember, eventID: UUIDBits, type: EventType, name: String) -> OpenedMember {
+        base.open(member, eventID: eventID, type: type, name: name)
+    }
+
     /// `base`'s answer.
     public func noteErased(_ subject: SubjectID) -> Bool { base.noteErased(subject) }
 
