@@ -6,16 +6,31 @@
 public protocol PersonalDataOpener: Sendable {
     /// The text of `member` (named `name`, of event `eventID` of type `type`), or why there is none.
     func open(_ member: EncryptedMember, eventID: String, type: EventType, name: String) -> OpenedMember
+    /// `open(_:eventID:type:name:)` of a member read in place (`LineCodec.readInPlace`), its parts
+    /// in buffers valid during the call.
+    func open(_ member: SealedMember, eventID: UUIDBits, type: EventType, name: String) -> OpenedMember
     /// Told that the log erases `subject` (a `PersonalDataErased` was read): from now on its members
     /// open as erased, whatever the key store says (a key store restored from a backup taken before
     /// the erasure brings nothing back). True when members of it were opened to text before: what
     /// was read of them must be read again.
     func noteErased(_ subject: SubjectID) -> Bool
+    /// False when the reader never reads member `name` of `type`: the in-place reader
+    /// (`LineCodec.readInPlace`) then checks its form and leaves it sealed, read as no value, without
+    /// calling `open`. The full path opens every member whatever this says.
+    func opens(_ name: String, of type: EventType) -> Bool
 }
 
 extension PersonalDataOpener {
     /// An opener that never opens anything to text has nothing to read again.
     public func noteErased(_ subject: SubjectID) -> Bool { false }
+    /// Every member is read.
+    public func opens(_ name: String, of type: EventType) -> Bool { true }
+
+    /// The member spelled out (`SealedMember.encrypted`) and opened as such.
+    public func open(_ member: SealedMember, eventID: UUIDBits, type: EventType, name: String) -> OpenedMember {
+        guard let encrypted = member.encrypted else { return .unreadable("not an encrypted member") }  // checked by the reader: never
+        return open(encrypted, eventID: eventID.uuidString, type: type, name: name)
+    }
 }
 
 /// What opening one encrypted member gave.
@@ -39,4 +54,7 @@ public struct SealedOpener: PersonalDataOpener {
 
     /// Always `.erased`.
     public func open(_ member: EncryptedMember, eventID: String, type: EventType, name: String) -> OpenedMember { .erased }
+
+    /// Always `.erased`.
+    public func open(_ member: SealedMember, eventID: UUIDBits, type: EventType, name: String) -> OpenedMember { .erased }
 }

@@ -13,19 +13,38 @@ enum InPlaceCatalogue {
         let rules: UnsafeBufferPointer<MemberRule>
         /// Its payload type, which reads the view fact.
         let payload: any DescribedPayload.Type
+        /// The names of its members, in rule order (never freed).
+        let names: UnsafeBufferPointer<String>
+        /// Bit `i` set when rule `i` names a personal member (`PersonalMembers`).
+        let personal: UInt8
+        /// The rule of the member whose account owns the personal members (`PersonalMembers.Rule`'s
+        /// first source, a uid member), or -1.
+        let owner: Int
+
+        init(_ type: EventType) {
+            let rules = type.payloadType.memberRules
+            precondition(rules.count <= MemberSlots.capacity, "a payload declares at most \(MemberSlots.capacity) members")
+            let names = rules.map(\.name)
+            let rule = PersonalMembers.rule(for: type)
+            self.type = type
+            wireName = InlineBytes(type.rawValue)
+            self.rules = InPlaceCatalogue.immortal(rules)
+            payload = type.payloadType
+            self.names = InPlaceCatalogue.immortal(names)
+            personal = names.indices.reduce(0) { rule?.members.contains(names[$1]) == true ? $0 | UInt8(1) << $1 : $0 }
+            if case .uidMember(let name)? = rule?.subject.first { owner = names.firstIndex(of: name) ?? -1 } else { owner = -1 }
+        }
     }
 
-    /// A copy of `rules` that is never freed.
-    private static func immortal(_ rules: [MemberRule]) -> UnsafeBufferPointer<MemberRule> {
-        let copy = UnsafeMutableBufferPointer<MemberRule>.allocate(capacity: rules.count)
-        _ = copy.initialize(from: rules)
+    /// A copy of `values` that is never freed.
+    private static func immortal<T>(_ values: [T]) -> UnsafeBufferPointer<T> {
+        let copy = UnsafeMutableBufferPointer<T>.allocate(capacity: values.count)
+        _ = copy.initialize(from: values)
         return UnsafeBufferPointer(copy)
     }
 
     /// Every catalogue type, in `EventType.allCases` order.
-    static let entries: [Entry] = EventType.allCases.map {
-        Entry(type: $0, wireName: InlineBytes($0.rawValue), rules: immortal($0.payloadType.memberRules), payload: $0.payloadType)
-    }
+    static let entries: [Entry] = EventType.allCases.map(Entry.init)
 }
 
 // MARK: - InlineBytes

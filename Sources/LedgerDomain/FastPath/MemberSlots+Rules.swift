@@ -8,7 +8,7 @@ extension MemberSlots {
             switch self[index].kind {
             case .absent: guard rules[index].presence.allowsAbsent else { return false }
             case .null: guard rules[index].presence.allowsNull else { return false }
-            case .erased: continue  // a personal member whose key is gone reads as null (`DataReader`)
+            case .erased, .unread: continue  // a personal member whose key is gone reads as null (`DataReader`); one not read, as none
             case .sealed: return false  // never opened: not read in place
             case .int: guard case .count = rules[index].kind else { return false }
             case .trueValue, .falseValue: guard case .flag = rules[index].kind else { return false }

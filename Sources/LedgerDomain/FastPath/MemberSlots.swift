@@ -14,6 +14,9 @@ struct MemberSlots {
         case opened
         /// An encrypted member whose key is gone: read as a `null` a personal member may be.
         case erased
+        /// An encrypted member the reader does not read (`PersonalDataOpener.opens`): its form
+        /// checked, left sealed, read as no value.
+        case unread
     }
 
     /// Where a member's value is: for strings, the bytes between the quotes.
@@ -172,31 +175,36 @@ struct MemberSlots {
         return i + 2
     }
 
-    /// Opens the encrypted members of a data version 2 line of `type` (event `eventID`) with
-    /// `opener`, as `DataVersions.upcast` does on the full path: each must be a personal member of
-    /// the type, a well-formed `EncryptedMember` of the event's own account when the type names one;
-    /// a personal member in the clear, or an encrypted one that is not personal, gives up (false:
-    /// the full decoder names the problem). A member whose key is gone reads as erased.
-    mutating func open(type: EventType, eventID: String, rules: UnsafeBufferPointer<MemberRule>,
-                       in line: UnsafeBufferPointer<UInt8>, opener: any PersonalDataOpener) -> Bool {
-        guard let rule = PersonalMembers.rule(for: type) else { return false }
-        var owner: SubjectID?
-        if case .uidMember(let name)? = rule.subject.first, let index = rules.firstIndex(where: { $0.name == name }),
-           let uid = withText(index, in: line, { UUIDBits(uuidBytes: $0) }) ?? nil {
-            owner = .account(uid)
-        }
-        for index in rules.indices {
-            let personal = rule.members.contains(rules[index].name)
+    /// Opens the encrypted members of a data version 2 line of catalogue entry `entry` (event
+    /// `eventID`) with `opener`, as `DataVersions.upcast` does on the full path: each must be a
+    /// personal member of the type, a well-formed `EncryptedMember` of the event's own account when
+    /// the type names one; a personal member in the clear, or an encrypted one that is not personal,
+    /// gives up (false: the full decoder names the problem). A member whose key is gone reads as
+    /// erased; one the opener does not read (`PersonalDataOpener.opens`) is checked the same and
+    /// left sealed.
+    mutating func open(_ entry: InPlaceCatalogue.Entry, eventID: UUIDBits, in line: UnsafeBufferPointer<UInt8>,
+                       opener: any PersonalDataOpener) -> Bool {
+        guard entry.personal != 0 else { return false }
+        var owner: UUIDBits?
+        if entry.owner >= 0, let uid = withText(entry.owner, in: line, { UUIDBits(uuidBytes: $0) }) ?? nil { owner = uid }
+        for index in entry.rules.indices {
+            let personal = entry.personal & (1 << index) != 0
             switch slots[index].kind {
             case .string, .escapedString: if personal { return false }
             case .sealed:
-                guard personal, let member = sealedMember(index, in: line, owner: owner), owner.map({ $0 == member.subject }) ?? true else { return false }
-                switch opener.open(member, eventID: eventID, type: type, name: rules[index].name) {
-                case .text(let text):
+                guard personal else { return false }
+                let name = entry.names[index]
+                let opens = opener.opens(name, of: entry.type)
+                let opened = withSealedMember(index, in: line, owner: owner) { member -> OpenedMember? in
+                    opens ? opener.open(member, eventID: eventID, type: entry.type, name: name) : nil
+                }
+                switch opened {
+                case nil: return false  // not a well-formed encrypted member of the event's subject
+                case .some(nil): slots[index].kind = .unread
+                case .some(.text(let text)?):
                     texts[index] = text
                     slots[index].kind = .opened
-                case .erased, .missingKey, .unreadable:
-                    slots[index].kind = .erased
+                case .some(.some): slots[index].kind = .erased
                 }
             default: continue
             }
@@ -204,9 +212,12 @@ struct MemberSlots {
         return true
     }
 
-    /// The encrypted member in slot `index` (located by `scan`), checked as `EncryptedMember(json:)`
-    /// checks it; `owner` is taken for a subject spelled as the owner's id (no second parse).
-    private func sealedMember(_ index: Int, in line: UnsafeBufferPointer<UInt8>, owner: SubjectID?) -> EncryptedMember? {
+    /// `body` of the encrypted member in slot `index` (located by `scan`), checked as
+    /// `EncryptedMember(json:)` checks it and as the full path checks its subject (the event's
+    /// account `owner` when it has one), its nonce and ciphertext decoded into buffers of the call;
+    /// nil when it is not such a member.
+    private func withSealedMember<T>(_ index: Int, in line: UnsafeBufferPointer<UInt8>, owner: UUIDBits?,
+                                     _ body: (SealedMember) -> T) -> T? {
         let slot = slots[index]
         // `sealedObject` checked the frame: `{"subject":"S","nonce":"N","ciphertext":"C"}`, with no
         // quote or backslash inside S, N or C.
@@ -223,13 +234,27 @@ struct MemberSlots {
               let sealedRange = value(after: 16, from: nonceRange.upperBound) else { return nil }
         let subjectText = UnsafeBufferPointer(rebasing: line[subjectRange])
         let nonceText = UnsafeBufferPointer(rebasing: line[nonceRange]), sealedText = UnsafeBufferPointer(rebasing: line[sealedRange])
-        let subject: SubjectID
-        if let owner, owner.text.utf8.elementsEqual(subjectText) { subject = owner } else {
-            guard let parsed = SubjectID(utf8: subjectText) else { return nil }
-            subject = parsed
+        // The subject: `account-<uid>` of the event's own account, or (for a type that names none)
+        // any valid id.
+        let account: UUIDBits?
+        if subjectText.count == 44, equal(subjectText.baseAddress!, "account-") {
+            guard let uid = UUIDBits(uuidBytes: UnsafeBufferPointer(rebasing: subjectText[8...])), owner.map({ $0 == uid }) ?? true else { return nil }
+            account = uid
+        } else {
+            guard owner == nil, SubjectID(utf8: subjectText) != nil else { return nil }
+            account = nil
         }
-        guard let nonce = Base64.decode(bytes: nonceText), let sealed = Base64.decode(bytes: sealedText) else { return nil }
-        return try? EncryptedMember(subject: subject, nonce: nonce, sealed: sealed)
+        let nonceSize = EncryptedMember.nonceSize, sealedCapacity = sealedText.count / 4 * 3
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: nonceSize + 2 + sealedCapacity) { buffer -> T? in
+            let nonceOut = UnsafeMutableBufferPointer(rebasing: buffer[0..<(nonceSize + 2)])
+            let sealedOut = UnsafeMutableBufferPointer(rebasing: buffer[(nonceSize + 2)...])
+            guard nonceText.count == 16, Base64.decode(bytes: nonceText, into: nonceOut) == nonceSize,
+                  let sealedCount = Base64.decode(bytes: sealedText, into: sealedOut), sealedCount >= EncryptedMember.tagSize
+            else { return nil }
+            return body(SealedMember(subjectBytes: subjectText, account: account,
+                                     nonce: UnsafeBufferPointer(rebasing: nonceOut[0..<nonceSize]),
+                                     sealed: UnsafeBufferPointer(rebasing: sealedOut[0..<sealedCount])))
+        }
     }
 
     // MARK: - Values

@@ -56,7 +56,7 @@ extension LineCodec {
         }
         guard r.dataObject(into: &slots, rules: catalogue[entry].rules) else { return nil }
         // A version 2 line's members are opened first (a version 1 line has none to open: an object there gives up).
-        if v == 2, !slots.open(type: type, eventID: id.uuidString, rules: catalogue[entry].rules, in: line, opener: opener) { return nil }
+        if v == 2, !slots.open(catalogue[entry], eventID: id, in: line, opener: opener) { return nil }
         guard slots.satisfies(catalogue[entry].rules, in: line) else { return nil }
         let bodyLength = line.count - suffixLength
         guard r.expect(#","prev":""#), let prev = r.digest(), r.expect("\""), r.index == bodyLength,

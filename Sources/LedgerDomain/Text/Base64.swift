@@ -43,26 +43,36 @@ public enum Base64 {
     /// `decode(_:)` of text given as its UTF-8 bytes (read in place from a log line).
     public static func decode(bytes chars: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard chars.count % 4 == 0 else { return nil }
-        return values.withUnsafeBufferPointer { values -> [UInt8]? in
-            var failed = false
-            let decoded = [UInt8](unsafeUninitializedCapacity: chars.count / 4 * 3) { out, count in
-                var i = 0
-                while i < chars.count {
-                    let last = i + 4 == chars.count
-                    let padding = last ? (chars[i + 3] == UInt8(ascii: "=") ? (chars[i + 2] == UInt8(ascii: "=") ? 2 : 1) : 0) : 0
-                    var group: UInt32 = 0
-                    for j in 0..<4 {
-                        let value = j >= 4 - padding ? 0 : values[Int(chars[i + j])]
-                        guard value != 255 else { failed = true; return }
-                        group = group << 6 | UInt32(value)
-                    }
-                    out[count] = UInt8(group >> 16 & 0xFF); count += 1
-                    if padding < 2 { out[count] = UInt8(group >> 8 & 0xFF); count += 1 } else if group & 0xFFFF != 0 { failed = true; return }
-                    if padding < 1 { out[count] = UInt8(group & 0xFF); count += 1 } else if group & 0xFF != 0 { failed = true; return }
-                    i += 4
+        var failed = false
+        let decoded = [UInt8](unsafeUninitializedCapacity: chars.count / 4 * 3) { out, count in
+            guard let written = decode(bytes: chars, into: out) else { failed = true; return }
+            count = written
+        }
+        return failed ? nil : decoded
+    }
+
+    /// `decode(bytes:)` into `out` (room for `chars.count / 4 * 3` bytes): the number of bytes
+    /// written, or nil unless `chars` is canonical. No allocation: the in-place reader decodes the
+    /// nonce and ciphertext of an encrypted member into buffers of its own.
+    public static func decode(bytes chars: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Int? {
+        guard chars.count % 4 == 0, out.count >= chars.count / 4 * 3 else { return nil }
+        return values.withUnsafeBufferPointer { values -> Int? in
+            var count = 0, i = 0
+            while i < chars.count {
+                let last = i + 4 == chars.count
+                let padding = last ? (chars[i + 3] == UInt8(ascii: "=") ? (chars[i + 2] == UInt8(ascii: "=") ? 2 : 1) : 0) : 0
+                var group: UInt32 = 0
+                for j in 0..<4 {
+                    let value = j >= 4 - padding ? 0 : values[Int(chars[i + j])]
+                    guard value != 255 else { return nil }
+                    group = group << 6 | UInt32(value)
                 }
+                out[count] = UInt8(group >> 16 & 0xFF); count += 1
+                if padding < 2 { out[count] = UInt8(group >> 8 & 0xFF); count += 1 } else if group & 0xFFFF != 0 { return nil }
+                if padding < 1 { out[count] = UInt8(group & 0xFF); count += 1 } else if group & 0xFF != 0 { return nil }
+                i += 4
             }
-            return failed ? nil : decoded
+            return count
         }
     }
 }

@@ -30,16 +30,18 @@ extension AESGCM {
     /// `associatedData`, decrypted into a buffer that lives only for the call; `authenticationFailed`
     /// when anything differs from what was sealed (then `body` is not called). What `open` does,
     /// without its allocations.
-    static func open<T>(_ sealed: [UInt8], key: [UInt8], nonce: [UInt8], associatedData: UnsafeRawBufferPointer,
-                        _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(AESGCMError) -> T {
+    static func open<T>(_ sealed: UnsafeBufferPointer<UInt8>, key: [UInt8], nonce: UnsafeBufferPointer<UInt8>,
+                        associatedData: UnsafeRawBufferPointer, _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(AESGCMError) -> T {
         guard sealed.count >= tagSize else {
             throw AESGCMError(.tooShort, "a sealed message has at least its \(tagSize)-byte tag; this one has \(sealed.count) bytes")
         }
         let length = sealed.count - tagSize
-        try check(key: key, nonce: nonce, length: length)
+        guard key.count == keySize else { throw AESGCMError(.invalidKey, "an AES-256 key has 32 bytes; this one has \(key.count)") }
+        guard nonce.count == nonceSize else { throw AESGCMError(.invalidNonce, "a GCM nonce here has 12 bytes; this one has \(nonce.count)") }
+        guard length <= Int(Int32.max) - tagSize else { throw AESGCMError(.tooLarge, "a message of \(length) bytes is too large") }
         let context = try threadContext()
         // Keys the context and sets the nonce (AES-GCM's default nonce length is the 12 bytes used here).
-        guard EVP_DecryptInit_ex(context, nil, nil, key, nonce) == 1 else { throw AESGCMError(.cryptoFailure, "AES-256-GCM could not be keyed") }
+        guard EVP_DecryptInit_ex(context, nil, nil, key, nonce.baseAddress) == 1 else { throw AESGCMError(.cryptoFailure, "AES-256-GCM could not be keyed") }
         var written: Int32 = 0
         if associatedData.count > 0 {
             guard EVP_DecryptUpdate(context, nil, &written, associatedData.baseAddress!.assumingMemoryBound(to: UInt8.self),
@@ -48,23 +50,21 @@ extension AESGCM {
             }
         }
         return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length + tagSize) { (out) throws(AESGCMError) -> T in
-            try sealed.withUnsafeBufferPointer { (sealed) throws(AESGCMError) -> T in
-                let input = sealed.baseAddress!
-                guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(tagSize), UnsafeMutableRawPointer(mutating: input + length)) == 1 else {
-                    throw AESGCMError(.cryptoFailure, "EVP_CIPHER_CTX_ctrl(SET_TAG) failed")
-                }
-                var total = 0
-                if length > 0 {
-                    guard EVP_DecryptUpdate(context, out.baseAddress!, &written, input, Int32(length)) == 1 else {
-                        throw AESGCMError(.cryptoFailure, "EVP update of the message failed")
-                    }
-                    total = Int(written)
-                }
-                guard EVP_DecryptFinal_ex(context, out.baseAddress! + total, &written) > 0 else {
-                    throw AESGCMError(.authenticationFailed, "the message does not open: wrong key, nonce or associated data, or changed bytes")
-                }
-                return body(UnsafeBufferPointer(rebasing: out[..<(total + Int(written))]))
+            let input = sealed.baseAddress!
+            guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(tagSize), UnsafeMutableRawPointer(mutating: input + length)) == 1 else {
+                throw AESGCMError(.cryptoFailure, "EVP_CIPHER_CTX_ctrl(SET_TAG) failed")
             }
+            var total = 0
+            if length > 0 {
+                guard EVP_DecryptUpdate(context, out.baseAddress!, &written, input, Int32(length)) == 1 else {
+                    throw AESGCMError(.cryptoFailure, "EVP update of the message failed")
+                }
+                total = Int(written)
+            }
+            guard EVP_DecryptFinal_ex(context, out.baseAddress! + total, &written) > 0 else {
+                throw AESGCMError(.authenticationFailed, "the message does not open: wrong key, nonce or associated data, or changed bytes")
+            }
+            return body(UnsafeBufferPointer(rebasing: out[..<(total + Int(written))]))
         }
     }
 }

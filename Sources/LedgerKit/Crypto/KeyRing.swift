@@ -68,11 +68,53 @@ public final class KeyRing: PersonalDataOpener {
         // key serves them without the lock.
         let cache = ThreadCache.current
         let generation = generation.load(ordering: .acquiring)
-        if cache.ring === self, cache.generation == generation, cache.subject == member.subject, let key = cache.key {
+        let account = member.subject.accountBits
+        if cache.ring === self, cache.generation == generation, let key = cache.key,
+           account.map({ $0 == cache.account }) ?? (cache.address == member.subject) {
             return Self.open(member, eventID: eventID, type: type, name: name, key: key)
         }
-        let entry = state.withLock { state -> Result<Entry, KeyStoreError> in
-            if let known = state.entries[member.subject] { return .success(known) }
+        return use(entry(for: member.subject, account: account), cache: cache, generation: generation, account: account,
+                   address: account == nil ? member.subject : nil) { key in
+            Self.open(member, eventID: eventID, type: type, name: name, key: key)
+        }
+    }
+
+    /// The text of `member`, read in place, opened with its subject's key: an account's key is found
+    /// by its uid's bits, without spelling its id.
+    public func open(_ member: SealedMember, eventID: UUIDBits, type: EventType, name: String) -> OpenedMember {
+        let cache = ThreadCache.current
+        let generation = generation.load(ordering: .acquiring)
+        if cache.ring === self, cache.generation == generation, let key = cache.key,
+           member.account.map({ $0 == cache.account }) ?? cache.holdsAddress(member.subjectBytes) {
+            return Self.open(member, eventID: eventID, type: type, name: name, key: key)
+        }
+        let known = member.account.flatMap { uid in state.withLock { $0.entries.accounts[uid] } }
+        let subject = known == nil ? member.subject : nil
+        return use(known.map { .success($0) } ?? entry(for: subject!, account: member.account), cache: cache, generation: generation,
+                   account: member.account, address: member.account == nil ? subject : nil) { key in
+            Self.open(member, eventID: eventID, type: type, name: name, key: key)
+        }
+    }
+
+    /// What `entry` gives: `body` of the key (kept as this thread's last), or why there is none.
+    private func use(_ entry: Result<Entry, KeyStoreError>, cache: ThreadCache, generation: UInt64, account: UUIDBits?, address: SubjectID?,
+                     _ body: (LiveKey) -> OpenedMember) -> OpenedMember {
+        switch entry {
+        case .success(.key(let key)):
+            cache.ring = self; cache.generation = generation; cache.account = account; cache.address = address; cache.key = key
+            return body(key)
+        case .success(.erased): return .erased
+        case .success(.absent): return .missingKey
+        case .failure(let error): return .unreadable(error.message)
+        }
+    }
+
+    /// What the ring knows of `subject` (`account`: its uid, for an account), looked up in the key
+    /// store when it knows nothing yet.
+    private func entry(for subject: SubjectID, account: UUIDBits?) -> Result<Entry, KeyStoreError> {
+        state.withLock { state -> Result<Entry, KeyStoreError> in
+            let known: Entry? = if let account { state.entries.accounts[account] } else { state.entries.addresses[subject] }
+            if let known { return .success(known) }
             do throws(KeyStoreError) {
                 if state.store == nil {
                     guard access(path, F_OK) == 0 else { return .success(.absent) }
@@ -83,35 +125,45 @@ public final class KeyRing: PersonalDataOpener {
                     // a subject still missing is looked up alone below (a key made since).
                     state.loaded = true
                     if let all = try? state.store!.subjects() {
-                        for (subject, key) in all where state.entries[subject] == nil { state.entries[subject] = key.map { .key(LiveKey($0)) } ?? .erased(opened: false) }
-                        if let known = state.entries[member.subject] { return .success(known) }
+                        state.entries.accounts.reserveCapacity(all.count)
+                        for (subject, key) in all {
+                            let entry: Entry = key.map { .key(LiveKey($0)) } ?? .erased(opened: false)
+                            if let uid = subject.accountBits {
+                                if state.entries.accounts.index(forKey: uid) == nil { state.entries.accounts[uid] = entry }
+                            } else if state.entries.addresses.index(forKey: subject) == nil {
+                                state.entries.addresses[subject] = entry
+                            }
+                        }
+                        if let known = state.entries[subject] { return .success(known) }
                     }
                 }
                 state.lookups += 1
-                let entry: Entry = switch try state.store!.state(of: member.subject) {
-                case .live: try state.store!.key(for: member.subject).map { .key(LiveKey($0)) } ?? .erased(opened: false)
+                let entry: Entry = switch try state.store!.state(of: subject) {
+                case .live: try state.store!.key(for: subject).map { .key(LiveKey($0)) } ?? .erased(opened: false)
                 case .erased: .erased(opened: false)
                 case .absent: .absent
                 }
-                state.entries[member.subject] = entry
+                state.entries[subject] = entry
                 return .success(entry)
             } catch {
                 return .failure(error)
             }
-        }
-        switch entry {
-        case .success(.key(let key)):
-            cache.ring = self; cache.generation = generation; cache.subject = member.subject; cache.key = key
-            return Self.open(member, eventID: eventID, type: type, name: name, key: key)
-        case .success(.erased): return .erased
-        case .success(.absent): return .missingKey
-        case .failure(let error): return .unreadable(error.message)
         }
     }
 
     /// `member` opened with `key`, marked opened first: a `noteErased` that runs while it opens
     /// reports it, so what it gave is read again.
     private static func open(_ member: EncryptedMember, eventID: String, type: EventType, name: String, key: LiveKey) -> OpenedMember {
+        if !key.opened.load(ordering: .relaxed) { key.opened.store(true, ordering: .sequentiallyConsistent) }
+        do throws(MemberCipherError) {
+            return .text(try MemberCipher.decrypt(member, eventID: eventID, type: type, member: name, key: key.bytes))
+        } catch {
+            return .unreadable(error.description)
+        }
+    }
+
+    /// `open(_:eventID:type:name:key:)` of a member read in place.
+    private static func open(_ member: SealedMember, eventID: UUIDBits, type: EventType, name: String, key: LiveKey) -> OpenedMember {
         if !key.opened.load(ordering: .relaxed) { key.opened.store(true, ordering: .sequentiallyConsistent) }
         do throws(MemberCipherError) {
             return .text(try MemberCipher.decrypt(member, eventID: eventID, type: type, member: name, key: key.bytes))
@@ -183,8 +235,16 @@ extension KeyRing {
         /// The ring (kept alive by the cache: rings live as long as their process anyway).
         var ring: KeyRing?
         var generation: UInt64 = 0
-        var subject: SubjectID?
+        /// The subject: an account's uid, or an address subject.
+        var account: UUIDBits?
+        var address: SubjectID?
         var key: LiveKey?
+
+        /// True when the subject is the address subject spelled `bytes`.
+        func holdsAddress(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard var text = address?.text else { return false }
+            return text.withUTF8 { $0.count == bytes.count && memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+        }
 
         private static let slot: pthread_key_t = {
             var slot = pthread_key_t()

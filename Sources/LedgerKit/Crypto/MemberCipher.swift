@@ -45,12 +45,52 @@ public enum MemberCipher {
                     if k > 0 { aad[at] = UInt8(ascii: "\n"); at += 1 }
                     at = aad[at...].initialize(fromContentsOf: part)
                 }
-                return try AESGCM.open(encrypted.sealed, key: key, nonce: encrypted.nonce, associatedData: UnsafeRawBufferPointer(aad)) {
-                    String(validating: $0, as: UTF8.self)
+                return try encrypted.sealed.withUnsafeBufferPointer { (sealed) throws(AESGCMError) -> String? in
+                    try encrypted.nonce.withUnsafeBufferPointer { (nonce) throws(AESGCMError) -> String? in
+                        try AESGCM.open(sealed, key: key, nonce: nonce, associatedData: UnsafeRawBufferPointer(aad)) {
+                            String(validating: $0, as: UTF8.self)
+                        }
+                    }
                 }
             }
         } catch {
             throw .crypto(error)
+        }
+        guard let text else { throw .notText }
+        return text
+    }
+
+    /// `decrypt` of a member read in place (`SealedMember`), event `eventID`: the associated data
+    /// spelled straight into a buffer of the call's (the event id from its bits, the subject as the
+    /// line spells it), nothing allocated but the text.
+    public static func decrypt(_ member: SealedMember, eventID: UUIDBits, type: EventType, member name: String,
+                               key: [UInt8]) throws(MemberCipherError) -> String {
+        var typeName = type.rawValue, name = name
+        let opened = typeName.withUTF8 { typeBytes in
+            name.withUTF8 { nameBytes in
+                let size = 36 + 1 + typeBytes.count + 1 + nameBytes.count + 1 + member.subjectBytes.count
+                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: size) { aad -> Result<String?, AESGCMError> in
+                    eventID.writeUUID(into: aad.baseAddress!)
+                    var at = 36
+                    func append(_ part: UnsafeBufferPointer<UInt8>) {
+                        aad[at] = UInt8(ascii: "\n")
+                        at = aad[(at + 1)...].initialize(fromContentsOf: part)
+                    }
+                    append(typeBytes)
+                    append(nameBytes)
+                    append(member.subjectBytes)
+                    return Result { () throws(AESGCMError) -> String? in
+                        try AESGCM.open(member.sealed, key: key, nonce: member.nonce, associatedData: UnsafeRawBufferPointer(aad)) {
+                            String(validating: $0, as: UTF8.self)
+                        }
+                    }
+                }
+            }
+        }
+        let text: String?
+        switch opened {
+        case .success(let value): text = value
+        case .failure(let error): throw .crypto(error)
         }
         guard let text else { throw .notText }
         return text

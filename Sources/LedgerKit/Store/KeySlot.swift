@@ -45,16 +45,21 @@ struct KeySlot: Equatable {
 
     /// The slot in `record` (128 bytes).
     static func decode(_ record: ArraySlice<UInt8>) -> Decoded {
-        let r = Array(record)
+        Array(record).withUnsafeBytes { decode($0, checksum: KeyStoreLayout.checksum) }
+    }
+
+    /// `decode` of a record read where it lies; `checksum` is `KeyStoreLayout.checksum` (a read of
+    /// the whole store passes one that reuses its SHA-256 context).
+    static func decode(_ r: UnsafeRawBufferPointer, checksum: (UnsafeRawBufferPointer) -> UInt64) -> Decoded {
         precondition(r.count == KeyStoreLayout.slotSize)
         if r.allSatisfy({ $0 == 0 }) { return .empty }
         let length = Int(r[KeyStoreLayout.Slot.subjectLength])
         let subject = (1...SubjectID.maxLength).contains(length)
-            ? String(validating: r[KeyStoreLayout.Slot.subject..<(KeyStoreLayout.Slot.subject + length)], as: UTF8.self).flatMap(SubjectID.init)
+            ? SubjectID(utf8: UnsafeBufferPointer(start: r.baseAddress!.assumingMemoryBound(to: UInt8.self) + KeyStoreLayout.Slot.subject, count: length))
             : nil
         let keyBytes = Array(r[KeyStoreLayout.Slot.key..<(KeyStoreLayout.Slot.key + 32)])
         guard let state = State(rawValue: r[KeyStoreLayout.Slot.state]), state != .empty, let subject,
-              r.withUnsafeBytes({ KeyStoreLayout.checksum($0) }) == KeyStoreLayout.littleEndian(r[KeyStoreLayout.checksumOffset...]),
+              checksum(r) == UInt64(littleEndian: r.loadUnaligned(fromByteOffset: KeyStoreLayout.checksumOffset, as: UInt64.self)),
               r[2..<KeyStoreLayout.Slot.subject].allSatisfy({ $0 == 0 }),
               r[(KeyStoreLayout.Slot.subject + length)..<KeyStoreLayout.Slot.key].allSatisfy({ $0 == 0 }),
               r[(KeyStoreLayout.Slot.key + 32)..<KeyStoreLayout.checksumOffset].allSatisfy({ $0 == 0 }),

@@ -21,15 +21,24 @@ extension KeyStore {
     /// Every subject the store knows, with its key (nil when erased), in slot order. A torn slot throws.
     public func subjects() throws(KeyStoreError) -> [(subject: SubjectID, key: [UInt8]?)] {
         let table = try snapshot()
+        // One SHA-256 context for every slot's checksum (a key ring reads a store of 100,000s of them).
+        let sha = SHA256Context()
+        let checksum = { (record: UnsafeRawBufferPointer) -> UInt64 in
+            sha.digest(UnsafeRawBufferPointer(rebasing: record[0..<KeyStoreLayout.checksumOffset])).a.byteSwapped
+        }
         var out: [(subject: SubjectID, key: [UInt8]?)] = []
-        for index in 0..<capacity {
-            let start = KeyStoreLayout.offset(ofSlot: index)
-            switch KeySlot.decode(table[start..<(start + KeyStoreLayout.slotSize)]) {
-            case .empty: continue
-            case .slot(let slot): out.append((slot.subject, slot.state == .live ? slot.key : nil))
-            case .torn: throw Self.torn(index, path)
+        var torn: Int?
+        table.withUnsafeBytes { all in
+            for index in 0..<capacity {
+                let start = KeyStoreLayout.offset(ofSlot: index)
+                switch KeySlot.decode(UnsafeRawBufferPointer(rebasing: all[start..<(start + KeyStoreLayout.slotSize)]), checksum: checksum) {
+                case .empty: continue
+                case .slot(let slot): out.append((slot.subject, slot.state == .live ? slot.key : nil))
+                case .torn: torn = index; return
+                }
             }
         }
+        if let torn { throw Self.torn(torn, path) }
         return out
     }
 

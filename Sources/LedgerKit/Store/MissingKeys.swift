@@ -17,6 +17,20 @@ final class MissingKeys: PersonalDataOpener {
     /// `inner`'s answer, noting a missing key.
     func open(_ member: EncryptedMember, eventID: String, type: EventType, name: String) -> OpenedMember {
         let opened = inner.open(member, eventID: eventID, type: type, name: name)
+        note(opened, subject: member.subject, eventID: eventID)
+        return opened
+    }
+
+    /// `inner`'s answer for a member read in place, noting a missing key.
+    func open(_ member: SealedMember, eventID: UUIDBits, type: EventType, name: String) -> OpenedMember {
+        let opened = inner.open(member, eventID: eventID, type: type, name: name)
+        if case .text = opened { return opened }
+        note(opened, subject: member.subject, eventID: eventID.uuidString)
+        return opened
+    }
+
+    /// Notes `subject` when `opened` is not its text: the first event that needed its key, and why.
+    private func note(_ opened: OpenedMember, subject: SubjectID, eventID: String) {
         let why: String? = switch opened {
         case .text: nil
         case .missingKey: "is not in the key store"
@@ -24,8 +38,7 @@ final class MissingKeys: PersonalDataOpener {
         // Erased by the key store: lost unless an erasure event of the log names the subject.
         case .erased: "is erased in the key store"
         }
-        if let why { noted.withLock { if $0[member.subject] == nil { $0[member.subject] = (eventID, why) } } }
-        return opened
+        if let why { noted.withLock { if $0[subject] == nil { $0[subject] = (eventID, why) } } }
     }
 
     /// The subjects whose members did not open, each with the first event that needed its key and why.

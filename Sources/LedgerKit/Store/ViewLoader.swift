@@ -81,6 +81,8 @@ public enum ViewLoader {
             checker.opener = source.opener
         }
         if asOf != nil || interval == 0 { loaded.views.narrow(to: selection) }
+        // The lines read in place open only the personal members the views folded read.
+        checker.opener = ViewsOpener(base: source.opener, selection: loaded.views.selection)
         // Sizing the id set once for the lines ahead spares its rehashes.
         if deferringIDs {
             checker.deferIDChecks(lines: opened.lines, after: checkpoint?.ids)
