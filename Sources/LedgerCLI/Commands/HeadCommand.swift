@@ -78,13 +78,17 @@ enum HeadCommand {
             let checked = try tree.signingRoot(last: memory.entry(origin: origin), source: try context.defaultLogSource(invocation))
             root = checked.root
             var note = try SignedHead.sign(signer: signer, origin: origin, size: size, root: root)
+            // Remembered before it leaves this process (to the witness, or printed): whatever fails
+            // after, the next signing starts from this head, so the key never signs another root for it.
+            try memory.record(note: note, origin: origin, size: size, checked: checked)
+            try memory.save(signer: signer)
             if let witness {
                 note = try witness.cosign(note: note, size: size, logKey: signer.verifierKey, witnessKeys: witnessKeys, sizes: try witnessSizes(invocation, context)) { old in
                     try tree.consistencyProof(oldSize: old, newSize: size).proof
                 }
+                try memory.record(note: note, origin: origin, size: size, checked: checked)
+                try memory.save(signer: signer)
             }
-            try memory.record(note: note, origin: origin, size: size, checked: checked)
-            try memory.save(signer: signer)
             signedHead = note
         }
         if invocation.flag("json") {

@@ -46,6 +46,30 @@ import Testing
         }
     }
 
+    @Test("a head given to a witness that fails is remembered: the tail re-chained after it is refused")
+    func aHeadTheWitnessSawIsRememberedWhenTheWitnessFails() throws {
+        try withTempDirectory { folder in
+            let keys = try SignedHeadKeys(folder: folder)
+            try withTreeLedger(events: 120) { dir, _ in
+                let lines = splitLines(try readBytes(dir.logPath))
+                try writeBytes(Array(lines.prefix(100).joined()), to: dir.logPath)
+                #expect(try dir.run(["head", "--key", keys.path("log.skey")]).status == 0)
+                try writeBytes(Array(lines.joined()), to: dir.logPath)
+                // The witness keeps what it was sent, then fails: the head at 120 has left the process.
+                let failing = ["LEDGER_WITNESS": "cat > '\(folder)/sent'; exit 1"]
+                let refused = try dir.run(["head", "--key", keys.path("log.skey")], env: failing)
+                #expect(refused.status == 1 && refused.stdout.isEmpty, "\(refused)")
+                #expect((try? String(contentsOfFile: folder + "/sent", encoding: .utf8))?.contains("\n120\n") == true)
+                // Lines 101–120 re-chained with other times, the state removed: a fork of the head sent.
+                var envelopes = try LogRewriting.envelopes(Array(lines.joined()))
+                for i in 100..<120 { envelopes[i].at = Timestamp(millis: envelopes[i].at.millis + 1) }
+                try writeBytes(LogRewriting.chained(envelopes), to: dir.logPath)
+                try? FileManager.default.removeItem(atPath: treePath(dir))
+                try expectRefused(dir, keys, "signed-head-mismatch", "a fork of the head the witness saw")
+            }
+        }
+    }
+
     @Test("a log cut below the size signed is refused, the tree state and the caches removed or not")
     func aLogCutBelowTheSignedSizeIsRefused() throws {
         try withTempDirectory { folder in
