@@ -27,6 +27,9 @@ extension Ledger {
         public let hash: String
         /// `SEQ:HASH`.
         public var description: String { "\(seq):\(hash)" }
+
+        /// A head from its parts (one recorded earlier, for `verify(expecting:)`).
+        public init(seq: Int, hash: String) { self.seq = seq; self.hash = hash }
     }
 
     /// The users view, from the whole verified log, or as it stood after event `asOf` (a seq).
