@@ -32,6 +32,7 @@ if unicodedata.unidata_version != UNICODE_VERSION:
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = ROOT / "Sources/LedgerDomain/Text/UnicodeNFCTables.swift"
 DECOMPOSITION_TABLES = ROOT / "Sources/LedgerDomain/Text/UnicodeNFCTables+Decompositions.swift"
+DECOMPOSED_TABLES = ROOT / "Sources/LedgerDomain/Text/UnicodeNFCTables+DecomposedScalars.swift"
 ASSIGNED_TABLES = ROOT / "Sources/LedgerDomain/Text/UnicodeNFCTables+Assigned.swift"
 VECTORS = ROOT / "Tests/LedgerTests/Fixtures/nfc_vectors.txt"
 SEED = 0x4E46_4314  # "NFC" and the Unicode major version
@@ -235,7 +236,14 @@ decomposition_swift = f"""{HEADER}
 
 extension UnicodeNFCTables {{
 {decomposition_table}
+}}
+"""
 
+decomposed_swift = f"""{HEADER}
+
+// MARK: - UnicodeNFCTables: the scalars of the canonical decompositions
+
+extension UnicodeNFCTables {{
 {decomposed_table}
 }}
 """
@@ -251,6 +259,7 @@ extension UnicodeNFCTables {{
 TABLES.parent.mkdir(parents=True, exist_ok=True)
 TABLES.write_text(swift)
 DECOMPOSITION_TABLES.write_text(decomposition_swift)
+DECOMPOSED_TABLES.write_text(decomposed_swift)
 ASSIGNED_TABLES.write_text(assigned_swift)
 
 
