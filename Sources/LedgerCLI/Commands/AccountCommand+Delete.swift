@@ -27,18 +27,7 @@ extension AccountCommand {
         if invocation.flag("password-stdin") {
             reason = .userRequest
             let password = try PasswordInput.read(invocation, context)
-            // No enumeration: a key that names no account is checked as login checks an unknown email
-            // (the same hashing work, `SignInFailed` unknown-email in the log, the same refusal).
-            // The uid "" matches no account, so even an account made meanwhile is refused.
-            let named: (email: String, uid: String)
-            do {
-                let row = try service(invocation, context).account(named: key)
-                named = (row.email, row.uid)
-            } catch let error as AuthError where error.code == .noAccount {
-                named = (key, "")
-            }
-            guard let checked = try withPassword(email: named.email, password: password, uid: named.uid, invocation, context,
-                                                 decide: { _ in .delete(reason: reason, keepPersonalData: keep) })
+            guard let checked = try proved(invocation, context, { try $0.delete(account: key, password: password, keepPersonalData: keep) })
             else { return CLIError.Status.failure.rawValue }
             outcome = checked
         } else {

@@ -18,8 +18,7 @@ extension AccountCommand {
         let newEmail = EmailRule.normalized(typed)
         if let problem = EmailRule.problem(newEmail) { throw CLIError.usage("--new-email: \(problem)") }
         let password = try PasswordInput.read(invocation, context)
-        guard let outcome = try withPassword(email: email, password: password, invocation, context,
-                                             decide: { _ in .changeEmail(newEmail: newEmail) })
+        guard let outcome = try proved(invocation, context, { try $0.changeEmail(email: email, password: password, newEmail: newEmail) })
         else { return CLIError.Status.failure.rawValue }
         let previous = outcome.appended.lazy.compactMap { recorded -> String? in
             if case .emailChanged(let changed) = recorded.event { changed.previousEmail } else { nil }

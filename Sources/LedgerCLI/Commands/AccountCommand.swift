@@ -88,6 +88,21 @@ enum AccountCommand {
         return CLIError.Status.failure.rawValue
     }
 
+    /// The commands an owner proves with the password (`OwnerCommands`), over the invocation's store.
+    static func owner(_ invocation: Invocation, _ context: Context) throws -> OwnerCommands {
+        OwnerCommands(sessions: try Services.sessions(invocation, context), accounts: try service(invocation, context))
+    }
+
+    /// Runs an owner's command; nil, having printed `login`'s refusal, when the sign-in is refused.
+    static func proved(_ invocation: Invocation, _ context: Context, _ command: (OwnerCommands) throws -> AccountService.Outcome) throws -> AccountService.Outcome? {
+        do {
+            return try command(try owner(invocation, context))
+        } catch let error as AuthError where error.code == .signInRefused {
+            _ = LoginCommand.refused(error, invocation, context)
+            return nil
+        }
+    }
+
     /// The service the actions run through, over the invocation's store.
     static func service(_ invocation: Invocation, _ context: Context) throws -> AccountService {
         let service = AccountService(store: try context.store(invocation), signInLocks: try context.signInLocks(invocation), clock: context.clock,

@@ -57,12 +57,8 @@ extension Ledger {
         return try await perform { call in
             let service = SessionService(store: call.store, signInLocks: call.signInLocks, clock: SystemClock(),
                                          random: SecureRandom(), hasher: PasswordHasher(cost: cost))
-            do {
-                let started = try service.login(email: email, password: password)
-                return Session(sessionId: started.sessionId, uid: started.uid, token: started.token, expiresAt: started.expiresAt.rfc3339)
-            } catch let error as AuthError {
-                throw LedgerError(error.code == .signInRefused ? .signInRefused : .storeError, error.message)
-            }
+            let started = try service.login(email: email, password: password)
+            return Session(sessionId: started.sessionId, uid: started.uid, token: started.token, expiresAt: started.expiresAt.rfc3339)
         }
     }
 
@@ -71,9 +67,7 @@ extension Ledger {
         try await perform { call in
             let service = SessionService(store: call.store, signInLocks: call.signInLocks, clock: SystemClock(),
                                          random: SecureRandom(), hasher: PasswordHasher())
-            do { _ = try service.logout(sessionId: sessionId) } catch let error as AuthError {
-                throw LedgerError(error.code == .noSession ? .noSuchSession : .storeError, error.message)
-            }
+            _ = try service.logout(sessionId: sessionId)
         }
     }
 }

@@ -105,15 +105,9 @@ extension Ledger {
         try service(call) { try $0.run(account: account, decide) }
     }
 
-    /// Runs `body` with the call's account service, its refusals read into `LedgerError`s once.
+    /// Runs `body` with the call's account service (its refusals read by `LedgerError.init`).
     private static func service<T>(_ call: LedgerStores.Call, _ body: (AccountService) throws -> T) throws -> T {
-        do {
-            return try body(AccountService(store: call.store, signInLocks: call.signInLocks, clock: SystemClock()))
-        } catch let refusal as AccountRefusal {
-            throw LedgerError(LedgerError.Code(rawValue: refusal.code.rawValue) ?? .storeError, refusal.message)
-        } catch let error as AuthError where error.code == .noAccount {
-            throw LedgerError(.noSuchAccount, error.message)
-        }
+        try body(AccountService(store: call.store, signInLocks: call.signInLocks, clock: SystemClock()))
     }
 }
 

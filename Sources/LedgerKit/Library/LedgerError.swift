@@ -57,7 +57,7 @@ public struct LedgerError: Error, Equatable, Sendable, CustomStringConvertible {
     /// An error from its parts.
     public init(_ code: Code, _ message: String) { self.code = code; self.message = message }
 
-    /// The error a store or service threw, under its code.
+    /// The error a store or service threw, under its code: the one place the library reads them.
     init(_ error: any Error) {
         if let error = error as? LedgerError { self = error; return }
         if let error = error as? StoreError {
@@ -65,6 +65,19 @@ public struct LedgerError: Error, Equatable, Sendable, CustomStringConvertible {
             case .notDurable: self.init(.notDurable, error.message)
             case .damaged: self.init(.damaged, error.message)
             case .conditionFailed where error.condition == .emailTaken: self.init(.emailTaken, error.message)
+            default: self.init(.storeError, "\(error.code.rawValue): \(error.message)")
+            }
+            return
+        }
+        if let refusal = error as? AccountRefusal {
+            self.init(Code(rawValue: refusal.code.rawValue) ?? .storeError, refusal.message)
+            return
+        }
+        if let error = error as? AuthError {
+            switch error.code {
+            case .signInRefused: self.init(.signInRefused, error.message)
+            case .noAccount: self.init(.noSuchAccount, error.message)
+            case .noSession: self.init(.noSuchSession, error.message)
             default: self.init(.storeError, "\(error.code.rawValue): \(error.message)")
             }
             return

@@ -82,4 +82,47 @@ import Testing
         await ledger.close()
         #expect(try place.verify().status == 0)
     }
+
+    /// The owner's commands prove the password as a sign-in does: a wrong one is `signInRefused` and
+    /// counted (the sixth attempt finds the account locked, the right password included), an unknown
+    /// account gets the same answer as a wrong password, and a right one changes the password, the
+    /// email (not to one a live account holds), then deletes the account.
+    @Test(arguments: LibraryStore.allCases)
+    func theOwnersCommandsProveThePasswordAsSignInDoes(_ store: LibraryStore) async throws {
+        let place = try store.place("library-owner")
+        defer { place.remove() }
+        let ledger = try await Ledger.open(place.configuration)
+        let owner = try await ledger.register(email: "owen@example.com", password: password, userName: "Owen")
+        _ = try await ledger.register(email: "taken@example.com", password: password, userName: "Taken")
+        func code(_ body: () async throws -> Void) async -> LedgerError.Code? {
+            do { try await body(); return nil } catch { return (error as? LedgerError)?.code }
+        }
+        #expect(await code { _ = try await ledger.changePassword(email: "owen@example.com", currentPassword: self.password, newPassword: "") } == .invalidInput)
+        #expect(await code { _ = try await ledger.changePassword(email: "owen@example.com", currentPassword: "wrong guess", newPassword: "new passphrase 1") } == .signInRefused)
+        #expect(await code { _ = try await ledger.delete(account: "nobody@example.com", password: self.password) } == .signInRefused)
+        let changed = try await ledger.changePassword(email: "owen@example.com", currentPassword: password, newPassword: "new passphrase 1")
+        #expect(changed.uid == owner.uid && changed.endedSessions == [owner.sessionId].compactMap { $0 })
+        #expect(await code { _ = try await ledger.changeEmail(email: "owen@example.com", password: "new passphrase 1", newEmail: "Taken@Example.com") } == .emailTaken)
+        #expect(await code { _ = try await ledger.changeEmail(email: "owen@example.com", password: "new passphrase 1", newEmail: "not an email") } == .invalidInput)
+        let moved = try await ledger.changeEmail(email: "owen@example.com", password: "new passphrase 1", newEmail: "Owen.New@Example.com")
+        #expect(moved.uid == owner.uid)
+        #expect(try await ledger.users().first { $0.uid == owner.uid }?.email == "owen.new@example.com")
+        // The old email names no account now: deleting by it is refused as a wrong password is.
+        #expect(await code { _ = try await ledger.delete(account: "owen@example.com", password: "new passphrase 1") } == .signInRefused)
+        let deleted = try await ledger.delete(account: "owen.new@example.com", password: "new passphrase 1")
+        #expect(deleted.uid == owner.uid && deleted.status == "deleted")
+        #expect(try await ledger.users().first { $0.uid == owner.uid }?.email == nil, "erased with the deletion")
+        // Wrong passwords for taken@ are counted as sign-ins count them: the lockout follows.
+        for _ in 0..<5 {
+            #expect(await code { _ = try await ledger.changePassword(email: "taken@example.com", currentPassword: "wrong", newPassword: "new passphrase 2") } == .signInRefused)
+        }
+        #expect(await code { _ = try await ledger.signIn(email: "taken@example.com", password: self.password) } == .signInRefused, "locked")
+        await ledger.close()
+        let failures = try place.events().compactMap { event -> String? in
+            if case .signInFailed(let failed) = event.event { failed.reason.rawValue } else { nil }
+        }
+        #expect(failures.filter { $0 == "wrong-password" }.count == 6)
+        #expect(failures.filter { $0 == "locked" }.count == 1)
+        #expect(try place.verify().status == 0)
+    }
 }
