@@ -232,4 +232,23 @@ struct KeyStoreTests {
             #expect(try readBytes(FileSystem.join(dir, "events.keys")).count > 128 + 1024 * 128)
         }
     }
+
+    /// Writers that open a key store no one has made yet, all at once: one initialises it, and the
+    /// others, which may look while it is half-way (its size set, its header not yet written), wait
+    /// for it instead of calling it damaged ("has slots but no header").
+    @Test func writersOpeningANewKeyStoreAtOnceAllSucceed() throws {
+        let made = Made()
+        for round in 0..<150 {
+            try withTempDirectory { dir in
+                DispatchQueue.concurrentPerform(iterations: 4) { writer in
+                    do {
+                        let store = try KeyStore(directory: dir)
+                        made.record(round * 4 + writer, try store.createKey(for: Self.subject(writer), random: SeededRandom(seed: UInt64(writer + 1))))
+                    } catch { made.fail(error) }
+                }
+            }
+        }
+        #expect(made.errors.isEmpty, "\(made.errors.prefix(3))")
+        #expect(made.all.count == 600)
+    }
 }

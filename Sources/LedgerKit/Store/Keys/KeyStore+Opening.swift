@@ -68,11 +68,14 @@ extension KeyStore {
         let file = try KeyStoreError.mapping {
             try FileDescriptor(path: path, flags: writable ? O_RDWR | O_CREAT : O_RDONLY, mode: 0o600)
         }
-        if let capacity = try capacity(of: file) { return (file, capacity) }
-        guard writable else { throw KeyStoreError(.damaged, "\(path) is not an initialised key store") }
-        try KeyStoreError.mapping { try file.lock(LOCK_EX) }
+        // A first look without the lock: a table is a table. Anything else may be another writer's
+        // initialisation seen half-way (its size set, its header not yet written, then written between
+        // two reads), so it is looked at again under the lock the initialiser holds.
+        if let capacity = try? capacity(of: file) { return (file, capacity) }
+        try KeyStoreError.mapping { try file.lock(writable ? LOCK_EX : LOCK_SH) }
         defer { file.unlock() }
         if let capacity = try capacity(of: file) { return (file, capacity) }  // initialised meanwhile
+        guard writable else { throw KeyStoreError(.damaged, "\(path) is not an initialised key store") }
         try initialise(file)
         guard let capacity = try capacity(of: file) else { throw KeyStoreError(.damaged, "\(path) could not be initialised") }
         return (file, capacity)
