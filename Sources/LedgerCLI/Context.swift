@@ -160,6 +160,37 @@ public struct Context {
         return store
     }
 
+    /// The library's configuration for `invocation`: its data directory and store, the password
+    /// hash cost, the drills' failpoints, and repair notices written to standard error.
+    public func ledgerConfiguration(_ invocation: Invocation) throws -> Ledger.Configuration {
+        let store: Ledger.Store
+        switch try storeLocation(invocation) {
+        case .file: store = .file
+        case .postgres(let url): store = .postgres(url)
+        }
+        var configuration = Ledger.Configuration(directory: dataDirectory(invocation), hashCost: try Services.hasher(self).cost, store: store)
+        configuration.failpoints = try Services.failpoints(self)
+        configuration.notice = { message in StandardError.write("ledger: \(OneLine.escaped(message))\n") }
+        return configuration
+    }
+
+    /// Opens the ledger of `invocation`, runs `body` with it, closes it, and returns what `body` did:
+    /// the one way a command reaches the library's async calls (`Blocking`).
+    public func withLedger<T: Sendable>(_ invocation: Invocation, _ body: @escaping @Sendable (Ledger) async throws -> T) throws -> T {
+        let configuration = try ledgerConfiguration(invocation)
+        return try Blocking.wait {
+            let ledger = try await Ledger.open(configuration)
+            do {
+                let value = try await body(ledger)
+                await ledger.close()
+                return value
+            } catch {
+                await ledger.close()
+                throw error
+            }
+        }
+    }
+
     /// The names of standard input as a log FILE: `-`, and the system's names for it.
     static let standardInputNames: Set<String> = ["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]
 

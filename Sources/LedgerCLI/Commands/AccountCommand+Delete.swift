@@ -10,7 +10,8 @@ extension AccountCommand {
             try delete(invocation, context)
         },
         Action(name: "erase", takesAccount: true, options: []) { invocation, context in
-            let outcome = try service(invocation, context).run(.erase, account: invocation.positionals[1])
+            let account = invocation.positionals[1]
+            let outcome = try context.withLedger(invocation) { try await $0.erase(account: account) }
             report(outcome, status: "erased", done: "erased: its personal data is forgotten", endsSessions: false, invocation, context)
             return 0
         },
@@ -21,34 +22,34 @@ extension AccountCommand {
     /// file is removed. Reason `user-request` when the password was given (and right), else `operator`.
     private static func delete(_ invocation: Invocation, _ context: Context) throws -> Int32 {
         let key = invocation.positionals[1]
-        let outcome: AccountService.Outcome
+        let outcome: Ledger.AccountChange
         let reason: AccountDeletedReason
         let keep = invocation.flag("keep-personal-data")
         if invocation.flag("password-stdin") {
             reason = .userRequest
             let password = try PasswordInput.read(invocation, context)
-            guard let checked = try proved(invocation, context, { try $0.delete(account: key, password: password, keepPersonalData: keep) })
+            guard let checked = try proved(invocation, context, { try await $0.delete(account: key, password: password, keepPersonalData: keep) })
             else { return CLIError.Status.failure.rawValue }
             outcome = checked
         } else {
             reason = .operator
-            outcome = try service(invocation, context).run(.delete(reason: reason, keepPersonalData: keep), account: key)
+            outcome = try context.withLedger(invocation) { try await $0.delete(account: key, keepPersonalData: keep) }
         }
-        let erased = outcome.appended.contains { if case .personalDataErased = $0.event { true } else { false } }
+        let erased = outcome.erased
         let personalData = erased ? "erased" : keep ? "kept" : "not-encrypted"
         context.recorded.note("account \(outcome.uid) deleted (\(reason.rawValue)), \(outcome.endedSessions.count) sessions ended, personal data \(personalData)")
-        let removal = AccountService.removeImage(deletedBy: outcome, from: FileBlobStore(directory: context.dataDirectory(invocation)))
+        let removal = outcome.imageRemoval
         if case .left(let name, let problem) = removal {
             context.complain("account \(outcome.uid) is deleted, but its image file \(name) could not be removed (\(problem)); `ledger recover` removes it")
         }
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([
-                ("status", .string("deleted")), ("uid", .string(outcome.uid)), ("email", erased ? .null : .string(outcome.email)),
+                ("status", .string("deleted")), ("uid", .string(outcome.uid)), ("email", outcome.emailJSON),
                 ("reason", .string(reason.rawValue)), ("imageDeleted", .bool(removal.fileGone)), ("personalData", .string(personalData)),
                 ("endedSessions", .array(outcome.endedSessions.map { .string($0) })),
             ])))
         } else {
-            let named = erased ? "" : " (\(OneLine.escaped(outcome.email)))"
+            let named = outcome.email.map { " (\(OneLine.escaped($0)))" } ?? ""
             context.print("account \(outcome.uid)\(named) deleted (\(reason.rawValue)); its email is free to register again")
             switch personalData {
             case "erased": context.print("its personal data is erased: its emails, username and password hashes can no longer be read")
@@ -62,11 +63,11 @@ extension AccountCommand {
     }
 }
 
-extension AccountService.Outcome {
-    /// The email as JSON: null once it is erased (its key gone: it reads as the empty string).
-    var emailJSON: JSONValue { email.isEmpty ? .null : .string(email) }
+extension Ledger.AccountChange {
+    /// The email as JSON: null once it is erased.
+    var emailJSON: JSONValue { email.map(JSONValue.string) ?? .null }
     /// The email for a line of text: `[erased]` once it is erased.
-    var emailText: String { email.isEmpty ? "[erased]" : OneLine.escaped(email) }
+    var emailText: String { email.map(OneLine.escaped) ?? "[erased]" }
 }
 
 extension AccountService.ImageRemoval {

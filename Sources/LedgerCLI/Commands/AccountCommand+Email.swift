@@ -18,15 +18,13 @@ extension AccountCommand {
         let newEmail = EmailRule.normalized(typed)
         if let problem = EmailRule.problem(newEmail) { throw CLIError.usage("--new-email: \(problem)") }
         let password = try PasswordInput.read(invocation, context)
-        guard let outcome = try proved(invocation, context, { try $0.changeEmail(email: email, password: password, newEmail: newEmail) })
+        guard let outcome = try proved(invocation, context, { try await $0.changeEmail(email: email, password: password, newEmail: newEmail) })
         else { return CLIError.Status.failure.rawValue }
-        let previous = outcome.appended.lazy.compactMap { recorded -> String? in
-            if case .emailChanged(let changed) = recorded.event { changed.previousEmail } else { nil }
-        }.first ?? outcome.email
+        let previous = outcome.previousEmail ?? outcome.email ?? ""
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([
                 ("status", .string("email-changed")), ("uid", .string(outcome.uid)), ("email", .string(newEmail)),
-                ("previousEmail", .string(previous)), ("accountStatus", .string(outcome.status.rawValue)),
+                ("previousEmail", .string(previous)), ("accountStatus", .string(outcome.status)),
                 ("endedSessions", .array(outcome.endedSessions.map { .string($0) })),
             ])))
         } else {

@@ -22,8 +22,7 @@ extension AccountCommand {
         let current = try PasswordInput.read(invocation, context, prompt: "Current password: ", missing: "standard input is empty; \(lines)")
         let new = try PasswordInput.read(invocation, context, prompt: "New password: ", missing: "standard input has one line; \(lines)")
         if let problem = RegistrationValidator.passwordProblem(new) { throw CLIError.usage("the new password: \(problem.message)") }
-        let passwordHash = try Services.hasher(context).hash(new, random: context.random)  // the slow part, outside the lock
-        guard let outcome = try proved(invocation, context, { try $0.changePassword(email: email, currentPassword: current, passwordHash: passwordHash) })
+        guard let outcome = try proved(invocation, context, { try await $0.changePassword(email: email, currentPassword: current, newPassword: new) })
         else { return CLIError.Status.failure.rawValue }
         report(outcome, status: "password-changed", done: "has a new password", invocation, context)
         return 0

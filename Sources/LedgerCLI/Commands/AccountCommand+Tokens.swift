@@ -12,7 +12,7 @@ extension AccountCommand {
         },
         Action(name: "verify-email", takesAccount: false, options: ["token-stdin"], required: ["token-stdin"]) { invocation, context in
             let token = try tokenLine(invocation, context)
-            let outcome = try service(invocation, context).redeem(.verification, token: token, .verifyEmail)
+            let outcome = try context.withLedger(invocation) { try await $0.verifyEmail(token: token) }
             report(outcome, status: "verified", done: "has its email verified", endsSessions: false, invocation, context)
             return 0
         },
@@ -25,8 +25,7 @@ extension AccountCommand {
                 throw CLIError.usage("--token-stdin: standard input has one line; write the token, then the new password, a line each")
             }
             if let problem = RegistrationValidator.passwordProblem(password) { throw CLIError.usage("the new password: \(problem.message)") }
-            let passwordHash = try Services.hasher(context).hash(password, random: context.random)  // the slow part, outside the lock
-            let outcome = try service(invocation, context).redeem(.reset, token: token, .resetPassword(passwordHash: passwordHash))
+            let outcome = try context.withLedger(invocation) { try await $0.resetPassword(token: token, newPassword: password) }
             report(outcome, status: "password-reset", done: "has a new password", invocation, context)
             return 0
         },
@@ -42,7 +41,13 @@ extension AccountCommand {
     private static func request(_ kind: AccountTokens.Kind, _ invocation: Invocation, _ context: Context) throws -> Int32 {
         let email = invocation.required("email")
         let mailer = try Mailer.fromEnvironment(context.environment)
-        if let issued = try service(invocation, context).issue(kind, email: email, random: context.random) {
+        let issued = try context.withLedger(invocation) { ledger in
+            switch kind {
+            case .verification: try await ledger.requestVerification(email: email)
+            case .reset: try await ledger.requestPasswordReset(email: email)
+            }
+        }
+        if let issued {
             do {
                 let text = try message(kind, issued, from: mailer.from, context)
                     .rfc5322(date: context.clock.now(), messageId: Identifiers.hex(context.random.bytes(16)))
@@ -60,17 +65,10 @@ extension AccountCommand {
     }
 
     /// The message carrying `issued`'s token (`TokenMessage`: a link from the operator's template, or the command to give it to).
-    private static func message(_ kind: AccountTokens.Kind, _ issued: AccountService.IssuedToken, from: String,
+    private static func message(_ kind: AccountTokens.Kind, _ issued: Ledger.IssuedToken, from: String,
                                 _ context: Context) throws -> MailMessage {
-        let expires = issued.outcome.appended.first.map { event -> Timestamp? in
-            switch event.event {
-            case .emailVerificationRequested(let e): return e.expiresAt
-            case .passwordResetRequested(let e): return e.expiresAt
-            default: return nil
-            }
-        } ?? nil
-        return TokenMessage.message(kind, token: issued.token.value, to: issued.outcome.email, from: from, expires: expires,
-                                    links: try TokenMessage.Links.fromEnvironment(context.environment))
+        TokenMessage.message(kind, token: issued.token, to: issued.email, from: from, expires: issued.expiresAt,
+                             links: try TokenMessage.Links.fromEnvironment(context.environment))
     }
 
     /// The token: the first line of standard input with `--token-stdin` (spaces around it ignored).

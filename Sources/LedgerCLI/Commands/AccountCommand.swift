@@ -71,55 +71,45 @@ enum AccountCommand {
         }
         do {
             return try action.run(invocation, context)
-        } catch let refusal as AccountRefusal {
-            return report(refusal, invocation, context)
+        } catch let error as LedgerError {
+            guard let refusal = error.cause as? AccountRefusal else { throw error }
+            return report(refused: refusal.code.rawValue, refusal.message, invocation, context)
         }
     }
 
-    /// Prints a refusal (`{status: refused, reason, message}` with `--json`, else one line on
-    /// standard error) and returns exit status 1.
-    static func report(_ refusal: AccountRefusal, _ invocation: Invocation, _ context: Context) -> Int32 {
+    /// Prints a refusal by the account's state (`{status: refused, reason, message}` with `--json`,
+    /// else one line on standard error) and returns exit status 1.
+    static func report(refused reason: String, _ message: String, _ invocation: Invocation, _ context: Context) -> Int32 {
         if invocation.flag("json") {
-            context.printJSON(.object(JSONObject([("status", .string("refused")), ("reason", .string(refusal.code.rawValue)),
-                                                  ("message", .string(refusal.message))])))
+            context.printJSON(.object(JSONObject([("status", .string("refused")), ("reason", .string(reason)),
+                                                  ("message", .string(message))])))
         } else {
-            context.complain(refusal.message)
+            context.complain(message)
         }
         return CLIError.Status.failure.rawValue
     }
 
-    /// The commands an owner proves with the password (`OwnerCommands`), over the invocation's store.
-    static func owner(_ invocation: Invocation, _ context: Context) throws -> OwnerCommands {
-        OwnerCommands(sessions: try Services.sessions(invocation, context), accounts: try service(invocation, context))
-    }
-
-    /// Runs an owner's command; nil, having printed `login`'s refusal, when the sign-in is refused.
-    static func proved(_ invocation: Invocation, _ context: Context, _ command: (OwnerCommands) throws -> AccountService.Outcome) throws -> AccountService.Outcome? {
+    /// Runs an owner's command (the password proved as `login` proves it); nil, having printed
+    /// `login`'s refusal, when the sign-in is refused.
+    static func proved(_ invocation: Invocation, _ context: Context,
+                       _ call: @escaping @Sendable (Ledger) async throws -> Ledger.AccountChange) throws -> Ledger.AccountChange? {
         do {
-            return try command(try owner(invocation, context))
-        } catch let error as AuthError where error.code == .signInRefused {
-            _ = LoginCommand.refused(error, invocation, context)
+            return try context.withLedger(invocation, call)
+        } catch let error as LedgerError where error.code == .signInRefused {
+            _ = LoginCommand.refused(error.message, invocation, context)
             return nil
         }
     }
 
-    /// The service the actions run through, over the invocation's store.
-    static func service(_ invocation: Invocation, _ context: Context) throws -> AccountService {
-        let service = AccountService(store: try context.store(invocation), signInLocks: try context.signInLocks(invocation), clock: context.clock,
-                                     failpoints: try Services.failpoints(context))
-        service.beforeCrash = context.flush
-        return service
-    }
-
     /// Prints what an action did to an account: `{status, uid, email, accountStatus, endedSessions}`
     /// with `--json`, else a line saying `done` and the sessions it ended.
-    static func report(_ outcome: AccountService.Outcome, status: String, done: String, endsSessions: Bool = true,
+    static func report(_ outcome: Ledger.AccountChange, status: String, done: String, endsSessions: Bool = true,
                        _ invocation: Invocation, _ context: Context) {
-        if !outcome.appended.isEmpty { context.recorded.note("account \(outcome.uid) \(done), \(outcome.endedSessions.count) sessions ended") }
+        if outcome.appended > 0 { context.recorded.note("account \(outcome.uid) \(done), \(outcome.endedSessions.count) sessions ended") }
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([
                 ("status", .string(status)), ("uid", .string(outcome.uid)), ("email", outcome.emailJSON),
-                ("accountStatus", .string(outcome.status.rawValue)),
+                ("accountStatus", .string(outcome.status)),
                 ("endedSessions", .array(outcome.endedSessions.map { .string($0) })),
             ])))
         } else {

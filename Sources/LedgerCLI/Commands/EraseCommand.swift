@@ -29,24 +29,22 @@ enum EraseCommand {
         if let email, EmailRule.normalized(email).isEmpty || !email.contains("@") {
             throw CLIError.usage("--email needs an address (local@domain), not \"\(OneLine.escaped(email))\"")
         }
-        let service = ErasureService(store: try context.store(invocation), signInLocks: try context.signInLocks(invocation), clock: context.clock)
-        let outcome: ErasureService.Outcome
+        let days = expired ? try LedgerEnvironment.retentionDays(context.environment["LEDGER_RETENTION_DAYS"]) : 0
+        let outcome: Ledger.Erasure
         do {
-            if let email {
-                outcome = try service.erase(email: email)
-            } else {
-                let days = try LedgerEnvironment.retentionDays(context.environment["LEDGER_RETENTION_DAYS"])
-                outcome = try service.eraseExpired(olderThan: days)
+            outcome = try context.withLedger(invocation) { ledger in
+                if let email { try await ledger.erase(email: email) } else { try await ledger.eraseExpired(retentionDays: days) }
             }
-        } catch let refusal as AccountRefusal {
-            return AccountCommand.report(refusal, invocation, context)
+        } catch let error as LedgerError {
+            guard let refusal = error.cause as? AccountRefusal else { throw error }
+            return AccountCommand.report(refused: refusal.code.rawValue, refusal.message, invocation, context)
         }
-        let subjects = outcome.subjects.map(\.text)
+        let subjects = outcome.subjects
         if !subjects.isEmpty { context.recorded.note("erased \(subjects.count) subject\(subjects.count == 1 ? "" : "s")") }
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([("status", .string(subjects.isEmpty ? "nothing-to-erase" : "erased")),
                                                   ("subjects", .array(subjects.map { .string($0) })),
-                                                  ("events", .int(outcome.appended.count))])))
+                                                  ("events", .int(outcome.appended))])))
         } else if subjects.isEmpty {
             context.print("nothing to erase")
         } else {

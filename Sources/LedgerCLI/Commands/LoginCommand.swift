@@ -18,21 +18,21 @@ enum LoginCommand {
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
         let email = invocation.required("email")
         let password = try PasswordInput.read(invocation, context)
-        let started: SessionService.Started
+        let started: Ledger.Session
         do {
-            started = try Services.sessions(invocation, context).login(email: email, password: password)
-        } catch let error as AuthError where error.code == .signInRefused {
-            return refused(error, invocation, context)
+            started = try context.withLedger(invocation) { try await $0.signIn(email: email, password: password) }
+        } catch let error as LedgerError where error.code == .signInRefused {
+            return refused(error.message, invocation, context)
         }
         context.recorded.note("session \(started.sessionId) started for uid \(started.uid), its token lost (end it with `ledger logout --session \(started.sessionId)`)")
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([
                 ("status", .string("signed-in")), ("sessionId", .string(started.sessionId)), ("uid", .string(started.uid)),
-                ("token", .string(started.token)), ("expiresAt", .string(started.expiresAt.rfc3339)),
+                ("token", .string(started.token)), ("expiresAt", .string(started.expiresAt)),
             ])))
         } else {
             context.print("signed in uid \(started.uid)")
-            context.print("session \(started.sessionId) (expires \(started.expiresAt.rfc3339))")
+            context.print("session \(started.sessionId) (expires \(started.expiresAt))")
             context.print("token \(started.token)   (shown once: keep it secret)")
         }
         return 0
@@ -40,11 +40,11 @@ enum LoginCommand {
 
     /// Prints a refused sign-in (`{status: refused, message}` with `--json`, else one line) and returns
     /// its exit status: the answer of every command that checks a password, whatever the reason.
-    static func refused(_ error: AuthError, _ invocation: Invocation, _ context: Context) -> Int32 {
+    static func refused(_ message: String, _ invocation: Invocation, _ context: Context) -> Int32 {
         if invocation.flag("json") {
-            context.printJSON(.object(JSONObject([("status", .string("refused")), ("message", .string(error.message))])))
+            context.printJSON(.object(JSONObject([("status", .string("refused")), ("message", .string(message))])))
         } else {
-            context.complain(error.message)
+            context.complain(message)
         }
         return CLIError.Status.failure.rawValue
     }

@@ -12,7 +12,7 @@ enum LogoutCommand {
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
         let session = Identifiers.typed(invocation.required("session"))
-        _ = try Services.sessions(invocation, context).logout(sessionId: session)
+        try context.withLedger(invocation) { try await $0.signOut(sessionId: session) }
         context.recorded.note("session \(session) ended")
         if invocation.flag("json") {
             context.printJSON(.object(JSONObject([("status", .string("signed-out")), ("sessionId", .string(session))])))

@@ -24,15 +24,9 @@ enum RecoverCommand {
 
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
-        var discarded: [String] = []
-        if invocation.flag("accept-history") {
-            switch try context.store(invocation) {
-            case let store as FileEventStore: discarded = try store.discardCaches()
-            case let store as PostgresEventStore: discarded = try store.discardCaches()
-            default: break
-            }
-        }
-        let report = try Services.coordinator(invocation, context).recover()
+        let acceptHistory = invocation.flag("accept-history")
+        let recovery = try context.withLedger(invocation) { try await $0.recover(acceptHistory: acceptHistory) }
+        let report = recovery.report, discarded = recovery.discardedCaches
         if !report.changedNothing {
             context.recorded.note("recover: \(report.interrupted.count) interrupted, \(report.compensated.count) compensated, "
                 + "\(report.removedImages.count) image files and \(report.removedTemporaryFiles.count) temporary files removed"

@@ -35,11 +35,12 @@ enum RegisterCommand {
             case .failure(let refusal): input.imageRefusal = refusal
             }
         }
-        let coordinator = try Services.coordinator(invocation, context)
         let result: RegistrationResult
         do {
-            result = try coordinator.register(input, idempotencyKey: key)
-        } catch let error as RegistrationError where invocation.flag("json") {
+            let asked = input
+            result = try context.withLedger(invocation) { try await $0.register(asked, idempotencyKey: key) }
+        } catch let failure as LedgerError {
+            guard invocation.flag("json"), let error = failure.cause as? RegistrationError else { throw failure }
             let refused = CLIError.from(error)
             context.printJSON(.object(JSONObject([
                 ("status", .string("refused")), ("registration", .string(error.registration)),

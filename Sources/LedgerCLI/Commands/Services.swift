@@ -3,28 +3,9 @@ import LedgerKit
 
 // MARK: - Services
 
-/// Builds the runtime services of a command from its context.
+/// What the library's configuration takes from the environment, read with the command line's words for its errors.
 enum Services {
-    /// The registration coordinator of the data directory.
-    static func coordinator(_ invocation: Invocation, _ context: Context) throws -> RegistrationCoordinator {
-        let directory = context.dataDirectory(invocation)
-        let coordinator = RegistrationCoordinator(
-            store: try context.store(invocation), blobs: FileBlobStore(directory: directory), directory: directory,
-            clock: context.clock, random: context.random, hasher: try hasher(context), failpoints: try failpoints(context),
-            locks: try context.registrationLocks(invocation))
-        coordinator.beforeCrash = context.flush
-        return coordinator
-    }
-
-    /// The session service of the data directory.
-    static func sessions(_ invocation: Invocation, _ context: Context) throws -> SessionService {
-        let service = SessionService(store: try context.store(invocation), signInLocks: try context.signInLocks(invocation),
-                                     clock: context.clock, random: context.random, hasher: try hasher(context),
-                                     failpoints: try failpoints(context))
-        service.beforeCrash = context.flush
-        return service
-    }
-
+    /// The yescrypt cost of `LEDGER_HASH_COST`.
     static func hasher(_ context: Context) throws -> PasswordHasher {
         do {
             return try PasswordHasher.fromEnvironment(context.environment)
@@ -33,6 +14,7 @@ enum Services {
         }
     }
 
+    /// The drills' `LEDGER_FAILPOINTS`.
     static func failpoints(_ context: Context) throws -> Failpoints {
         do {
             return try Failpoints(context.environment["LEDGER_FAILPOINTS"])

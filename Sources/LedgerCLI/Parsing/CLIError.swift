@@ -48,6 +48,15 @@ public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
         switch error {
         case let error as CLIError:
             return error
+        case let error as LedgerError:
+            // What the store or a service threw is read in its own words below; the library's own
+            // refusals keep its code.
+            if let cause = error.cause { return from(cause) }
+            switch error.code {
+            case .notDurable, .closed: return .environment(error.message, code: error.code.rawValue)
+            case .invalidInput: return .usage(error.message, code: error.code.rawValue)
+            default: return .failure(error.message, code: error.code.rawValue)
+            }
         case let error as StoreError:
             let code = error.code.rawValue
             switch error.code {

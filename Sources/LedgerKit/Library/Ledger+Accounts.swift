@@ -28,35 +28,38 @@ extension Ledger {
     /// Signs a user up (account, image, profile, first session), compensating a partial sign-up;
     /// `invalidInput` or `emailTaken` when refused, with nothing left behind.
     public func register(email: String, password: String, userName: String, image: [UInt8]? = nil) async throws(LedgerError) -> Registration {
-        let cost = configuration.hashCost, directory = configuration.directory
+        let result = try await register(RegistrationInput(email: email, userName: userName, password: password, image: image))
+        guard result.outcome == .completed, let uid = result.uid else {
+            let code = result.failure?.reason ?? result.outcome.rawValue
+            throw LedgerError(code == "email-already-in-use" ? .emailTaken : .invalidInput,
+                              "registration \(result.registration) \(result.outcome.rawValue): \(code)")
+        }
+        return Registration(registration: result.registration, uid: uid, sessionId: result.sessionId, token: result.token)
+    }
+
+    /// Runs a sign-up as typed (the command line's `ledger register`) to its end and returns its
+    /// outcome, completed or not: a refused input is a `rejected` result, a failed step a
+    /// `compensated` one. With `idempotencyKey`, a repeat with the same input returns the first
+    /// outcome and appends nothing; a key first used with another input is `invalidInput` (its
+    /// `cause` a `RegistrationError`).
+    public func register(_ input: RegistrationInput, idempotencyKey: String? = nil) async throws(LedgerError) -> RegistrationResult {
+        let configuration = configuration
         return try await perform { call in
             let coordinator = RegistrationCoordinator(
-                store: call.store, blobs: FileBlobStore(directory: directory), directory: directory, clock: SystemClock(),
-                random: SecureRandom(), hasher: PasswordHasher(cost: cost), failpoints: Failpoints(),
-                locks: call.registrationLocks)
-            let result: RegistrationResult
-            do {
-                result = try coordinator.register(RegistrationInput(email: email, userName: userName, password: password, image: image),
-                                                  idempotencyKey: nil)
-            } catch let error as RegistrationError {
-                throw LedgerError(.invalidInput, error.message)
-            }
-            guard result.outcome == .completed, let uid = result.uid else {
-                let code = result.failure?.reason ?? result.outcome.rawValue
-                throw LedgerError(code == "email-already-in-use" ? .emailTaken : .invalidInput,
-                                  "registration \(result.registration) \(result.outcome.rawValue): \(code)")
-            }
-            return Registration(registration: result.registration, uid: uid, sessionId: result.sessionId, token: result.token)
+                store: call.store, blobs: FileBlobStore(directory: configuration.directory), directory: configuration.directory,
+                clock: SystemClock(), random: SecureRandom(), hasher: PasswordHasher(cost: configuration.hashCost),
+                failpoints: configuration.failpoints, locks: call.registrationLocks)
+            coordinator.beforeCrash = configuration.beforeCrash
+            return try coordinator.register(input, idempotencyKey: idempotencyKey)
         }
     }
 
     /// Signs in with an email and password: a new session, or `signInRefused` (one answer for a
     /// wrong email, a wrong password and a locked account).
     public func signIn(email: String, password: String) async throws(LedgerError) -> Session {
-        let cost = configuration.hashCost
+        let configuration = configuration
         return try await perform { call in
-            let service = SessionService(store: call.store, signInLocks: call.signInLocks, clock: SystemClock(),
-                                         random: SecureRandom(), hasher: PasswordHasher(cost: cost))
+            let service = Self.sessions(call, configuration)
             let started = try service.login(email: email, password: password)
             return Session(sessionId: started.sessionId, uid: started.uid, token: started.token, expiresAt: started.expiresAt.rfc3339)
         }
@@ -64,10 +67,15 @@ extension Ledger {
 
     /// Ends a session (`noSuchSession` when there is none or it already ended).
     public func signOut(sessionId: String) async throws(LedgerError) {
-        try await perform { call in
-            let service = SessionService(store: call.store, signInLocks: call.signInLocks, clock: SystemClock(),
-                                         random: SecureRandom(), hasher: PasswordHasher())
-            _ = try service.logout(sessionId: sessionId)
-        }
+        let configuration = configuration
+        try await perform { call in _ = try Self.sessions(call, configuration).logout(sessionId: Identifiers.typed(sessionId)) }
+    }
+
+    /// The session service of one call, on the configuration's hash cost and failpoints.
+    static func sessions(_ call: LedgerStores.Call, _ configuration: Configuration) -> SessionService {
+        let service = SessionService(store: call.store, signInLocks: call.signInLocks, clock: SystemClock(), random: SecureRandom(),
+                                     hasher: PasswordHasher(cost: configuration.hashCost), failpoints: configuration.failpoints)
+        service.beforeCrash = configuration.beforeCrash
+        return service
     }
 }

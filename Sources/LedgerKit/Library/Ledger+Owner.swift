@@ -11,7 +11,7 @@ extension Ledger {
         let cost = configuration.hashCost
         return try await owner { commands in
             let hash = try PasswordHasher(cost: cost).hash(newPassword, random: SecureRandom())  // the slow part, outside the lock
-            return try commands.changePassword(email: email, currentPassword: currentPassword, passwordHash: hash)
+            return Ledger.AccountChange(try commands.changePassword(email: email, currentPassword: currentPassword, passwordHash: hash))
         }
     }
 
@@ -20,29 +20,25 @@ extension Ledger {
     public func changeEmail(email: String, password: String, newEmail: String) async throws(LedgerError) -> AccountChange {
         let normalized = EmailRule.normalized(newEmail)
         if let problem = EmailRule.problem(normalized) { throw LedgerError(.invalidInput, "the new email: \(problem)") }
-        return try await owner { try $0.changeEmail(email: email, password: password, newEmail: normalized) }
+        return try await owner { Ledger.AccountChange(try $0.changeEmail(email: email, password: password, newEmail: normalized)) }
     }
 
     /// Deletes the account `account` (a uid or an email) at its owner's request, once `password` is
     /// checked for its email; an unknown account is refused as a wrong password is (`signInRefused`),
     /// so the call tells no one which accounts exist. Erases its personal data unless `keepPersonalData`.
     public func delete(account: String, password: String, keepPersonalData: Bool = false) async throws(LedgerError) -> AccountChange {
-        let directory = configuration.directory
+        let configuration = configuration
         return try await owner { commands in
-            let outcome = try commands.delete(account: account, password: password, keepPersonalData: keepPersonalData)
-            _ = AccountService.removeImage(deletedBy: outcome, from: FileBlobStore(directory: directory))  // else `ledger recover` removes it
-            return outcome
+            Ledger.AccountChange(try commands.delete(account: account, password: password, keepPersonalData: keepPersonalData), removing: configuration)
         }
     }
 
     /// Runs an owner's command on the call's stores (its refusals read by `LedgerError.init`).
-    private func owner(_ body: @escaping @Sendable (OwnerCommands) throws -> AccountService.Outcome) async throws(LedgerError) -> AccountChange {
-        let cost = configuration.hashCost
+    private func owner(_ body: @escaping @Sendable (OwnerCommands) throws -> AccountChange) async throws(LedgerError) -> AccountChange {
+        let configuration = configuration
         return try await perform { call in
-            let sessions = SessionService(store: call.store, signInLocks: call.signInLocks, clock: SystemClock(),
-                                          random: SecureRandom(), hasher: PasswordHasher(cost: cost))
-            let accounts = AccountService(store: call.store, signInLocks: call.signInLocks, clock: SystemClock())
-            return AccountChange(try body(OwnerCommands(sessions: sessions, accounts: accounts)))
+            let sessions = Self.sessions(call, configuration)
+            return try body(OwnerCommands(sessions: sessions, accounts: Self.accounts(call, configuration)))
         }
     }
 }

@@ -26,6 +26,14 @@ public final class Ledger: Sendable {
         /// its reads', its registration lock's, its sign-in lock's); more calls wait for one to end.
         /// The group commit has one more. Unused on the file store.
         public var connections: Int
+        /// Receives the one-line notices a file store writes as it repairs (a torn tail moved aside);
+        /// ignored by default. The command line writes them to standard error.
+        public var notice: @Sendable (String) -> Void = { _ in }
+        /// Drills only: the failpoints that fail, cut or crash writes (the command line's
+        /// `LEDGER_FAILPOINTS`); none by default.
+        public var failpoints = Failpoints()
+        /// Drills only: called before a failpoint ends the process (the command line flushes its output).
+        public var beforeCrash: @Sendable () -> Void = {}
 
         /// A configuration for the data directory `directory`, its log in `store`.
         public init(directory: String, hashCost: UInt = 0, store: Store = .file, connections: Int = 16) {
@@ -59,11 +67,12 @@ public final class Ledger: Sendable {
         stores = LedgerStores(configuration)
     }
 
-    /// Opens the ledger of `configuration`: checks that the folder, if it exists, holds a log this
-    /// build reads (made on the first write), or that the PostgreSQL database answers with its tables.
+    /// Opens the ledger of `configuration`: on PostgreSQL, checks that the database answers with its
+    /// tables; on the file store reads nothing (each call checks the log as far as it reads it, as
+    /// each `ledger` command does, so a writer that needs only the log's tail reads only that).
     public static func open(_ configuration: Configuration) async throws(LedgerError) -> Ledger {
         let ledger = Ledger(configuration: configuration)
-        _ = try await ledger.head()
+        if case .postgres = configuration.store { _ = try await ledger.head() }
         return ledger
     }
 

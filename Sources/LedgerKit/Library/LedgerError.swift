@@ -53,36 +53,49 @@ public struct LedgerError: Error, Equatable, Sendable, CustomStringConvertible {
     public let code: Code
     /// A one-line message.
     public let message: String
+    /// What the store or a service threw, for a caller that reports it in words of its own (the
+    /// command line's exit statuses and finer codes); nil for the library's own refusals.
+    public let cause: (any Error)?
 
     /// An error from its parts.
-    public init(_ code: Code, _ message: String) { self.code = code; self.message = message }
+    public init(_ code: Code, _ message: String) { self.init(code, message, cause: nil) }
+
+    private init(_ code: Code, _ message: String, cause: (any Error)?) { self.code = code; self.message = message; self.cause = cause }
+
+    /// Equal when the code and the message are.
+    public static func == (a: LedgerError, b: LedgerError) -> Bool { a.code == b.code && a.message == b.message }
 
     /// The error a store or service threw, under its code: the one place the library reads them.
     init(_ error: any Error) {
         if let error = error as? LedgerError { self = error; return }
-        if let error = error as? StoreError {
+        let (code, message) = Self.read(error)
+        self.init(code, message, cause: error)
+    }
+
+    /// The code and message the library gives `error`.
+    private static func read(_ error: any Error) -> (Code, String) {
+        switch error {
+        case let error as StoreError:
             switch error.code {
-            case .notDurable: self.init(.notDurable, error.message)
-            case .damaged: self.init(.damaged, error.message)
-            case .conditionFailed where error.condition == .emailTaken: self.init(.emailTaken, error.message)
-            default: self.init(.storeError, "\(error.code.rawValue): \(error.message)")
+            case .notDurable: return (.notDurable, error.message)
+            case .damaged: return (.damaged, error.message)
+            case .conditionFailed where error.condition == .emailTaken: return (.emailTaken, error.message)
+            default: return (.storeError, "\(error.code.rawValue): \(error.message)")
             }
-            return
-        }
-        if let refusal = error as? AccountRefusal {
-            self.init(Code(rawValue: refusal.code.rawValue) ?? .storeError, refusal.message)
-            return
-        }
-        if let error = error as? AuthError {
+        case let error as RegistrationError:
+            return (.invalidInput, error.message)
+        case let refusal as AccountRefusal:
+            return (Code(rawValue: refusal.code.rawValue) ?? .storeError, refusal.message)
+        case let error as AuthError:
             switch error.code {
-            case .signInRefused: self.init(.signInRefused, error.message)
-            case .noAccount: self.init(.noSuchAccount, error.message)
-            case .noSession: self.init(.noSuchSession, error.message)
-            default: self.init(.storeError, "\(error.code.rawValue): \(error.message)")
+            case .signInRefused: return (.signInRefused, error.message)
+            case .noAccount: return (.noSuchAccount, error.message)
+            case .noSession: return (.noSuchSession, error.message)
+            default: return (.storeError, "\(error.code.rawValue): \(error.message)")
             }
-            return
+        default:
+            return (.storeError, "\(error)")
         }
-        self.init(.storeError, "\(error)")
     }
 
     /// The message.

@@ -53,7 +53,10 @@ final class LedgerStores: Sendable {
     init(_ configuration: Ledger.Configuration) {
         self.configuration = configuration
         switch configuration.store {
-        case .file: committer = GroupCommitter(store: FileEventStore(directory: configuration.directory))
+        case .file:
+            let store = FileEventStore(directory: configuration.directory)
+            store.notice = configuration.notice
+            committer = GroupCommitter(store: store)
         case .postgres(let url): committer = GroupCommitter(store: PostgresEventStore(url: url))
         }
         free = DispatchSemaphore(value: max(1, configuration.connections))
@@ -66,6 +69,7 @@ final class LedgerStores: Sendable {
         case .file:
             let store = FileEventStore(directory: configuration.directory)
             store.groupCommitter = committer
+            store.notice = configuration.notice
             return try work(Call(store: store, registrationLocks: FileRegistrationLocks(directory: configuration.directory),
                                  signInLocks: FileSignInLocks(directory: configuration.directory),
                                  log: FileSystem.exists(store.logPath) ? .file(store.logPath) : nil))

@@ -26,10 +26,10 @@ public enum TokenMessage {
         }
     }
 
-    /// The message of `kind` carrying `token` (valid until `expires`, when known) to `to`, from `from`.
-    public static func message(_ kind: AccountTokens.Kind, token: String, to: String, from: String, expires: Timestamp?,
+    /// The message of `kind` carrying `token` (valid until `expires`, an RFC 3339 time, when known) to `to`, from `from`.
+    public static func message(_ kind: AccountTokens.Kind, token: String, to: String, from: String, expires: String?,
                                links: Links) -> MailMessage {
-        let until = expires.map { ", until \($0.rfc3339)" } ?? ""
+        let until = expires.map { ", until \($0)" } ?? ""
         switch kind {
         case .verification:
             let action = links.verify.map { "To verify it, open this link (it works once\(until)):\n\n\($0.link(token: token))" } ?? """
