@@ -53,12 +53,14 @@ public struct PasswordHasher: Sendable {
     }
 
     private func crypt(_ password: String, setting: String) throws -> String {
+        // Zeroed and scrubbed with `OPENSSL_cleanse`: a store the optimizer never drops, and one
+        // call (a 32 KiB `initializeMemory` is a loop of generic byte copies in a debug build).
         let data = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<crypt_data>.size, alignment: 16)
         defer {
-            data.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<crypt_data>.size)  // scrub
+            OPENSSL_cleanse(data, MemoryLayout<crypt_data>.size)  // scrub
             data.deallocate()
         }
-        data.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<crypt_data>.size)
+        OPENSSL_cleanse(data, MemoryLayout<crypt_data>.size)
         guard let result = crypt_rn(password, setting, data, Int32(MemoryLayout<crypt_data>.size)) else {
             throw AuthError(.hashFailed, "libxcrypt refused the hash setting")
         }

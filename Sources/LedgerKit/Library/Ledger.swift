@@ -1,4 +1,3 @@
-import Dispatch
 import LedgerDomain
 import Synchronization
 
@@ -8,7 +7,8 @@ import Synchronization
 /// may call one `Ledger` at once; the rules hold between them as they do between processes (one
 /// live account per email, the lockout, no event lost or reordered), and appends made at once share
 /// writes and syncs (group commit). Calls run off the cooperative thread pool, on threads of the
-/// ledger's own queue, since they wait for locks and `fdatasync`.
+/// ledger's own (`CallThreads`: up to 64 at once on the file store, `Configuration.connections` on
+/// PostgreSQL), since they wait for locks and `fdatasync`.
 ///
 /// A call that started runs to its end: a task cancelled meanwhile still gets its result (its
 /// batch may already be durable). After a failed `fdatasync` every later write is refused with
@@ -23,8 +23,9 @@ public final class Ledger: Sendable {
         /// Where the log is: the file under `directory`, or a PostgreSQL database (`ledger --store`).
         public var store: Store
         /// On PostgreSQL, how many calls run at once, each on connections of its own (up to three:
-        /// its reads', its registration lock's, its sign-in lock's); more calls wait for one to end.
-        /// The group commit has one more. Unused on the file store.
+        /// its reads', its registration lock's, its sign-in lock's); more calls wait in line, holding
+        /// no thread, for one to end. The group commit has one more. Unused on the file store (64
+        /// calls run at once there).
         public var connections: Int
         /// Receives the one-line notices a file store writes as it repairs (a torn tail moved aside);
         /// ignored by default. The command line writes them to standard error.
@@ -52,7 +53,7 @@ public final class Ledger: Sendable {
     /// The configuration it was opened with.
     public let configuration: Configuration
     let stores: LedgerStores
-    private let queue = DispatchQueue(label: "ledger.calls", attributes: .concurrent)
+    private let threads: CallThreads
     private let calls = Mutex(Calls())
 
     /// The calls running, and whether new ones are refused.
@@ -65,6 +66,7 @@ public final class Ledger: Sendable {
     private init(configuration: Configuration) {
         self.configuration = configuration
         stores = LedgerStores(configuration)
+        threads = CallThreads(limit: stores.callsAtOnce)
     }
 
     /// Opens the ledger of `configuration`: on PostgreSQL, checks that the database answers with its
@@ -94,10 +96,12 @@ public final class Ledger: Sendable {
             if now { done.resume() }
         }
         stores.closeIdle()
+        threads.retireIdle()
     }
 
-    /// Runs `work` on the ledger's queue, with a store whose appends go through the ledger's group
-    /// commit and the locks that go with it (`LedgerStores`); refused once the ledger is closed.
+    /// Runs `work` on one of the ledger's threads, with a store whose appends go through the
+    /// ledger's group commit and the locks that go with it (`LedgerStores`); refused once the
+    /// ledger is closed.
     func perform<T: Sendable>(_ work: @escaping @Sendable (LedgerStores.Call) throws -> T) async throws(LedgerError) -> T {
         let admitted = calls.withLock { calls -> Bool in
             guard !calls.closed else { return false }
@@ -107,7 +111,7 @@ public final class Ledger: Sendable {
         guard admitted else { throw LedgerError(.closed, "the ledger is closed") }
         let stores = stores
         let result: Result<T, LedgerError> = await withCheckedContinuation { continuation in
-            queue.async {
+            threads.run {
                 continuation.resume(returning: Result { () throws(LedgerError) -> T in
                     do { return try stores.withCall(work) } catch { throw LedgerError(error) }
                 })

@@ -49,6 +49,19 @@ final class LedgerStores: Sendable {
         let log: LogSource?
     }
 
+    /// How many calls run at once (`CallThreads.limit`): on PostgreSQL as many as there are
+    /// `Connections` in the pool, on the file store `fileCallsAtOnce`.
+    var callsAtOnce: Int {
+        switch configuration.store {
+        case .file: Self.fileCallsAtOnce
+        case .postgres: max(1, configuration.connections)
+        }
+    }
+
+    /// How many calls run at once on the file store: each waits for its locks and its group's
+    /// `fdatasync` on a thread of its own, and as many batches as wait meanwhile share the next group.
+    static let fileCallsAtOnce = 64
+
     /// The stores of `configuration`.
     init(_ configuration: Ledger.Configuration) {
         self.configuration = configuration
@@ -63,7 +76,8 @@ final class LedgerStores: Sendable {
     }
 
     /// Runs `work` with what one call works with; on PostgreSQL, waits (blocking this thread, one of
-    /// the ledger's queue) for a free `Connections`.
+    /// the ledger's) for a free `Connections`, which it finds at once when it runs on `CallThreads`
+    /// of `callsAtOnce`.
     func withCall<T>(_ work: (Call) throws -> T) throws -> T {
         switch configuration.store {
         case .file:

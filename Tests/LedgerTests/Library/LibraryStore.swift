@@ -47,8 +47,11 @@ struct LibraryPlace: Sendable {
     }
 
     /// The uids of every `AccountCreated` stored.
-    func createdUIDs() throws -> Set<String> {
-        Set(try events().compactMap { event -> String? in
+    func createdUIDs() throws -> Set<String> { Self.createdUIDs(in: try events()) }
+
+    /// The uids of every `AccountCreated` among `events` (the log read once already).
+    static func createdUIDs(in events: [RecordedEvent]) -> Set<String> {
+        Set(events.compactMap { event -> String? in
             if case .accountCreated(let account) = event.event { account.uid } else { nil }
         })
     }
