@@ -12,8 +12,10 @@ import Synchronization
 ///
 /// At most `limit` threads run calls, each started when a call finds none idle and kept for the
 /// next call; a call that finds `limit` busy waits in line, holding no thread, and calls start in
-/// the order they came. A thread left idle for `idleTimeout` ends; `retireIdle()` ends the idle
-/// ones at once.
+/// the order they came. A thread left idle for `idleTimeout` ends; `retire()` ends every thread
+/// once its call is done and returns when they have all ended, having let go of what their calls
+/// held: a process may then exit without a thread of the ledger freeing its stores (closing files,
+/// freeing libcrypto contexts) while the exit handlers run.
 final class CallThreads: Sendable {
     /// One call's work.
     typealias Job = @Sendable () -> Void
@@ -32,8 +34,12 @@ final class CallThreads: Sendable {
         var head = 0
         /// Idle threads, the last one idle since the shortest time.
         var idle: [Worker] = []
-        /// Threads started and not ended.
+        /// Threads started and not ended (one counts until it has let go of its last call).
         var threads = 0
+        /// True once retired: a thread that finds no call waiting ends instead of idling.
+        var retired = false
+        /// Who waits for the last thread to end.
+        var ended: [CheckedContinuation<Void, Never>] = []
 
         mutating func next() -> Job? {
             guard head < line.count else { return nil }
@@ -86,14 +92,20 @@ final class CallThreads: Sendable {
         }
     }
 
-    /// Ends the idle threads now (a closed ledger runs no more calls).
-    func retireIdle() {
-        let retired = state.withLock { state -> [Worker] in
-            defer { state.idle = [] }
-            state.threads -= state.idle.count
-            return state.idle
+    /// Ends the idle threads now and every other one once its call is done (a closed ledger runs no
+    /// more calls), and returns when all have ended.
+    func retire() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let (idle, now) = state.withLock { state -> ([Worker], Bool) in
+                state.retired = true
+                defer { state.idle = [] }
+                if state.threads == 0 { return (state.idle, true) }
+                state.ended.append(done)
+                return (state.idle, false)
+            }
+            for worker in idle { worker.wake.signal() }  // woken with no job: it ends
+            if now { done.resume() }
         }
-        for worker in retired { worker.wake.signal() }  // woken with no job: it ends
     }
 
     /// How many threads are started and not ended (for tests).
@@ -112,8 +124,10 @@ final class CallThreads: Sendable {
         var thread = pthread_t()
         let start = Unmanaged.passRetained(Start(self, job)).toOpaque()
         let started = pthread_create(&thread, nil, { pointer in
-            let start = Unmanaged<Start>.fromOpaque(pointer!).takeRetainedValue()
-            start.threads.work(start.job)
+            let threads = Unmanaged<Start>.fromOpaque(pointer!).takeUnretainedValue().threads
+            // The start (and the first call it holds) is let go before the thread counts as ended.
+            threads.work(Unmanaged<Start>.fromOpaque(pointer!).takeRetainedValue().job)
+            threads.ended()
             return nil
         }, start)
         guard started == 0 else {
@@ -122,6 +136,17 @@ final class CallThreads: Sendable {
         }
         pthread_detach(thread)  // nobody joins it: its resources go when it ends
         return true
+    }
+
+    /// A thread has ended, holding nothing of its calls any more: the last one wakes `retire()`.
+    private func ended() {
+        let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.threads -= 1
+            guard state.threads == 0 else { return [] }
+            defer { state.ended = [] }
+            return state.ended
+        }
+        for waiter in waiting { waiter.resume() }
     }
 
     /// No thread could be started for `job` (a process out of threads): an idle thread takes it, else
@@ -149,20 +174,22 @@ final class CallThreads: Sendable {
     /// it ends when retired or idle for `idleTimeout`.
     private func work(_ first: @escaping Job) {
         let me = Worker()
-        var job = first
-        while true {
-            job()
-            let next = state.withLock { state -> Job? in
-                if let next = state.next() { return next }
+        var job: Job? = first
+        while let running = job {
+            running()
+            job = nil  // what the call held goes now, not when the next call comes
+            enum Next { case run(Job), idle, end }
+            let next = state.withLock { state -> Next in
+                if let next = state.next() { return .run(next) }
+                if state.retired { return .end }
                 state.idle.append(me)
-                return nil
+                return .idle
             }
-            if let next {
-                job = next
-                continue
+            switch next {
+            case .run(let waiting): job = waiting
+            case .idle: job = waitIdle(me)
+            case .end: job = nil
             }
-            guard let handed = waitIdle(me) else { return }
-            job = handed
         }
     }
 
@@ -179,7 +206,6 @@ final class CallThreads: Sendable {
                 // Taken off the idle list meanwhile: a job (or retirement) is on its way.
                 guard let k = state.idle.firstIndex(where: { $0 === me }) else { return false }
                 state.idle.remove(at: k)
-                state.threads -= 1
                 return true
             }
             if ended { return nil }

@@ -96,7 +96,7 @@ public final class Ledger: Sendable {
             if now { done.resume() }
         }
         stores.closeIdle()
-        threads.retireIdle()
+        await threads.retire()  // no thread of the ledger outlives it, nor frees what a call held later
     }
 
     /// Runs `work` on one of the ledger's threads, with a store whose appends go through the

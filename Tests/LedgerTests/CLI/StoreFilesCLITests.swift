@@ -300,4 +300,26 @@ import Testing
             }
         }
     }
+
+    /// A FIFO where the writers' index or its checkpoint goes is neither read nor waited on: the
+    /// writers, `recover` and `verify` finish (each under `timeout`, so a hang fails the test).
+    @Test(arguments: ["events.jsonl.index.checkpoint", "events.jsonl.index"])
+    func aFIFOAsAnIndexFileNeverHangsACommand(_ name: String) throws {
+        try withLedgerDir { dir in
+            #expect(try dir.register(email: "fifo@example.com").status == 0)
+            try? FileSystem.remove(dir.logPath + ".index")
+            try? FileSystem.remove(FileSystem.join(dir.path, name))
+            #expect(mkfifo(FileSystem.join(dir.path, name), 0o600) == 0)
+            let bounded = { (arguments: [String], stdin: String?) throws -> ProcessResult in
+                try LedgerTests.run("/usr/bin/timeout", ["20", Paths.ledger] + arguments + ["--data", dir.path], stdin: stdin,
+                                    env: ["LEDGER_HASH_COST": "1"])
+            }
+            let login = try bounded(["login", "--email", "fifo@example.com", "--password-stdin", "--json"], "correct horse 1\n")
+            #expect(login.status == 0, "\(login)")
+            #expect(try bounded(["account", "disable", "fifo@example.com"], nil).status == 0)
+            #expect(try bounded(["recover"], nil).status == 0)
+            let verified = try bounded(["verify"], nil)
+            #expect(verified.status != 124, "verify hung: \(verified)")
+        }
+    }
 }

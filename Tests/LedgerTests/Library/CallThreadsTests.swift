@@ -27,7 +27,7 @@ import Testing
 
     /// 64 jobs that each wait until all 64 have started: they all run at once (a pool as wide as
     /// the cores would never let the 64th start while the others wait).
-    @Test func sixtyFourWaitingCallsRunAtOnce() {
+    @Test func sixtyFourWaitingCallsRunAtOnce() async {
         let threads = CallThreads(limit: 64), tally = Tally(), gate = DispatchSemaphore(value: 0)
         for _ in 0..<64 {
             threads.run {
@@ -42,7 +42,8 @@ import Testing
         }
         #expect(waitFor(64, tally))
         #expect(tally.running.withLock { $0 } == 64 && tally.most.withLock { $0 } == 0, "every call was waiting at once")
-        #expect(eventually { threads.retireIdle(); return threads.threadCount == 0 }, "retired once idle")
+        await threads.retire()
+        #expect(threads.threadCount == 0, "retired")
     }
 
     /// 40 jobs on at most 4 threads: never more than 4 at once, every job runs, and with one thread
@@ -79,5 +80,29 @@ import Testing
         #expect(eventually { threads.threadCount == 0 }, "idle threads ended: \(threads.threadCount) left")
         threads.run { tally.done.signal() }
         #expect(waitFor(1, tally))
+    }
+
+    /// What a call held is let go before `retire()` returns, so no thread of a closed ledger frees
+    /// it later, while the process exits (its stores' files and libcrypto contexts freed alongside
+    /// the exit handlers crashed one command in a few hundred).
+    @Test func retireReturnsOnceEveryThreadLetGoOfItsCalls() async throws {
+        final class Flag: Sendable { let value = Mutex(false) }
+        final class Held: Sendable {
+            let gone: Flag
+            init(_ gone: Flag) { self.gone = gone }
+            deinit {
+                usleep(100_000)  // a slow teardown: `retire` must wait for it
+                gone.value.withLock { $0 = true }
+            }
+        }
+        let threads = CallThreads(limit: 4), gone = Flag(), ran = Flag()
+        do {
+            let held = Held(gone)
+            threads.run { withExtendedLifetime(held) { ran.value.withLock { $0 = true } } }
+        }
+        for _ in 0..<1000 where !ran.value.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+        await threads.retire()
+        #expect(gone.value.withLock { $0 }, "the call's captures were freed before retire returned")
+        #expect(threads.threadCount == 0)
     }
 }

@@ -61,7 +61,7 @@ extension WritersIndex {
     /// as a new index file at `indexPath` (built aside, renamed over it) told it covers that line of
     /// `log`, or, without `indexPath`, as a copy in memory (for `verify`). Nil otherwise.
     static func loadCheckpoint(path: String, log: FileDescriptor, into indexPath: String?) -> (table: WritersIndex, coverage: Coverage)? {
-        let source = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let source = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)  // a FIFO must not hang the open
         guard source >= 0 else { return nil }
         defer { close(source) }
         var info = stat()

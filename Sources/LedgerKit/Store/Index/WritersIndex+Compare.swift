@@ -29,7 +29,7 @@ extension WritersIndex {
     /// A copy in memory of the index file at `path`, as it is now; nil when there is none or it is not
     /// a table writers would map (then they rebuild it, and there is nothing to compare).
     static func snapshot(path: String) -> WritersIndex? {
-        let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)  // a FIFO must not hang the open
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var info = stat()
