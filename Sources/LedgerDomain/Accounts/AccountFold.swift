@@ -82,7 +82,9 @@ public enum AccountFold {
         switch event.fact {
         case .accountCreated(let uid, let email, _):
             let key = state.emailKey(email)
-            let holder = liveAccount(of: key, in: state)
+            // An erased email (its key destroyed) can no longer be compared with another: it claims
+            // nothing a rule could be checked against (every erased email reads alike).
+            let holder = ErasedText.isErased(email) ? nil : liveAccount(of: key, in: state)
             state.recordCreation(of: uid, email: key, status: .pending, by: event)
             if state.mayHaveFailures(key) { state.clearFailures(of: key) }
             guard let holder, holder != uid else { return nil }
@@ -108,7 +110,7 @@ public enum AccountFold {
             guard let account = state.account(uid), account.status.holdsEmail else { return nil }
             let key = state.emailKey(email)
             guard key != account.email else { return nil }
-            let holder = liveAccount(of: key, in: state)
+            let holder = ErasedText.isErased(email) ? nil : liveAccount(of: key, in: state)
             state.recordEmailChange(of: uid, to: key, by: event)
             if state.mayHaveFailures(key) { state.clearFailures(of: key) }
             guard let holder, holder != uid else { return nil }

@@ -251,4 +251,18 @@ import Testing
             #expect(try dir.run(["user", uid]).stdout.contains(email))
         }
     }
+
+    /// Two accounts of different emails, both deleted and erased: every erased email reads alike,
+    /// and the audit does not take the second account for a second live account of the first's email.
+    @Test func erasedAccountsAreNoDuplicatesOfOneAnother() throws {
+        try withTempDirectory { path in
+            let dir = LedgerDir(path: path + "/data")
+            for email in ["one@example.com", "two@example.com"] {
+                #expect(try dir.register(email: email, username: "U", password: Self.password).status == 0)
+                #expect(try dir.run(["account", "delete", email, "--json"]).status == 0)
+            }
+            let audit = try dir.run(["audit", "--json"])
+            #expect(audit.status == 0 && !audit.stdout.contains("duplicate-live-account"), "\(audit)")
+        }
+    }
 }
