@@ -55,9 +55,11 @@ public enum LedgerCLI {
         if let bad = (1..<Int(max(CommandLine.argc, 1))).first(where: { n in
             CommandLine.unsafeArgv[n].map { String(validatingCString: $0) == nil } ?? false
         }) {
-            context.complain("argument \(bad) is not valid UTF-8 text; every argument must be")
+            let error = CLIError.usage("argument \(bad) is not valid UTF-8 text; every argument must be UTF-8 text")
+            let words = Array(arguments.dropFirst())  // repaired text, enough to see whether --json was asked for
+            let status = fail(error, context, json: asksForJSON(words, commands.first { $0.spec.name == words.first }?.spec))
             context.flush()
-            return CLIError.Status.usage.rawValue
+            return status
         }
         let status = run(Array(arguments.dropFirst()), context: context)
         context.flush()

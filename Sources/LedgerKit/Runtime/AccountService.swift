@@ -123,7 +123,7 @@ public final class AccountService {
             }
         }
         do {
-            if let first = parts.first?.events.first { try failpoints.beforeAppending(first.type) }
+            for part in parts { for event in part.events { try failpoints.beforeAppending(event.type) } }  // any of the batch's types
             // An email change claims its email.
             appended = parts.isEmpty ? [] : try failpoints.append(parts, to: store, condition: .uniqueEmails, flush: beforeCrash)
             for part in parts { for event in part.events { failpoints.afterAppending(event.type, flush: beforeCrash) } }

@@ -209,8 +209,11 @@ public final class SessionService {
         guard let row = views.row(sessionId: sessionId), row.status(at: clock.now()) == .active else {
             throw AuthError(.noSession, "no active session \(sessionId)")
         }
-        _ = try store.append([.sessionEnded(SessionEnded(sessionId: sessionId, uid: row.uid, reason: "logout"))],
-                             to: stream, expected: .exactly(events.count))
+        try failpoints.beforeAppending(.sessionEnded)
+        let ended = StreamAppend([.sessionEnded(SessionEnded(sessionId: sessionId, uid: row.uid, reason: "logout"))], to: stream,
+                                 expected: .exactly(events.count))
+        try failpoints.append([ended], to: store, condition: nil, flush: beforeCrash)
+        failpoints.afterAppending(.sessionEnded, flush: beforeCrash)
         return row
     }
 }

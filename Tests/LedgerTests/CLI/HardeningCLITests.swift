@@ -324,6 +324,9 @@ private func line(_ text: String) -> [UInt8] { Array(text.utf8) + [0x0A] }
         try withLedgerDir { dir in
             let result = try run("/bin/bash", ["-c", "\"$0\" users --data \"$1\" --email $'a\\xffb'", Paths.ledger, dir.path])
             #expect(result.status == 2 && result.stderrLines.count == 1 && result.stderr.contains("not valid UTF-8"), "\(result)")
+            // With --json the refusal is one object too.
+            let json = try run("/bin/bash", ["-c", "\"$0\" users --json --data $'\\xff'", Paths.ledger])
+            #expect(json.status == 2 && (try? parseObject(json.stdout))?["code"] as? String == "usage", "\(json)")
             // The same for a LEDGER_* value: a data folder named by bytes that are not UTF-8 is not another folder's.
             let env = try run("/bin/bash", ["-c", "LEDGER_DATA=\"$1\"$'/u8\\xff' \"$0\" users --json", Paths.ledger, dir.path])
             #expect(env.status == 2 && (try? parseObject(env.stdout))?["code"] as? String == "bad-environment", "\(env)")

@@ -447,3 +447,22 @@ struct FailpointCase: CustomTestStringConvertible, Sendable {
         }
     }
 }
+
+/// `SessionEnded` failpoints reach every append that holds one: `logout`'s, and an account batch's
+/// whose first event is another (found by an attack: both were appended as if no drill was set).
+@Suite struct SessionEndedFailpointCLITests {
+    @Test func anErrorBeforeSessionEndedStopsLogoutAndTheAccountBatches() throws {
+        try withLedgerDir { dir in
+            let registered = try dir.register(email: "drill@example.com")
+            let session = try #require(try parseObject(registered.stdout)["sessionId"] as? String)
+            let before = try dir.logBytes()
+            let drill = ["LEDGER_FAILPOINTS": "SessionEnded=error"]
+            let logout = try dir.run(["logout", "--session", session], env: drill)
+            #expect(logout.status != 0, "\(logout)")
+            let disable = try dir.run(["account", "disable", "drill@example.com"], env: drill)
+            #expect(disable.status != 0, "\(disable)")
+            #expect(try dir.logBytes() == before, "nothing appended")
+            #expect(try dir.run(["logout", "--session", session]).status == 0, "the session was still active")
+        }
+    }
+}
