@@ -177,7 +177,9 @@ public struct Context {
     /// Opens the ledger of `invocation`, runs `body` with it, closes it, and returns what `body` did:
     /// the one way a command reaches the library's async calls (`Blocking`).
     public func withLedger<T: Sendable>(_ invocation: Invocation, _ body: @escaping @Sendable (Ledger) async throws -> T) throws -> T {
-        let configuration = try ledgerConfiguration(invocation)
+        var ownThread = try ledgerConfiguration(invocation)
+        ownThread.callsOnCallersThread = true  // the command's task runs on the main thread (`Blocking`)
+        let configuration = ownThread
         return try Blocking.wait {
             let ledger = try await Ledger.open(configuration)
             do {

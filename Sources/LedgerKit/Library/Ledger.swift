@@ -35,6 +35,11 @@ public final class Ledger: Sendable {
         public var failpoints = Failpoints()
         /// Drills only: called before a failpoint ends the process (the command line flushes its output).
         public var beforeCrash: @Sendable () -> Void = {}
+        /// Runs each call on the thread of the task that makes it, not on a thread of the ledger's
+        /// own: only for a caller whose task has a thread to itself (the command line runs its one
+        /// task on the main thread), where a hand-off would cost more than a small call's work. Never
+        /// for tasks of Swift's cooperative pool: a call holds its thread while it waits.
+        package var callsOnCallersThread = false
 
         /// A configuration for the data directory `directory`, its log in `store`.
         public init(directory: String, hashCost: UInt = 0, store: Store = .file, connections: Int = 16) {
@@ -99,6 +104,9 @@ public final class Ledger: Sendable {
         await threads.retire()  // no thread of the ledger outlives it, nor frees what a call held later
     }
 
+    /// How many threads of its own the ledger has started that have not ended (for tests).
+    var callThreadCount: Int { threads.threadCount }
+
     /// Runs `work` on one of the ledger's threads, with a store whose appends go through the
     /// ledger's group commit and the locks that go with it (`LedgerStores`); refused once the
     /// ledger is closed.
@@ -110,11 +118,17 @@ public final class Ledger: Sendable {
         }
         guard admitted else { throw LedgerError(.closed, "the ledger is closed") }
         let stores = stores
-        let result: Result<T, LedgerError> = await withCheckedContinuation { continuation in
-            threads.run {
-                continuation.resume(returning: Result { () throws(LedgerError) -> T in
-                    do { return try stores.withCall(work) } catch { throw LedgerError(error) }
-                })
+        let call = { @Sendable in
+            Result { () throws(LedgerError) -> T in
+                do { return try stores.withCall(work) } catch { throw LedgerError(error) }
+            }
+        }
+        let result: Result<T, LedgerError>
+        if configuration.callsOnCallersThread {
+            result = call()
+        } else {
+            result = await withCheckedContinuation { continuation in
+                threads.run { continuation.resume(returning: call()) }
             }
         }
         let drained = calls.withLock { calls -> [CheckedContinuation<Void, Never>] in
