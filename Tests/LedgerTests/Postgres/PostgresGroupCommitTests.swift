@@ -68,6 +68,83 @@ import Testing
         }
     }
 
+    /// The committer's connection is killed while its group's `COMMIT` runs (a deferred trigger parks
+    /// the commit itself, so the answer never comes): every batch of the group fails with
+    /// `notDurable` ("may or may not be stored"), none is retried, none acknowledged; the server
+    /// rolled the transaction back, so the store holds none of them, and the next append reconnects
+    /// and goes on from the head it finds.
+    @Test func aCommitWhoseAnswerIsLostFailsTheGroupAsNotDurable() throws {
+        try PostgresServer.get().withDatabase { url in
+            let store = PostgresEventStore(url: url)
+            try store.createSchema()
+            let first = Self.registration(0, email: "user0@example.com")
+            _ = try store.append(first.parts, condition: first.condition)
+            let before = try store.head()
+            let admin = try PostgresConnection(url)
+            try admin.execute("""
+                CREATE FUNCTION ledger_test_pause_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN PERFORM pg_advisory_lock(4243); PERFORM pg_advisory_unlock(4243); RETURN NULL; END $$
+                """)
+            try admin.execute("""
+                CREATE CONSTRAINT TRIGGER ledger_test_pause_commit AFTER INSERT ON ledger_events
+                DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ledger_test_pause_commit()
+                """)
+            try admin.execute("SELECT pg_advisory_lock(4243)")
+            let committer = GroupCommitter(store: PostgresEventStore(url: url))
+            let outcomes = Mutex<[Int: Result<Int, StoreError>]>([:])
+            let done = DispatchGroup()
+            for n in 1...4 {
+                done.enter()
+                Thread {
+                    let batch = Self.registration(n, email: "user\(n)@example.com")
+                    let outcome: Result<Int, StoreError>
+                    do {
+                        outcome = .success(try committer.append(batch.parts, condition: batch.condition).count)
+                    } catch {
+                        outcome = .failure(error as? StoreError ?? StoreError(.io, "\(error)"))
+                    }
+                    outcomes.withLock { $0[n] = outcome }
+                    done.leave()
+                }.start()
+            }
+            // Kill the committer's backend once it is parked inside its COMMIT.
+            var pid: String?
+            for _ in 0..<400 where pid == nil {
+                let waiting = try admin.execute("""
+                    SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+                      AND wait_event_type = 'Lock' AND query = 'COMMIT'
+                    """)
+                pid = waiting.count > 0 ? waiting.string(0, 0) : nil
+                if pid == nil { usleep(25_000) }
+            }
+            let backend = try #require(pid, "no group reached its COMMIT")
+            let groupsBefore = committer.groupsWritten
+            try admin.execute("SELECT pg_terminate_backend($1::int)", [backend])
+            try admin.execute("SELECT pg_advisory_unlock(4243)")
+            try admin.execute("DROP TRIGGER ledger_test_pause_commit ON ledger_events")
+            done.wait()
+            let seen = outcomes.withLock { $0 }
+            #expect(seen.count == 4)
+            var failed = 0
+            for (n, outcome) in seen {
+                // A batch that came after the killed group may have gone in a group of its own.
+                guard case .failure(let error) = outcome else { continue }
+                failed += 1
+                #expect(error.code == .notDurable && error.message.contains("may or may not be stored"), "batch \(n): \(error)")
+                #expect(!error.message.contains("\n"))
+            }
+            #expect(failed >= 1, "the group whose COMMIT was cut was acknowledged")
+            #expect(committer.groupsWritten >= groupsBefore)
+            // The server rolled the cut transaction back: the acknowledged batches and nothing else
+            // follow the head from before, and the log still chains.
+            let acknowledged = seen.values.filter { (try? $0.get()) != nil }.count
+            #expect(try store.head().seq == before.seq + acknowledged)
+            #expect(try store.readAll().count == 1 + acknowledged)
+            let again = Self.registration(9, email: "user9@example.com")
+            #expect(try committer.append(again.parts, condition: again.condition).map(\.seq) == [before.seq + acknowledged + 1])
+        }
+    }
+
     /// The committer's connection is killed while a group of eight batches waits before COMMIT
     /// (a trigger parks it after its inserts): all eight fail with `unavailable`, none is stored or
     /// retried, and the next append reconnects.
