@@ -65,7 +65,12 @@ final class PostgresAccountCheck {
     private static func storedAccounts(_ connection: PostgresConnection) throws -> (AccountTable, unreadable: Int) {
         var out = AccountTable()
         var unreadable = 0
-        let accounts = try connection.execute("SELECT uid, status, email, created_seq FROM ledger_accounts")
+        // A store of schema 2, not migrated yet (a check writes nothing), has the column under its first name.
+        let old = try connection.execute("""
+            SELECT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
+                           AND table_name = 'ledger_accounts' AND column_name = 'created_seq')
+            """).string(0, 0) == "t"
+        let accounts = try connection.execute("SELECT uid, status, email, \(old ? "created_seq" : "password_seq") FROM ledger_accounts")
         out.accounts.reserveCapacity(accounts.count)
         for row in 0..<accounts.count {
             guard let uid = accounts.string(row, 0).flatMap(UUIDBits.init(uuid:)),

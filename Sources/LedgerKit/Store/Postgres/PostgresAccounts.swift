@@ -17,7 +17,7 @@ final class PostgresAccounts: AccountFoldState {
         /// The email it holds (was last created with, or changed to).
         var email: String
         /// The seq of the line holding its password hash: its `AccountCreated` or last `PasswordChanged`
-        /// (the column `created_seq`).
+        /// (the column `password_seq`).
         var passwordSeq: Int
     }
 
@@ -165,7 +165,7 @@ final class PostgresAccounts: AccountFoldState {
         var queries: [LoadQuery] = []
         if !emailKeys.isEmpty {
             queries.append(LoadQuery(byEmail: true, statement: .init("""
-                SELECT q.k, em.last_uid, ac.status, ac.email, ac.created_seq, f.times
+                SELECT q.k, em.last_uid, ac.status, ac.email, ac.password_seq, f.times
                 FROM unnest($1::text[]) AS q(k)
                 LEFT JOIN ledger_account_emails em ON em.email = q.k
                 LEFT JOIN ledger_accounts ac ON ac.uid = em.last_uid
@@ -174,7 +174,7 @@ final class PostgresAccounts: AccountFoldState {
         }
         if !uidKeys.isEmpty {
             queries.append(LoadQuery(byEmail: false, statement: .init("""
-                SELECT q.k, ac.status, ac.email, ac.created_seq, f.times
+                SELECT q.k, ac.status, ac.email, ac.password_seq, f.times
                 FROM unnest($1::uuid[]) AS q(k)
                 LEFT JOIN ledger_accounts ac ON ac.uid = q.k
                 LEFT JOIN ledger_signin_failures f ON f.email = ac.email
@@ -237,8 +237,8 @@ final class PostgresAccounts: AccountFoldState {
             (accounts[uid] ?? nil).map { [uid.uuidString, $0.status.rawValue, $0.email, String($0.passwordSeq)] }
         }
         clauses.append((accountRows, ["::uuid", "", "", "::bigint"], {
-            "INSERT INTO ledger_accounts (uid, status, email, created_seq) VALUES \($0) ON CONFLICT (uid) DO UPDATE "
-                + "SET status = excluded.status, email = excluded.email, created_seq = excluded.created_seq"
+            "INSERT INTO ledger_accounts (uid, status, email, password_seq) VALUES \($0) ON CONFLICT (uid) DO UPDATE "
+                + "SET status = excluded.status, email = excluded.email, password_seq = excluded.password_seq"
         }))
         let emailRows: [[String?]] = changedEmails.compactMap { email in (emails[email] ?? nil).map { [email, $0.uuidString] } }
         clauses.append((emailRows, ["", "::uuid"], {

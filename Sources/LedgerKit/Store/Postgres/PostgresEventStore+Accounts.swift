@@ -134,6 +134,13 @@ extension PostgresEventStore {
     /// True when `error` is the server's "no such table".
     static func isMissingTable(_ error: any Error) -> Bool { (error as? PostgresError)?.sqlState == "42P01" }
 
+    /// True when `error` is the server's "no such column" for `password_seq`: a store of schema 2,
+    /// whose column still has its first name (`PostgresSchema.passwordSeqRename` renames it).
+    static func isOldPasswordSeqColumn(_ error: any Error) -> Bool {
+        guard let error = error as? PostgresError else { return false }
+        return error.sqlState == "42703" && error.message.contains("password_seq")
+    }
+
     /// Brings the account-state tables up to the head in a transaction of its own, under the append
     /// lock (creating them in a database from before them). What `ledger init` and a sign-in that
     /// finds them behind run.

@@ -29,15 +29,19 @@ extension PostgresEventStore {
         return StoreVersions(schema: schema, data: data)
     }
 
-    /// Applies the data version 2 migration in a transaction of its own, under the append lock: the
-    /// key and version tables, the row that fixes the data version (2 for a store without lines),
-    /// and in a version 2 store the constraint that refuses personal members in clear. Idempotent.
+    /// Applies the migrations of data version 2 and schema 3 in a transaction of its own, under the
+    /// append lock: the key and version tables, the row that fixes the data version (2 for a store
+    /// without lines), the password line's column under its schema 3 name, the schema version
+    /// raised to this build's, and in a version 2 store the constraint that refuses personal members
+    /// in clear. Idempotent.
     static func migrate(_ connection: PostgresConnection) throws {
         try connection.transaction {
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey])
             // The tables an erasure writes, with the key and version tables.
             for statement in [PostgresSchema.pendingCheckStatement, PostgresSchema.pendingCheckOutcomeColumn]
-                + PostgresSchema.checkpointTable + PostgresSchema.dataVersionStatements { try connection.execute(statement) }
+                + PostgresSchema.checkpointTable + PostgresSchema.dataVersionStatements + [PostgresSchema.passwordSeqRename] {
+                try connection.execute(statement)
+            }
             try connection.execute(PostgresSchema.storeRowStatement)
             let versions = try storeVersions(from: try connection.execute(storeVersionsQuery))
             if versions?.data == 2, try connection.execute(PostgresSchema.hasSealedCheck).string(0, 0) != "t" {

@@ -4,7 +4,7 @@ import LedgerDomain
 
 /// What a sign-in needs, read in one statement (one snapshot) of primary-key lookups: the
 /// account-state row and the head, the email's row, its last account's row, the line holding that
-/// account's password hash (its `AccountCreated` or last `PasswordChanged`: `created_seq`) and the
+/// account's password hash (its `AccountCreated` or last `PasswordChanged`: `password_seq`) and the
 /// line after it, and the email's failures. `AccountFold` decides
 /// from those rows which account may sign in. The password hash is taken only from a line whose
 /// own hash holds and which the next line's `prev` links to (or which is the head); a line that
@@ -21,6 +21,7 @@ extension PostgresEventStore {
                 case .answer(let record): return record
                 case .fold: return nil
                 case .behind: if attempt == 0 { try catchUpAccounts() }
+                case .oldSchema: if attempt == 0 { try Self.migrate(connection) }
                 }
             }
             return nil  // still behind: something keeps inserting lines without the tables
@@ -36,26 +37,30 @@ extension PostgresEventStore {
         case answer(SignInRecord)
         case fold
         case behind
+        /// A store of schema 2 (`isOldPasswordSeqColumn`): migrated, then read again.
+        case oldSchema
     }
 
     private static func signInRead(email: String, _ connection: PostgresConnection, opener: any PersonalDataOpener) throws -> SignInRead {
         let result: PostgresResult
         do {
             result = try connection.execute("""
-                WITH ac AS (SELECT status, email, created_seq FROM ledger_accounts
+                WITH ac AS (SELECT status, email, password_seq FROM ledger_accounts
                             WHERE uid = (SELECT last_uid FROM ledger_account_emails WHERE email = $1))
                 SELECT (SELECT seq FROM ledger_account_state), (SELECT hash FROM ledger_account_state),
                        (SELECT line FROM ledger_events ORDER BY seq DESC LIMIT 1),
                        (SELECT last_uid FROM ledger_account_emails WHERE email = $1),
-                       ac.status, ac.email, ac.created_seq,
+                       ac.status, ac.email, ac.password_seq,
                        (SELECT times FROM ledger_signin_failures WHERE email = $1),
-                       (SELECT line FROM ledger_events WHERE seq = ac.created_seq),
-                       (SELECT line FROM ledger_events WHERE seq = ac.created_seq + 1)
+                       (SELECT line FROM ledger_events WHERE seq = ac.password_seq),
+                       (SELECT line FROM ledger_events WHERE seq = ac.password_seq + 1)
                 FROM (SELECT 1) AS one LEFT JOIN ac ON true
                 """, [email])
         } catch where isMissingTable(error) {
             guard try lacksAccountTables(connection) else { throw error }
             return .behind
+        } catch where isOldPasswordSeqColumn(error) {
+            return .oldSchema
         }
         // The tables answer only when they reflect exactly the head this snapshot sees.
         var head = Head.empty, lastAt = Timestamp(millis: 0)

@@ -134,6 +134,7 @@ extension PostgresEventStore {
                 throw SchemaBehind.dataVersionTables
             }
             if Self.isLegacyStatusCheck(error) { throw SchemaBehind.legacyStatusCheck }
+            if Self.isOldPasswordSeqColumn(error) { throw SchemaBehind.oldPasswordSeqColumn }
             if let error = error as? PostgresError, error.isUniqueViolation, error.constraint == "ledger_events_stream_position" {
                 let streams = parts.map { "\($0.stream) (expected \($0.expected))" }.joined(separator: ", ")
                 throw StoreError(.wrongExpectedVersion, "wrong expected version for \(streams): another append took that position")

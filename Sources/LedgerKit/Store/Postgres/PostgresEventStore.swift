@@ -100,8 +100,8 @@ public final class PostgresEventStore: LedgerStore {
             } catch let missing as SchemaBehind where attempts < 4 {
                 switch missing {
                 case .accountTables: try catchUpAccounts()
-                case .dataVersionTables:
-                    do { try Self.migrate(try connection()) } catch { throw storeError(error, during: "applying the data version 2 migration") }
+                case .dataVersionTables, .oldPasswordSeqColumn:
+                    do { try Self.migrate(try connection()) } catch { throw storeError(error, during: "applying the data version 2 and schema 3 migrations") }
                 case .legacyStatusCheck:
                     do {
                         try Self.dropLegacyStatusCheck(try connection())
@@ -121,6 +121,8 @@ public final class PostgresEventStore: LedgerStore {
         case dataVersionTables
         /// An older database's status constraint refused a row.
         case legacyStatusCheck
+        /// A store of schema 2: the password line's column has its first name.
+        case oldPasswordSeqColumn
     }
 
     /// `count` random ids, none repeated in the batch (`readForAppend` asks whether the log has one).

@@ -16,8 +16,9 @@ import LedgerDomain
 /// (`ledger_events_personal_data_sealed`): what a build that predates version 2 would write, so such
 /// a build is refused by the server, naming the constraint, instead of writing plaintext.
 extension PostgresSchema {
-    /// The version of the tables this build makes and reads.
-    public static let version = 2
+    /// The version of the tables this build makes and reads: 3 names the column of the password
+    /// line `password_seq` (`passwordSeqRename`).
+    public static let version = 3
     /// The key table.
     public static let keysTable = "ledger_keys"
     /// The table of the store's versions.
@@ -44,6 +45,19 @@ extension PostgresSchema {
         )
         """,
     ]
+
+    /// Schema 3: `ledger_accounts.created_seq` is renamed `password_seq`, what it holds (the line of
+    /// the account's password hash, its `AccountCreated` or last `PasswordChanged`). Idempotent; a
+    /// rename touches no row. A build of schema 2 reads the column by its old name, so it must not
+    /// see it renamed: the rename comes with `schema_version` 3, which such a build refuses.
+    static let passwordSeqRename = """
+        DO $$ BEGIN
+            IF EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
+                       AND table_name = 'ledger_accounts' AND column_name = 'created_seq') THEN
+                ALTER TABLE ledger_accounts RENAME COLUMN created_seq TO password_seq;
+            END IF;
+        END $$
+        """
 
     /// Makes the row of `ledger_store` when there is none (run under the append lock): data version
     /// 2 for a store without lines, else 1; an older schema version is raised to this build's.

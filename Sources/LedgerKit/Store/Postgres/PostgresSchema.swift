@@ -100,8 +100,8 @@ public enum PostgresSchema {
     /// - `ledger_accounts`, by uid: the account's status (an `AccountStatus` raw value: the fold
     ///   decides which, so no constraint restates them; one this build does not know makes the
     ///   tables disagree with the log), the email it holds (was last created with or changed to),
-    ///   and in `created_seq` the seq of the line holding its password hash: its `AccountCreated`,
-    ///   or its last `PasswordChanged` (the column keeps its first name: no migration);
+    ///   and in `password_seq` the seq of the line holding its password hash: its `AccountCreated`,
+    ///   or its last `PasswordChanged` (named `created_seq` before schema 3: `PostgresSchema.passwordSeqRename`);
     /// - `ledger_account_emails`, by email: the uid of the account last created with it or moved to it;
     /// - `ledger_signin_failures`, by email: the times (ms) of its last consecutive wrong passwords, oldest first;
     /// - `ledger_account_state`, one row: the seq and hash of the last line folded into the others.
@@ -111,7 +111,7 @@ public enum PostgresSchema {
             uid uuid PRIMARY KEY,
             status text NOT NULL,
             email text NOT NULL,
-            created_seq bigint NOT NULL
+            password_seq bigint NOT NULL
         )
         """,
         "CREATE TABLE IF NOT EXISTS ledger_account_emails (email text PRIMARY KEY, last_uid uuid NOT NULL)",
