@@ -42,6 +42,10 @@ struct PostgresCLITests {
         try withPostgresLedger { pg in
             let again = try pg.run(["init"])
             #expect(again.status == 0, "\(again)")
+            let json = try pg.run(["init", "--json"])
+            let ready = try parseObject(json.stdout)
+            #expect(json.status == 0 && ready["status"] as? String == "ready" && ready["store"] as? String == "postgres", "\(json)")
+            #expect(ready["url"] as? String == pg.url.redacted && ready["schemaVersion"] as? Int == PostgresSchema.version, "\(json)")
             let email = uniqueEmail()
             let registered = try pg.run(LedgerDir.registerArguments(email: email, username: "PG"), stdin: "correct horse 1\n")
             #expect(registered.status == 0, "\(registered)")
