@@ -12,11 +12,42 @@ import Testing
 /// connection killed before COMMIT fails every batch of the group, none stored, none retried.
 @Suite struct PostgresGroupCommitTests {
     /// A registration of `email` by account `n` (its own stream), under `.uniqueEmails`.
-    private static func registration(_ n: Int, email: String) -> GroupedAppend {
+    fileprivate static func registration(_ n: Int, email: String) -> GroupedAppend {
         let uid = Fixtures.uuid(5000 + n)
         let created = LedgerEvent.accountCreated(AccountCreated(uid: uid, email: email, passwordHash: "$y$j9T$salt\(n)$hash\(n)"))
         return GroupedAppend([StreamAppend([created], to: StreamCategory.registration.stream(uid), expected: .noStream)],
                              condition: .uniqueEmails)
+    }
+
+    /// Threads that each append one registration through one committer, keeping each outcome.
+    private final class Appenders: Sendable {
+        let committer: GroupCommitter
+        private let outcomes = Mutex<[Int: Result<Int, StoreError>]>([:])
+        private let done = DispatchGroup()
+
+        init(_ committer: GroupCommitter) { self.committer = committer }
+
+        /// Starts a thread appending registration `n` (`user<n>@example.com`).
+        func start(_ n: Int) {
+            done.enter()
+            Thread { [self] in
+                let batch = PostgresGroupCommitTests.registration(n, email: "user\(n)@example.com")
+                let outcome: Result<Int, StoreError>
+                do {
+                    outcome = .success(try committer.append(batch.parts, condition: batch.condition).count)
+                } catch {
+                    outcome = .failure(error as? StoreError ?? StoreError(.io, "\(error)"))
+                }
+                outcomes.withLock { $0[n] = outcome }
+                done.leave()
+            }.start()
+        }
+
+        /// Waits for every thread started, and returns the outcomes by `n`.
+        func wait() -> [Int: Result<Int, StoreError>] {
+            done.wait()
+            return outcomes.withLock { $0 }
+        }
     }
 
     /// The streams of every stored event.
@@ -91,22 +122,8 @@ import Testing
                 """)
             try admin.execute("SELECT pg_advisory_lock(4243)")
             let committer = GroupCommitter(store: PostgresEventStore(url: url))
-            let outcomes = Mutex<[Int: Result<Int, StoreError>]>([:])
-            let done = DispatchGroup()
-            for n in 1...4 {
-                done.enter()
-                Thread {
-                    let batch = Self.registration(n, email: "user\(n)@example.com")
-                    let outcome: Result<Int, StoreError>
-                    do {
-                        outcome = .success(try committer.append(batch.parts, condition: batch.condition).count)
-                    } catch {
-                        outcome = .failure(error as? StoreError ?? StoreError(.io, "\(error)"))
-                    }
-                    outcomes.withLock { $0[n] = outcome }
-                    done.leave()
-                }.start()
-            }
+            let appenders = Appenders(committer)
+            for n in 1...4 { appenders.start(n) }
             // Kill the committer's backend once it is parked inside its COMMIT.
             var pid: String?
             for _ in 0..<400 where pid == nil {
@@ -122,8 +139,7 @@ import Testing
             try admin.execute("SELECT pg_terminate_backend($1::int)", [backend])
             try admin.execute("SELECT pg_advisory_unlock(4243)")
             try admin.execute("DROP TRIGGER ledger_test_pause_commit ON ledger_events")
-            done.wait()
-            let seen = outcomes.withLock { $0 }
+            let seen = appenders.wait()
             #expect(seen.count == 4)
             var failed = 0
             for (n, outcome) in seen {
@@ -159,22 +175,8 @@ import Testing
             try admin.execute("CREATE TRIGGER ledger_test_pause AFTER INSERT ON ledger_events FOR EACH STATEMENT EXECUTE FUNCTION ledger_test_pause()")
             try admin.execute("SELECT pg_advisory_lock(4242)")
             let committer = GroupCommitter(store: PostgresEventStore(url: url))
-            let outcomes = Mutex<[Int: Result<Int, StoreError>]>([:])
-            let done = DispatchGroup()
-            func start(_ n: Int) {
-                done.enter()
-                Thread {
-                    let batch = Self.registration(n, email: "user\(n)@example.com")
-                    let outcome: Result<Int, StoreError>
-                    do {
-                        outcome = .success(try committer.append(batch.parts, condition: batch.condition).count)
-                    } catch {
-                        outcome = .failure(error as? StoreError ?? StoreError(.io, "\(error)"))
-                    }
-                    outcomes.withLock { $0[n] = outcome }
-                    done.leave()
-                }.start()
-            }
+            let appenders = Appenders(committer)
+            func start(_ n: Int) { appenders.start(n) }
             /// Kills the backend parked in the trigger (other than `killed`), once there is one.
             func killParked(besides killed: String? = nil) throws -> String {
                 var pid: String?
@@ -201,8 +203,7 @@ import Testing
             let first = try killParked()
             _ = try killParked(besides: first)
             try admin.execute("SELECT pg_advisory_unlock(4242)")
-            done.wait()
-            let seen = outcomes.withLock { $0 }
+            let seen = appenders.wait()
             #expect(seen.count == 9)
             for (n, outcome) in seen {
                 guard case .failure(let error) = outcome else { Issue.record("batch \(n) was acknowledged"); continue }
