@@ -103,14 +103,11 @@ public final class GroupCommitter: @unchecked Sendable {
                 first.leads = true
                 return first
             }
+            for waiter in group where waiter !== me { waiter.wake.signal() }
             if me.outcome != nil {
-                // The next leader first: its group is written while this thread wakes this one's
-                // callers (a `futex` wake each), not after.
                 next?.wake.signal()
-                for waiter in group where waiter !== me { waiter.wake.signal() }
                 return
             }
-            for waiter in group { waiter.wake.signal() }
         }
     }
 }
