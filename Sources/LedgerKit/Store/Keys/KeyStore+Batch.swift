@@ -9,7 +9,8 @@ extension KeyStore {
     /// placed in memory first (so two new subjects whose windows meet never take one slot), then
     /// written with one `pwrite` per run of adjacent slots. The new keys are synced before this
     /// returns when `syncsEachWrite` is on, else by the next `sync()` (which, when it fails,
-    /// empties them again). A failed write or sync throws for all of them and keeps none.
+    /// empties them again). A failed write or sync throws for all of them and keeps none of them
+    /// as a key (`writeNewSlots`).
     /// O(k) lookups and writes for k subjects; a table that must grow is grown and the whole call
     /// started again (nothing was written yet).
     func createKeys(for subjects: [SubjectID], random: any RandomSource) throws(KeyStoreError) -> [SubjectID: Result<[UInt8], KeyStoreError>] {
@@ -40,28 +41,39 @@ extension KeyStore {
     }
 
     /// Writes the new slots `placed` (index → bytes), one `pwrite` per run of adjacent indices,
-    /// and syncs them or leaves them for `sync()`; on a failure empties them all and throws.
+    /// and syncs them or leaves them for `sync()`. A failed write empties every slot it may have
+    /// left whole (those of the runs before it, and its own run's when it holds more than one: a
+    /// lone slot cut part-way is torn, never a key, and stays as `createKey` leaves it), so no
+    /// other writer finds a key that is not on disk; a failed sync empties them all.
     private func writeNewSlots(_ placed: [Int: [UInt8]]) throws(KeyStoreError) {
         guard !placed.isEmpty else { return }
         let indices = placed.keys.sorted()
-        do throws(KeyStoreError) {
-            var first = 0
-            while first < indices.count {
-                var last = first
-                while last + 1 < indices.count, indices[last + 1] == indices[last] + 1 { last += 1 }
-                var run: [UInt8] = []
-                run.reserveCapacity((last - first + 1) * KeyStoreLayout.slotSize)
-                for index in indices[first...last] { run += placed[index]! }
+        var first = 0
+        while first < indices.count {
+            var last = first
+            while last + 1 < indices.count, indices[last + 1] == indices[last] + 1 { last += 1 }
+            var run: [UInt8] = []
+            run.reserveCapacity((last - first + 1) * KeyStoreLayout.slotSize)
+            for index in indices[first...last] { run += placed[index]! }
+            do throws(KeyStoreError) {
                 try KeyStoreError.mapping {
                     try run.withUnsafeBytes { try file.write($0, at: KeyStoreLayout.offset(ofSlot: indices[first])) }
                 }
-                first = last + 1
+            } catch {
+                emptySlots(Array(indices[..<(last > first ? last + 1 : first)]))
+                throw error
             }
-            if syncsEachWrite { try KeyStoreError.mapping { try file.syncData() } }
+            first = last + 1
+        }
+        guard syncsEachWrite else {
+            noteUnsynced(indices)
+            return
+        }
+        do throws(KeyStoreError) {
+            try KeyStoreError.mapping { try file.syncData() }
         } catch {
             emptySlots(indices)
             throw error
         }
-        if !syncsEachWrite { noteUnsynced(indices) }
     }
 }
