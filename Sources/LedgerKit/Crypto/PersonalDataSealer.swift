@@ -13,9 +13,7 @@ enum PersonalDataSealer {
     /// holds an email (the account fold's answer at the moment of writing).
     static func seal(_ data: JSONObject, type: EventType, eventID: String, at: Timestamp, keys: any SubjectKeys,
                      holder: (String) -> UUIDBits?, random: any RandomSource) throws -> (data: JSONObject, version: Int) {
-        let version = DataVersions.written(type, dataVersion: 2)
-        guard version == 2, let rule = PersonalMembers.rule(for: type),
-              rule.members.contains(where: { data[$0]?.stringValue != nil }) else { return (data, 1) }
+        guard let rule = sealedRule(data, type: type) else { return (data, 1) }
         guard var subject = PersonalMembers.subject(of: type, data: data, at: at, holder: holder) else {
             throw StoreError(.invalidBatch, "\(type.rawValue) names no subject for its personal data")
         }
@@ -43,5 +41,21 @@ enum PersonalDataSealer {
             }
         }
         return (sealed, 2)
+    }
+
+    /// The subject whose key `seal` asks for first, for the same arguments: nil when the event has
+    /// nothing to seal (or names no subject, which `seal` refuses). What a writer looks up for a
+    /// whole group at once (`KeyStore.createKeys`) before sealing its lines one by one.
+    static func subject(of data: JSONObject, type: EventType, at: Timestamp, holder: (String) -> UUIDBits?) -> SubjectID? {
+        guard sealedRule(data, type: type) != nil else { return nil }
+        return PersonalMembers.subject(of: type, data: data, at: at, holder: holder)
+    }
+
+    /// The personal members' rule of an event that data version 2 seals: nil when its type is
+    /// written in version 1 or none of its personal members is present.
+    private static func sealedRule(_ data: JSONObject, type: EventType) -> PersonalMembers.Rule? {
+        guard DataVersions.written(type, dataVersion: 2) == 2, let rule = PersonalMembers.rule(for: type),
+              rule.members.contains(where: { data[$0]?.stringValue != nil }) else { return nil }
+        return rule
     }
 }

@@ -62,6 +62,27 @@ import Testing
         }
     }
 
+    /// Every batch a new account, so every group makes keys: the key store's sync of one group
+    /// fails (the 12th fsync of the process: after the first group's, each group syncs the key
+    /// store, then the log, so the even ones are the key store's). Every batch of that group is refused, none of its lines is written,
+    /// and the store goes on (a key store that failed to sync keeps none of the keys it was given,
+    /// so nothing is poisoned): every acknowledged event is in the log, and nothing else.
+    @Test func aFailedKeyStoreSyncFailsItsWholeGroupAndWritesNothingOfIt() throws {
+        try withTempDirectory { dir in
+            let data = "\(dir)/data"
+            let result = try run(Paths.drill, ["group", data, "16", "40", "accounts"], env: ["LEDGER_IO_FAULTS": "fsync=12"])
+            #expect(result.status == 0, "\(result)")
+            let summary = try Summary(result)
+            #expect(summary.acknowledged.count + summary.refused.count == 640)
+            #expect(!summary.refused.isEmpty && summary.refused.count <= 16, "\(summary.refused)")
+            #expect(summary.refused.allSatisfy { $0.contains("the key store could not be synced") }, "\(summary.refused)")
+            let events = try FileEventStore(directory: data).readAll()
+            #expect(events.map(\.seq) == Array(1...summary.acknowledged.count))
+            #expect(Set(events.map(\.envelope.id)) == Set(summary.acknowledged))
+            #expect(try ledger("verify", "--data", data).status == 0)
+        }
+    }
+
     /// Threads register accounts for 50 shared emails at once through one committer (each batch
     /// under `.uniqueEmails`): exactly one account per email, however the batches were grouped.
     @Test func racingClaimsOfOneEmailHaveOneWinner() throws {

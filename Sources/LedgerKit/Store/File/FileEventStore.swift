@@ -142,9 +142,28 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
         }
         var pending: [(envelope: Envelope, offset: Int, length: Int)] = []
         var head = prefix.checker.head
+        // Each line's id and time (never before the last line written, never going back), then
+        // the keys the lines are sealed under, looked up (and the new ones made) at once.
+        var ids: [String] = [], times: [Timestamp] = []
         var at = max(clock.now(), prefix.lastAt)
-        let start = prefix.verifiedSize
         var batchIDs = Set<String>()
+        for _ in batches.lazy.flatMap(\.decoded) {
+            // A repeated id would make the log invalid; with a sound CSPRNG this loop runs once.
+            var id = Identifiers.uuid(fromRandom: idBytes.take16(from: random))
+            var tries = 1
+            while prefix.checker.hasSeen(id: id) || batchIDs.contains(id) {
+                guard tries < 8 else { throw StoreError(.io, "the random source keeps repeating event ids; refusing to append") }
+                id = Identifiers.uuid(fromRandom: idBytes.take16(from: random))
+                tries += 1
+            }
+            batchIDs.insert(id)
+            ids.append(id)
+            times.append(at)
+            at = max(at, clock.now())
+        }
+        let sealingKeys = try keys.map { keys in try groupKeys(batches, times: times, keys: keys) }
+        var made = 0  // lines made so far
+        let start = prefix.verifiedSize
         for batch in batches {
             let (parts, decoded) = (batch.parts, batch.decoded)
             let streams = parts.flatMap { part in part.events.map { _ in part.stream } }
@@ -153,20 +172,13 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
             let marks = BatchMark.marks(count: decoded.count)
             for (position, (stream, (event, data))) in zip(streams, decoded).enumerated() {
                 let batch = marks[position].isUnmarked ? nil : marks[position]
-                // A repeated id would make the log invalid; with a sound CSPRNG this loop runs once.
-                var id = Identifiers.uuid(fromRandom: idBytes.take16(from: random))
-                var tries = 1
-                while prefix.checker.hasSeen(id: id) || batchIDs.contains(id) {
-                    guard tries < 8 else { throw StoreError(.io, "the random source keeps repeating event ids; refusing to append") }
-                    id = Identifiers.uuid(fromRandom: idBytes.take16(from: random))
-                    tries += 1
-                }
-                batchIDs.insert(id)
                 let type = event.type
+                let (id, at) = (ids[made], times[made])
+                made += 1
                 var (stored, v) = (data, type.currentVersion)
-                if let keys {
+                if let sealingKeys {
                     let prefix = prefix
-                    (stored, v) = try PersonalDataSealer.seal(data, type: type, eventID: id, at: at, keys: keys,
+                    (stored, v) = try PersonalDataSealer.seal(data, type: type, eventID: id, at: at, keys: sealingKeys,
                                                               holder: { prefix.liveAccount(email: $0) }, random: random)
                 }
                 let body = LineCodec.body(seq: head.seq + 1, id: id, at: at, type: type.rawValue, v: v,
@@ -177,7 +189,6 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
                                          stream: stream, batch: batch, data: stored, prev: head.hash, hash: hash), start + buffer.count, line.count))
                 buffer.append(contentsOf: line)
                 head = Head(seq: head.seq + 1, hash: hash)
-                at = max(at, clock.now())
             }
         }
         if let keys, keys.hasUnsyncedKeys {
@@ -225,6 +236,24 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
             recorded.append(events)
         }
         return recorded
+    }
+
+    /// The keys of every subject the lines of `batches` (written at `times`) seal personal data
+    /// for, made at once (`KeyStore.createKeys`: one lock, one write per run of new slots), each
+    /// subject once however many lines name it; not yet synced.
+    private func groupKeys(_ batches: [WriteBatch], times: [Timestamp], keys: KeyStore) throws -> PreparedKeys {
+        let prefix = prefix
+        var subjects: [SubjectID] = []
+        for (at, (event, data)) in zip(times, batches.lazy.flatMap(\.decoded)) {
+            if let subject = PersonalDataSealer.subject(of: data, type: event.type, at: at, holder: { prefix.liveAccount(email: $0) }) {
+                subjects.append(subject)
+            }
+        }
+        do throws(KeyStoreError) {
+            return PreparedKeys(made: try keys.createKeys(for: subjects, random: random), store: keys)
+        } catch {
+            throw StoreError(.io, "the key store refused the keys of \(subjects.count == 1 ? "\(subjects[0])" : "\(Set(subjects).count) subjects"): \(error.message)")
+        }
     }
 
     /// `PowerLossDrill`: the batch's first `lines` lines, as `append` would write them, written and

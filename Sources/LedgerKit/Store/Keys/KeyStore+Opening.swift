@@ -18,15 +18,16 @@ extension KeyStore {
 
     /// The subject's place: the window of `probeWindow` slots from its home, read a page
     /// (`probeChunk` slots) at a time until it or an empty slot is found (one `pread` in the
-    /// common case; two where a page wraps at the end of the table).
-    func probe(_ subject: SubjectID) throws(KeyStoreError) -> Probe {
+    /// common case; two where a page wraps at the end of the table). Slots in `placed` (new keys
+    /// of other subjects not written yet, `createKeys`) count as taken.
+    func probe(_ subject: SubjectID, placed: [Int: [UInt8]] = [:]) throws(KeyStoreError) -> Probe {
         let home = KeyStoreLayout.home(of: subject, capacity: capacity)
         var step = 0
         while step < KeyStoreLayout.probeWindow {
             let start = (home + step) & (capacity - 1)
             let count = min(KeyStoreLayout.probeChunk, capacity - start, KeyStoreLayout.probeWindow - step)
             let chunk = try readSlots(from: start, count: count)
-            for offset in 0..<count {
+            for offset in 0..<count where placed[start + offset] == nil {
                 let bytes = offset * KeyStoreLayout.slotSize
                 switch KeySlot.decode(chunk[bytes..<(bytes + KeyStoreLayout.slotSize)]) {
                 case .empty: return .free(start + offset)

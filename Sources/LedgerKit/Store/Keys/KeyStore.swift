@@ -150,11 +150,13 @@ public final class KeyStore {
 
     /// Makes every slot written so far durable (after writes with `syncsEachWrite` off). When the
     /// sync fails, every key made since the last sync is emptied again: none of them is ever used.
+    /// An `fdatasync`: slots are written inside the file's size (only a growth, which writes and
+    /// syncs a new file, changes it), and it flushes the blocks they were given with them.
     public func sync() throws(KeyStoreError) {
         let made = unsynced
         unsynced = []
         do throws(KeyStoreError) {
-            try KeyStoreError.mapping { try file.sync() }
+            try KeyStoreError.mapping { try file.syncData() }
         } catch {
             emptySlots(made)
             throw error
@@ -164,6 +166,9 @@ public final class KeyStore {
     /// True when keys were made since the last sync (with `syncsEachWrite` off).
     public var hasUnsyncedKeys: Bool { !unsynced.isEmpty }
 
+    /// Records new slots written at `indices` for the next `sync()` (with `syncsEachWrite` off).
+    func noteUnsynced(_ indices: [Int]) { unsynced += indices }
+
     /// Forgets the keys made since the last sync: they were made durable another way (a growth
     /// wrote and synced the whole table).
     func markAllSynced() { unsynced = [] }
@@ -171,7 +176,7 @@ public final class KeyStore {
     /// Empties the slots at `indices` (new keys whose sync failed): in this process's view and, once
     /// written back, on disk, so that the next key of their subjects is a new one and no line is
     /// ever sealed under a key that may not be on disk.
-    private func emptySlots(_ indices: [Int]) {
+    func emptySlots(_ indices: [Int]) {
         for index in indices {
             try? KeyStoreError.mapping { try [UInt8](repeating: 0, count: KeyStoreLayout.slotSize).withUnsafeBytes {
                 try file.write($0, at: KeyStoreLayout.offset(ofSlot: index))
@@ -181,7 +186,7 @@ public final class KeyStore {
 
     /// Runs `body` holding the exclusive lock of the file the path names, again (after a re-open)
     /// while it returns nil (it grew the table).
-    private func whileLocked<T>(_ body: () throws(KeyStoreError) -> T?) throws(KeyStoreError) -> T {
+    func whileLocked<T>(_ body: () throws(KeyStoreError) -> T?) throws(KeyStoreError) -> T {
         guard writable else { throw KeyStoreError(.readOnly, "the key store \(path) was opened read-only") }
         while true {
             try KeyStoreError.mapping { try file.lock(LOCK_EX) }
