@@ -35,7 +35,7 @@ struct SealedMemberCheckTests {
             if let end { #expect(end <= prefix.count + text.count) }
             if decodes { accepted += 1 } else { refused += 1 }
         }
-        #expect(accepted > 5_000 && refused > 5_000)
+        #expect(accepted > 2_000 && refused > 2_000)  // both verdicts, many times
     }
 
     /// An opener that reads nothing (`opens` false): every member is checked and left sealed.
