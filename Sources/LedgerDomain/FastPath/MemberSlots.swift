@@ -24,6 +24,9 @@ struct MemberSlots {
         var start: Int32 = 0
         var end: Int32 = 0
         var kind = Kind.absent
+        /// For an encrypted member: where its nonce's and its ciphertext's Base64 start.
+        var nonce: Int32 = 0
+        var ciphertext: Int32 = 0
     }
 
     /// The most members a payload may declare.
@@ -93,8 +96,8 @@ struct MemberSlots {
                 slot.kind = .null; i += 4
             case UInt8(ascii: "{"):
                 // An encrypted member, spelled as ledger writes it (anything else: the full decoder).
-                guard let end = Self.sealedObject(bytes, at: i) else { return nil }
-                slot = Slot(start: Int32(i), end: Int32(end), kind: .sealed)
+                guard let (end, nonce, ciphertext) = Self.sealedObject(bytes, at: i) else { return nil }
+                slot = Slot(start: Int32(i), end: Int32(end), kind: .sealed, nonce: Int32(nonce), ciphertext: Int32(ciphertext))
                 i = end
             default:
                 return nil
@@ -158,21 +161,44 @@ struct MemberSlots {
         return (zeroQuote | zeroBackslash | control | (word & highs)) != 0
     }
 
-    /// The end of the encrypted member `{"subject":"…","nonce":"…","ciphertext":"…"}` at `start`
-    /// (three unescaped ASCII strings, in that order); nil for anything else.
-    private static func sealedObject(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> Int? {
+    /// The encrypted member `{"subject":"…","nonce":"…","ciphertext":"…"}` at `start`, spelled as
+    /// ledger writes it: a subject of printable ASCII without a quote or a backslash, then nonce
+    /// and ciphertext in canonical Base64 (`Base64.canonicalEnd`), each found and checked in one
+    /// pass. The index after its `}`, and where the nonce's and the ciphertext's text start; nil for
+    /// anything else (the full decoder then gives the verdict).
+    private static func sealedObject(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) -> (end: Int, nonce: Int, ciphertext: Int)? {
+        let base = bytes.baseAddress!
         var i = start
-        for k in 0..<3 {
-            let literal: StaticString = k == 0 ? #"{"subject":""# : k == 1 ? #"","nonce":""# : #"","ciphertext":""#
-            let count = literal.utf8CodeUnitCount
-            guard i + count <= bytes.count, (0..<count).allSatisfy({ bytes[i + $0] == literal.utf8Start[$0] }) else { return nil }
-            i += count
-            let valueStart = i
-            while i < bytes.count, bytes[i] != UInt8(ascii: "\""), bytes[i] > 0x20, bytes[i] < 0x7F, bytes[i] != UInt8(ascii: "\\") { i += 1 }
-            guard i > valueStart || k > 0 else { return nil }
+        guard i + 12 <= bytes.count, equal(base + i, #"{"subject":""#) else { return nil }
+        i += 12
+        let subjectStart = i
+        let raw = UnsafeRawPointer(base)
+        while true {
+            // Eight plain bytes (printable ASCII other than a quote or a backslash) at a time.
+            if i + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if !needsLook(word), !hasSpaceOrDelete(word) { i += 8; continue }
+            }
+            guard i < bytes.count, bytes[i] != UInt8(ascii: "\\"), bytes[i] > 0x20, bytes[i] < 0x7F else { return nil }
+            if bytes[i] == UInt8(ascii: "\"") { break }
+            i += 1
         }
-        guard i + 2 <= bytes.count, bytes[i] == UInt8(ascii: "\""), bytes[i + 1] == UInt8(ascii: "}") else { return nil }
-        return i + 2
+        guard i > subjectStart, i + 11 <= bytes.count, equal(base + i, #"","nonce":""#) else { return nil }
+        let nonce = i + 11
+        guard let nonceEnd = Base64.canonicalEnd(in: bytes, from: nonce),
+              nonceEnd + 16 <= bytes.count, equal(base + nonceEnd, #"","ciphertext":""#) else { return nil }
+        let ciphertext = nonceEnd + 16
+        guard let end = Base64.canonicalEnd(in: bytes, from: ciphertext),
+              end + 2 <= bytes.count, bytes[end] == UInt8(ascii: "\""), bytes[end + 1] == UInt8(ascii: "}") else { return nil }
+        return (end + 2, nonce, ciphertext)
+    }
+
+    /// True when one of the eight bytes of `word` is a space or DEL (the "has a byte" test).
+    @inline(__always)
+    private static func hasSpaceOrDelete(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let spaces = word ^ (ones &* 0x20), deletes = word ^ (ones &* 0x7F)
+        return ((spaces &- ones) & ~spaces & highs) | ((deletes &- ones) & ~deletes & highs) != 0
     }
 
     /// Opens the encrypted members of a data version 2 line of catalogue entry `entry` (event
@@ -195,8 +221,8 @@ struct MemberSlots {
                 guard personal else { return false }
                 let name = entry.names[index]
                 let opens = opener.opens(name, of: entry.type)
-                let opened = withSealedMember(index, in: line, owner: owner) { member -> OpenedMember? in
-                    opens ? opener.open(member, eventID: eventID, type: entry.type, name: name) : nil
+                let opened = withSealedMember(index, in: line, owner: owner, decoding: opens) { member -> OpenedMember? in
+                    member.map { opener.open($0, eventID: eventID, type: entry.type, name: name) }
                 }
                 switch opened {
                 case nil: return false  // not a well-formed encrypted member of the event's subject
@@ -215,25 +241,17 @@ struct MemberSlots {
     /// `body` of the encrypted member in slot `index` (located by `scan`), checked as
     /// `EncryptedMember(json:)` checks it and as the full path checks its subject (the event's
     /// account `owner` when it has one), its nonce and ciphertext decoded into buffers of the call;
-    /// nil when it is not such a member.
-    private func withSealedMember<T>(_ index: Int, in line: UnsafeBufferPointer<UInt8>, owner: UUIDBits?,
-                                     _ body: (SealedMember) -> T) -> T? {
+    /// nil when it is not such a member. Without `decoding` (a member left sealed), `body` is given
+    /// nil and nothing is decoded: `scan` found its Base64 canonical, so its sizes are known.
+    private func withSealedMember<T>(_ index: Int, in line: UnsafeBufferPointer<UInt8>, owner: UUIDBits?, decoding: Bool,
+                                     _ body: (SealedMember?) -> T) -> T? {
         let slot = slots[index]
-        // `sealedObject` checked the frame: `{"subject":"S","nonce":"N","ciphertext":"C"}`, with no
-        // quote or backslash inside S, N or C.
-        let end = Int(slot.end)
-        /// The bounds of the value that starts `prefix` bytes on from `i`, up to its closing quote.
-        func value(after prefix: Int, from i: Int) -> Range<Int>? {
-            var j = i + prefix
-            let start = j
-            while j < end, line[j] != UInt8(ascii: "\"") { j += 1 }
-            return j < end ? start..<j : nil
-        }
-        // {"subject":"   ","nonce":"   ","ciphertext":"
-        guard let subjectRange = value(after: 12, from: Int(slot.start)), let nonceRange = value(after: 11, from: subjectRange.upperBound),
-              let sealedRange = value(after: 16, from: nonceRange.upperBound) else { return nil }
-        let subjectText = UnsafeBufferPointer(rebasing: line[subjectRange])
-        let nonceText = UnsafeBufferPointer(rebasing: line[nonceRange]), sealedText = UnsafeBufferPointer(rebasing: line[sealedRange])
+        // `sealedObject` checked the frame, `{"subject":"S","nonce":"N","ciphertext":"C"}`, with no
+        // quote or backslash inside S and N and C canonical Base64, and noted where N and C start.
+        let nonceStart = Int(slot.nonce), sealedStart = Int(slot.ciphertext)
+        let subjectText = UnsafeBufferPointer(rebasing: line[(Int(slot.start) + 12)..<(nonceStart - 11)])
+        let nonceText = UnsafeBufferPointer(rebasing: line[nonceStart..<(sealedStart - 16)])
+        let sealedText = UnsafeBufferPointer(rebasing: line[sealedStart..<(Int(slot.end) - 2)])
         // The subject: `account-<uid>` of the event's own account, or (for a type that names none)
         // any valid id.
         let account: UUIDBits?
@@ -244,7 +262,16 @@ struct MemberSlots {
             guard owner == nil, SubjectID(utf8: subjectText) != nil else { return nil }
             account = nil
         }
-        let nonceSize = EncryptedMember.nonceSize, sealedCapacity = sealedText.count / 4 * 3
+        let nonceSize = EncryptedMember.nonceSize
+        guard decoding else {
+            // Canonical Base64 of n characters, p of them padding, holds n / 4 * 3 - p bytes.
+            let n = sealedText.count, pad = UInt8(ascii: "=")
+            let padding = n < 2 ? 0 : sealedText[n - 1] != pad ? 0 : sealedText[n - 2] != pad ? 1 : 2
+            guard nonceText.count == 16, nonceText[15] != UInt8(ascii: "="),
+                  sealedText.count / 4 * 3 - padding >= EncryptedMember.tagSize else { return nil }
+            return body(nil)
+        }
+        let sealedCapacity = sealedText.count / 4 * 3
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: nonceSize + 2 + sealedCapacity) { buffer -> T? in
             let nonceOut = UnsafeMutableBufferPointer(rebasing: buffer[0..<(nonceSize + 2)])
             let sealedOut = UnsafeMutableBufferPointer(rebasing: buffer[(nonceSize + 2)...])

@@ -4,26 +4,61 @@ import Glibc
 // MARK: - AESGCM, opening with this thread's context
 
 extension AESGCM {
+    /// A thread's decryption context and the key it holds: members of one subject follow each
+    /// other (an account's email and username on one line, its registration's lines), so a context
+    /// keyed once serves them all, each message setting only its nonce (`EVP_DecryptInit_ex` with
+    /// no key keeps the key schedule and GCM's table).
+    private final class ThreadContext {
+        let pointer: OpaquePointer
+        /// The key `pointer` holds, when `keyed`.
+        var key = [UInt8](repeating: 0, count: AESGCM.keySize)
+        var keyed = false
+
+        init(_ pointer: OpaquePointer) { self.pointer = pointer }
+
+        deinit {
+            for i in key.indices { key[i] = 0 }
+            EVP_CIPHER_CTX_free(pointer)  // cleanses the key schedule
+        }
+
+        /// Keys the context with `key` (unless it holds it already) and sets `nonce`.
+        func start(key: [UInt8], nonce: UnsafePointer<UInt8>) -> Bool {
+            let same = keyed && key == self.key
+            keyed = false
+            guard EVP_DecryptInit_ex(pointer, nil, nil, same ? nil : key, nonce) == 1 else { return false }
+            if !same { self.key = key }
+            keyed = true
+            return true
+        }
+    }
+
     /// Each thread's decryption context, made on its first use and freed when the thread ends: a
-    /// read that opens hundreds of thousands of members keys one context anew for each (the cipher
-    /// stays set), instead of allocating and setting up a context per member.
+    /// read that opens hundreds of thousands of members never allocates or sets up a context per
+    /// member (the cipher stays set, and the key while the subject does not change).
     private static let threadContextKey: pthread_key_t = {
         var key = pthread_key_t()
-        guard pthread_key_create(&key, { pointer in EVP_CIPHER_CTX_free(OpaquePointer(pointer)) }) == 0 else {
+        guard pthread_key_create(&key, { pointer in
+            if let pointer { Unmanaged<ThreadContext>.fromOpaque(pointer).release() }
+        }) == 0 else {
             preconditionFailure("pthread_key_create failed")  // only when the process is out of thread keys
         }
         return key
     }()
 
-    /// This thread's decryption context, with AES-256-GCM set and no key yet.
-    private static func threadContext() throws(AESGCMError) -> OpaquePointer {
-        if let pointer = pthread_getspecific(threadContextKey) { return OpaquePointer(pointer) }
+    /// This thread's decryption context, with AES-256-GCM set.
+    private static func threadContext() throws(AESGCMError) -> ThreadContext {
+        if let pointer = pthread_getspecific(threadContextKey) { return Unmanaged<ThreadContext>.fromOpaque(pointer).takeUnretainedValue() }
         guard let context = EVP_CIPHER_CTX_new() else { throw AESGCMError(.cryptoFailure, "EVP_CIPHER_CTX_new failed") }
-        guard EVP_DecryptInit_ex(context, cipher, nil, nil, nil) == 1, pthread_setspecific(threadContextKey, UnsafeRawPointer(context)) == 0 else {
+        guard EVP_DecryptInit_ex(context, cipher, nil, nil, nil) == 1 else {
             EVP_CIPHER_CTX_free(context)
             throw AESGCMError(.cryptoFailure, "AES-256-GCM could not be initialised")
         }
-        return context
+        let thread = ThreadContext(context)
+        guard pthread_setspecific(threadContextKey, Unmanaged.passRetained(thread).toOpaque()) == 0 else {
+            Unmanaged.passUnretained(thread).release()
+            throw AESGCMError(.cryptoFailure, "AES-256-GCM could not be initialised")
+        }
+        return thread
     }
 
     /// `body` of the plaintext of `sealed` (ciphertext followed by tag) under `key`, `nonce` and
@@ -39,9 +74,11 @@ extension AESGCM {
         guard key.count == keySize else { throw AESGCMError(.invalidKey, "an AES-256 key has 32 bytes; this one has \(key.count)") }
         guard nonce.count == nonceSize else { throw AESGCMError(.invalidNonce, "a GCM nonce here has 12 bytes; this one has \(nonce.count)") }
         guard length <= Int(Int32.max) - tagSize else { throw AESGCMError(.tooLarge, "a message of \(length) bytes is too large") }
-        let context = try threadContext()
-        // Keys the context and sets the nonce (AES-GCM's default nonce length is the 12 bytes used here).
-        guard EVP_DecryptInit_ex(context, nil, nil, key, nonce.baseAddress) == 1 else { throw AESGCMError(.cryptoFailure, "AES-256-GCM could not be keyed") }
+        let thread = try threadContext()
+        let context = thread.pointer
+        // Keys the context when the key changed, and sets the nonce (AES-GCM's default nonce length
+        // is the 12 bytes used here).
+        guard thread.start(key: key, nonce: nonce.baseAddress!) else { throw AESGCMError(.cryptoFailure, "AES-256-GCM could not be keyed") }
         var written: Int32 = 0
         if associatedData.count > 0 {
             guard EVP_DecryptUpdate(context, nil, &written, associatedData.baseAddress!.assumingMemoryBound(to: UInt8.self),

@@ -40,11 +40,18 @@ public final class KeyRing: PersonalDataOpener {
         var entries = Entries()
         var lookups = 0
         var loaded = false
+        /// True while `preload` reads the whole store on its own thread: lookups go on one by one
+        /// meanwhile instead of loading it a second time under the lock.
+        var preloading = false
     }
 
     /// After this many subjects looked up one by one (a `pread` of a page each), a read that meets
     /// many (replay, users) reads the whole key store once instead; a sign-in never gets there.
     public static let lookupsBeforeLoading = 32
+
+    /// About how many lines a read must have ahead for `preload` to be worth a thread (a
+    /// checkpoint's tail of a few thousand lines meets few subjects).
+    static let linesWorthPreloading = 50_000
 
     private let state: Mutex<State>
     /// Bumped whenever a subject's key stops being usable in this process (`forget`, `noteErased`):
@@ -120,20 +127,12 @@ public final class KeyRing: PersonalDataOpener {
                     guard access(path, F_OK) == 0 else { return .success(.absent) }
                     state.store = try KeyStore(path: path, writable: false)
                 }
-                if !state.loaded, state.lookups >= Self.lookupsBeforeLoading {
+                if !state.loaded, !state.preloading, state.lookups >= Self.lookupsBeforeLoading {
                     // The whole store once (what the ring learnt meanwhile, e.g. an erasure, stays);
                     // a subject still missing is looked up alone below (a key made since).
                     state.loaded = true
                     if let all = try? state.store!.subjects() {
-                        state.entries.accounts.reserveCapacity(all.count)
-                        for (subject, key) in all {
-                            let entry: Entry = key.map { .key(LiveKey($0)) } ?? .erased(opened: false)
-                            if let uid = subject.accountBits {
-                                if state.entries.accounts.index(forKey: uid) == nil { state.entries.accounts[uid] = entry }
-                            } else if state.entries.addresses.index(forKey: subject) == nil {
-                                state.entries.addresses[subject] = entry
-                            }
-                        }
+                        Self.adopt(Self.entries(of: all), into: &state)
                         if let known = state.entries[subject] { return .success(known) }
                     }
                 }
@@ -149,6 +148,27 @@ public final class KeyRing: PersonalDataOpener {
                 return .failure(error)
             }
         }
+    }
+
+    /// The entries of every subject of a whole key store (`KeyStore.subjects`).
+    private static func entries(of all: [(subject: SubjectID, key: [UInt8]?)]) -> Entries {
+        var entries = Entries()
+        entries.accounts.reserveCapacity(all.count)
+        for (subject, key) in all {
+            let entry: Entry = key.map { .key(LiveKey($0)) } ?? .erased(opened: false)
+            if let uid = subject.accountBits { entries.accounts[uid] = entry } else { entries.addresses[subject] = entry }
+        }
+        return entries
+    }
+
+    /// Makes `loaded` (a whole store's entries) what `state` knows, keeping what it learnt before
+    /// (an erasure noted, a key looked up since the store was read): O(what it knew before).
+    private static func adopt(_ loaded: Entries, into state: inout State) {
+        var merged = loaded
+        for (uid, entry) in state.entries.accounts { merged.accounts[uid] = entry }
+        for (subject, entry) in state.entries.addresses { merged.addresses[subject] = entry }
+        state.entries = merged
+        state.loaded = true
     }
 
     /// `member` opened with `key`, marked opened first: a `noteErased` that runs while it opens
@@ -169,6 +189,31 @@ public final class KeyRing: PersonalDataOpener {
             return .text(try MemberCipher.decrypt(member, eventID: eventID, type: type, member: name, key: key.bytes))
         } catch {
             return .unreadable(error.description)
+        }
+    }
+
+    // MARK: - Preloading
+
+    /// Starts reading the whole key store on a thread of its own, for a read about to open the
+    /// members of many subjects (a replay from the first line): the lines' first members are opened
+    /// meanwhile with keys looked up one by one, and no thread waits on the ring's lock while the
+    /// store is read. Nil when there is nothing to read (no key store, or read already); the caller
+    /// joins the thread before it returns, so none outlives its read.
+    func preload() -> JoinableThread? {
+        let path = path
+        let start = state.withLock { state -> Bool in
+            guard !state.loaded, !state.preloading, access(path, F_OK) == 0 else { return false }
+            state.preloading = true
+            return true
+        }
+        guard start else { return nil }
+        return JoinableThread { [self] in
+            // A store of its own: the ring's (behind the lock) serves the lookups meanwhile.
+            let loaded = (try? KeyStore(path: path, writable: false).subjects()).map(Self.entries(of:))
+            state.withLock { state in
+                state.preloading = false
+                if let loaded, !state.loaded { Self.adopt(loaded, into: &state) }
+            }
         }
     }
 

@@ -74,6 +74,11 @@ public enum ViewLoader {
             asOf.map { $0.mayStart(fromCheckpointAt: found.views.head.seq) } ?? true
         }
         let (checkpoint, start, total) = (opened.checkpoint, opened.start, opened.total)
+        // A read of many lines opens the members of many subjects: the key store is read whole,
+        // on a thread of its own, while the first lines are read (the ring counts its lookups
+        // otherwise, and reads it under its lock once they are many).
+        let keys = opened.lines >= KeyRing.linesWorthPreloading ? (source.opener as? KeyRing)?.preload() : nil
+        defer { keys?.join() }
         var checker = ChainChecker(opener: source.opener)
         if let checkpoint {
             loaded.views = checkpoint.views
