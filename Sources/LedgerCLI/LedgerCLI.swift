@@ -1,5 +1,4 @@
 import Glibc
-import LedgerDomain
 import LedgerKit
 
 // MARK: - LedgerCLI

@@ -1,4 +1,3 @@
-import LedgerDomain
 import LedgerKit
 
 // MARK: - AccountCommand: change the email
@@ -15,8 +14,11 @@ extension AccountCommand {
     /// sign-up's uniqueness rule (the store's append condition decides a race for N: one wins).
     private static func changeEmail(_ invocation: Invocation, _ context: Context) throws -> Int32 {
         let email = invocation.required("email"), typed = invocation.required("new-email")
-        let newEmail = EmailRule.normalized(typed)
-        if let problem = EmailRule.problem(newEmail) { throw CLIError.usage("--new-email: \(problem)") }
+        let newEmail: String
+        switch Ledger.Input.email(typed) {
+        case .success(let email): newEmail = email
+        case .failure(let error): throw CLIError.usage("--new-email: \(error.message)")
+        }
         let password = try PasswordInput.read(invocation, context)
         guard let outcome = try proved(invocation, context, { try await $0.changeEmail(email: email, password: password, newEmail: newEmail) })
         else { return CLIError.Status.failure.rawValue }

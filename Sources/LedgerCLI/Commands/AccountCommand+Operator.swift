@@ -1,4 +1,3 @@
-import LedgerDomain
 import LedgerKit
 
 // MARK: - AccountCommand: an operator's actions

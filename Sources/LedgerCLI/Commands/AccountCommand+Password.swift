@@ -1,4 +1,3 @@
-import LedgerDomain
 import LedgerKit
 
 // MARK: - AccountCommand: the owner's password
@@ -21,7 +20,7 @@ extension AccountCommand {
         let lines = "write the current password, then the new one, a line each"
         let current = try PasswordInput.read(invocation, context, prompt: "Current password: ", missing: "standard input is empty; \(lines)")
         let new = try PasswordInput.read(invocation, context, prompt: "New password: ", missing: "standard input has one line; \(lines)")
-        if let problem = RegistrationValidator.passwordProblem(new) { throw CLIError.usage("the new password: \(problem.message)") }
+        if let problem = Ledger.Input.passwordProblem(new) { throw CLIError.usage("the new password: \(problem)") }
         guard let outcome = try proved(invocation, context, { try await $0.changePassword(email: email, currentPassword: current, newPassword: new) })
         else { return CLIError.Status.failure.rawValue }
         report(outcome, status: "password-changed", done: "has a new password", invocation, context)

@@ -1,4 +1,3 @@
-import LedgerDomain
 import LedgerKit
 
 // MARK: - AccountCommand: verification and reset tokens
@@ -21,10 +20,10 @@ extension AccountCommand {
         },
         Action(name: "reset-password", takesAccount: false, options: ["token-stdin"], required: ["token-stdin"]) { invocation, context in
             let token = try tokenLine(invocation, context)
-            guard let password = context.readBytesLine().map({ PasswordRule.text(fromBytes: $0.last == 0x0D ? Array($0.dropLast()) : $0) }) else {
+            guard let password = context.readBytesLine().map({ Ledger.Input.password(fromLine: $0.last == 0x0D ? Array($0.dropLast()) : $0) }) else {
                 throw CLIError.usage("--token-stdin: standard input has one line; write the token, then the new password, a line each")
             }
-            if let problem = RegistrationValidator.passwordProblem(password) { throw CLIError.usage("the new password: \(problem.message)") }
+            if let problem = Ledger.Input.passwordProblem(password) { throw CLIError.usage("the new password: \(problem)") }
             let outcome = try context.withLedger(invocation) { try await $0.resetPassword(token: token, newPassword: password) }
             report(outcome, status: "password-reset", done: "has a new password", invocation, context)
             return 0
@@ -38,7 +37,7 @@ extension AccountCommand {
     /// before the email is looked up; the request is durable before the message is sent. Unknown,
     /// pending, disabled, deleted (and, for a verification, verified) emails get the same answer,
     /// nothing appended and no message.
-    private static func request(_ kind: AccountTokens.Kind, _ invocation: Invocation, _ context: Context) throws -> Int32 {
+    private static func request(_ kind: TokenKind, _ invocation: Invocation, _ context: Context) throws -> Int32 {
         let email = invocation.required("email")
         let mailer = try Mailer.fromEnvironment(context.environment)
         let issued = try context.withLedger(invocation) { ledger in
@@ -65,7 +64,7 @@ extension AccountCommand {
     }
 
     /// The message carrying `issued`'s token (`TokenMessage`: a link from the operator's template, or the command to give it to).
-    private static func message(_ kind: AccountTokens.Kind, _ issued: Ledger.IssuedToken, from: String,
+    private static func message(_ kind: TokenKind, _ issued: Ledger.IssuedToken, from: String,
                                 _ context: Context) throws -> MailMessage {
         TokenMessage.message(kind, token: issued.token, to: issued.email, from: from, expires: issued.expiresAt,
                              links: try TokenMessage.Links.fromEnvironment(context.environment))

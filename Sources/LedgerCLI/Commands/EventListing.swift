@@ -1,4 +1,4 @@
-import LedgerDomain
+import LedgerKit
 
 // MARK: - EventListing
 

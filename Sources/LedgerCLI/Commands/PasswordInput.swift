@@ -1,5 +1,5 @@
 import Glibc
-import LedgerDomain
+import LedgerKit
 
 // MARK: - PasswordInput
 
@@ -13,7 +13,7 @@ enum PasswordInput {
         if invocation.flag("password-stdin") {
             guard var line = context.readBytesLine() else { throw CLIError.usage("--password-stdin: \(missing)") }
             if line.last == 0x0D { line.removeLast() }
-            return PasswordRule.text(fromBytes: line)  // not UTF-8: a text every check and rule refuses
+            return Ledger.Input.password(fromLine: line)  // not UTF-8: a text every check and rule refuses
         }
         guard context.stdinIsTerminal else {
             throw CLIError.usage("no password: pass --password-stdin and write it to standard input, or run in a terminal to be prompted")
@@ -31,7 +31,7 @@ enum PasswordInput {
             quiet.c_lflag &= ~tcflag_t(ECHO)
             tcsetattr(0, TCSAFLUSH, &quiet)
         }
-        let line = PasswordRule.text(fromBytes: context.readBytesLine() ?? [])
+        let line = Ledger.Input.password(fromLine: context.readBytesLine() ?? [])
         if hasTerminal { tcsetattr(0, TCSAFLUSH, &saved) }
         context.err("\n")
         return line

@@ -1,5 +1,4 @@
 import Glibc
-import LedgerDomain
 import LedgerKit
 
 // MARK: - RegisterCommand
@@ -26,7 +25,7 @@ enum RegisterCommand {
         let key = invocation.value("idempotency-key")
         if key?.isEmpty == true { throw CLIError.usage("--idempotency-key needs a non-empty key K (or leave it out)") }
         let password = try PasswordInput.read(invocation, context)
-        let maxBytes = try invocation.positiveInt("max-image-bytes") ?? ImageInspector.defaultMaxBytes
+        let maxBytes = try invocation.positiveInt("max-image-bytes") ?? Ledger.Input.defaultMaxImageBytes
         var input = RegistrationInput(email: invocation.value("email"), userName: invocation.value("username"),
                                       password: password, image: nil, maxImageBytes: maxBytes)
         if let path = invocation.value("image") {

@@ -1,4 +1,3 @@
-import LedgerDomain
 import LedgerKit
 
 // MARK: - UsersCommand
@@ -58,10 +57,9 @@ enum UsersCommand {
     /// Prints every event about `row`'s account (`AccountHistory`), in log order: a table, or with
     /// `--json` the lines as stored. Exit 1 at a damaged line, after the events before it.
     private static func showHistory(of row: UserRow, log source: LogSource, _ invocation: Invocation, _ context: Context) throws -> Int32 {
-        var history = AccountHistory(uid: UUIDBits(uuid: row.uid) ?? .zero)
         var listing = EventListing(json: invocation.flag("json"), following: false, context: context)
-        let outcome = try source.readEvents { event, line in
-            if history.includes(ViewEvent(event)) { listing.add(event, line: line) }
+        let outcome = try source.readHistory(ofAccount: row.uid) { event, line in
+            listing.add(event, line: line)
             return true
         }
         if outcome == .missing { throw CLIError.noLog(at: source.name) }

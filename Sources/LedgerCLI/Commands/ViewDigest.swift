@@ -1,5 +1,4 @@
 import Dispatch
-import LedgerDomain
 import LedgerKit
 
 // MARK: - ViewDigest

@@ -18,8 +18,11 @@ extension Ledger {
     /// Moves the account to `newEmail` (normalized as sign-up normalizes it; unverified until verified
     /// again) once `password` is checked for `email`; `emailTaken` while a live account holds it.
     public func changeEmail(email: String, password: String, newEmail: String) async throws(LedgerError) -> AccountChange {
-        let normalized = EmailRule.normalized(newEmail)
-        if let problem = EmailRule.problem(normalized) { throw LedgerError(.invalidInput, "the new email: \(problem)") }
+        let normalized: String
+        switch Input.email(newEmail) {
+        case .success(let email): normalized = email
+        case .failure(let error): throw LedgerError(.invalidInput, "the new email: \(error.message)")
+        }
         return try await owner { Ledger.AccountChange(try $0.changeEmail(email: email, password: password, newEmail: normalized)) }
     }
 

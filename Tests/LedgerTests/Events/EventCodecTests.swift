@@ -5,7 +5,7 @@ import Testing
 /// Every event type through `data` and back, and through a whole log line and back.
 struct EventCodecTests {
     @Test(arguments: EventType.allCases)
-    func dataRoundTrips(type: EventType) throws {
+    func dataRoundTrips(type: LedgerDomain.EventType) throws {
         for n in [1, 2] {
             let event = Fixtures.event(type, n)
             #expect(event.type == type)
@@ -19,7 +19,7 @@ struct EventCodecTests {
     }
 
     @Test(arguments: EventType.allCases)
-    func lineRoundTrips(type: EventType) throws {
+    func lineRoundTrips(type: LedgerDomain.EventType) throws {
         let event = Fixtures.event(type, 3)
         let at = Timestamp(rfc3339: "2026-11-29T09:00:00.123Z")!
         let id = Fixtures.uuid(77), stream = Fixtures.stream(for: type, 5), prev = Fixtures.hex64(9)

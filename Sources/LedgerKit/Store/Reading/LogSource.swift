@@ -84,4 +84,13 @@ extension LogSource {
         case .postgres(let store): try PostgresLogFollower(store: store).read(body)
         }
     }
+
+    /// `readEvents` of only the events about account `uid` (`AccountHistory`: its own stream's,
+    /// its registration's and its sessions'), in log order.
+    public func readHistory(ofAccount uid: String, _ body: (RecordedEvent, UnsafeBufferPointer<UInt8>) -> Bool) throws -> LogFollower.Outcome {
+        var history = AccountHistory(uid: UUIDBits(uuid: uid) ?? .zero)
+        return try readEvents { event, line in
+            history.includes(ViewEvent(event)) ? body(event, line) : true
+        }
+    }
 }
