@@ -45,6 +45,16 @@ extension Ledger {
         }
     }
 
+    /// The views of `selection` (`.users`, `.sessions`, `.images`, `.registrations`, `.signIns`,
+    /// `.accountChanges`, or `.all`: what `ledger users`, `sessions`, `images`, `audit` and `replay`
+    /// print), folded from the whole verified log, or as they stood at `asOf` (a seq or a time).
+    public func views(_ selection: LedgerViews.Selection = .all, asOf: AsOf? = nil) async throws(LedgerError) -> LedgerViews {
+        try await perform { call in
+            guard let log = call.log else { return LedgerViews() }
+            return try ViewLoader.load(log, asOf: asOf, now: SystemClock().now(), views: selection).views
+        }
+    }
+
     /// The head of the verified log.
     public func head() async throws(LedgerError) -> Head {
         try await perform { call in

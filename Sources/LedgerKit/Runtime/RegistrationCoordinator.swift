@@ -2,9 +2,9 @@ import LedgerDomain
 
 // MARK: - RegistrationCoordinator
 
-/// The imperative shell of the registration saga: it asks `RegistrationSaga.nextAction`, performs
-/// the action (blob folder, failpoints), hands the outcome to `RegistrationSaga.decide`, appends the
-/// events decided, and asks again. `recover` runs the same loop from the state folded out of the log.
+/// The imperative shell of the registration saga: it asks the run (`RegistrationRun`) what to do,
+/// performs it (an action's part in the blob folder and the failpoints, or one durable write), reports
+/// the outcome and asks again. `recover` runs the same loop from the state folded out of the log.
 public final class RegistrationCoordinator {
     let store: any LedgerStore
     let blobs: any BlobStore
@@ -103,54 +103,34 @@ public final class RegistrationCoordinator {
 
     // MARK: - The loop
 
-    /// Performs actions until the saga finishes or a compensation step fails (compensation-pending);
-    /// returns the registration's state. Events of steps with no outside effect are held and appended
-    /// together before the next blob operation and at the end: a registration is one durable write,
-    /// with an image too (its blob is written before the account, so nothing outside the log happens
-    /// between the account and the profile).
+    /// Carries out the run's instructions until it finishes (`RegistrationRun`: the saga's table
+    /// decides every action, event, write and its terms); returns the registration's state. Events
+    /// of steps with no outside effect share a write made before the next blob operation and at the
+    /// end: a registration is one durable write, with an image too (its blob is written before the
+    /// account, so nothing outside the log happens between the account and the profile).
     func drive(_ start: RegistrationState, plan: Plan?) throws -> RegistrationState {
-        var batch = BatchingAppender(start)
-        // The blob this run wrote (never in `recover`, which writes none). Until the batch with its
-        // `ImageStored` is durable no event owns it; a failure before that discards it.
-        var writtenImage: String?
-        let withImage = plan.map { $0.saga.image != nil } ?? start.withImage
+        var run = RegistrationRun(start, plan: plan?.saga)
+        var instruction = run.start(at: clock.now())
         while true {
-            let action = RegistrationSaga.nextAction(batch.state, withImage: withImage, writtenImage: writtenImage)
-            if action.needsDurableLog, let refusal = try appendHeld(&batch) {
-                guard try settle(refusal.action, try outcome(of: refusal.error, for: refusal.action), &batch, plan: plan) else { break }
-                continue
+            switch instruction {
+            case .perform(let action):
+                instruction = run.performed(try perform(action, plan: plan), at: clock.now())
+            case .append(let events, let version, let terms, let outcomeOf):
+                do {
+                    try write(events, expected: version == 0 ? .noStream : .exactly(version), terms: terms, stream: run.state.registration)
+                    instruction = run.appended(at: clock.now())
+                } catch {
+                    guard let action = outcomeOf else { throw error }
+                    instruction = run.refused(try outcome(of: error, for: action), at: clock.now())
+                }
+            case .finish:
+                return run.state
             }
-            if case .finish = action { break }
-            let outcome = try perform(action, plan: plan, writtenImage: &writtenImage)
-            guard try settle(action, outcome, &batch, plan: plan) else { break }
-        }
-        return batch.state
-    }
-
-    /// Holds what `decide` makes of `action`'s `outcome`. A blob action's events, and what is held
-    /// when the run stops, are appended at once; a refusal of that write is decided in turn.
-    /// False when the run stops (a compensation failed: compensation-pending).
-    private func settle(_ action: RegistrationSaga.Action, _ outcome: RegistrationSaga.StepOutcome, _ batch: inout BatchingAppender,
-                        plan: Plan?) throws -> Bool {
-        var (action, outcome) = (action, outcome)
-        while true {
-            let decision = RegistrationSaga.decide(action, outcome, state: batch.state, plan: plan?.saga, at: clock.now())
-            switch decision {
-            case .record(let events, let terms):
-                batch.hold(events, for: action.outcomeOfRefusedAppend ? action : nil, terms: terms)
-            case .fail(let failure):
-                batch.hold([failure], for: nil)
-            case .stop:
-                break
-            }
-            guard action.touchesBlobs || decision == .stop else { return true }
-            guard let refusal = try appendHeld(&batch) else { return decision != .stop }
-            (action, outcome) = (refusal.action, try self.outcome(of: refusal.error, for: refusal.action))
         }
     }
 
     /// Performs the part of `action` outside the log (the blob folder, the failpoint before its event).
-    private func perform(_ action: RegistrationSaga.Action, plan: Plan?, writtenImage: inout String?) throws -> RegistrationSaga.StepOutcome {
+    private func perform(_ action: RegistrationSaga.Action, plan: Plan?) throws -> RegistrationSaga.StepOutcome {
         do {
             switch action {
             case .writeImage:
@@ -162,7 +142,6 @@ public final class RegistrationCoordinator {
                     try? blobs.remove(imageName)  // e.g. renamed but its folder not synced; else `recover` removes it
                     throw error
                 }
-                writtenImage = imageName
             case .createAccount:
                 try failpoints.beforeAppending(.accountCreated)
             case .writeProfile:
@@ -175,7 +154,6 @@ public final class RegistrationCoordinator {
             case .discardImage(let imageName):
                 // No event owns it. If it cannot be removed now, `ledger recover` removes it as an orphan.
                 try? blobs.remove(imageName)
-                writtenImage = nil
             case .recordImage, .finish:
                 break
             }
@@ -198,23 +176,18 @@ public final class RegistrationCoordinator {
 
     /// Appends `event` to the registration in a write of its own; a refusal is thrown.
     func record(_ event: LedgerEvent, on state: RegistrationState) throws -> RegistrationState {
-        var batch = BatchingAppender(state)
-        batch.hold([event], for: nil)
-        _ = try appendHeld(&batch)
-        return batch.state
+        try write([event], expected: state.version == 0 ? .noStream : .exactly(state.version), terms: AppendTerms(), stream: state.registration)
+        var state = state
+        state.evolve(event)
+        return state
     }
 
-    /// Appends what `batch` holds; the refusal when the store refused it as an action's outcome.
-    private func appendHeld(_ batch: inout BatchingAppender) throws -> BatchingAppender.Refusal? {
-        try batch.flush { events, expected, terms, after in try write(events, expected: expected, terms: terms, reaching: after) }
-    }
-
-    /// Appends `events` in one durable write, on the terms the saga decided: under the store's email
-    /// check, and with the first session (`SessionStarted` in the session's own stream) when the
-    /// write completes a registration: one write for both, all or nothing.
-    private func write(_ events: [LedgerEvent], expected: ExpectedVersion, terms: AppendTerms,
-                       reaching state: RegistrationState) throws {
-        var parts = [StreamAppend(events, to: StreamCategory.registration.stream(state.registration), expected: expected)]
+    /// Appends `events` to registration `registration`'s stream in one durable write, on the terms
+    /// the saga decided: under the store's email check, and with the first session (`SessionStarted`
+    /// in the session's own stream) when the write completes a registration: one write for both,
+    /// all or nothing.
+    private func write(_ events: [LedgerEvent], expected: ExpectedVersion, terms: AppendTerms, stream registration: String) throws {
+        var parts = [StreamAppend(events, to: StreamCategory.registration.stream(registration), expected: expected)]
         let session = terms.firstSession.flatMap(newSession(uid:))
         if let session { parts.append(session.part) }
         try failpoints.append(parts, to: store, condition: terms.uniqueEmail ? .uniqueEmails : nil, flush: beforeCrash)

@@ -143,7 +143,7 @@ import Testing
                                                           email: r.email, uid: r.uid)))
     }
 
-    // MARK: - The shell's side: the typed refusal and the batch
+    // MARK: - The shell's side: the typed refusal
 
     @Test func theEmailConditionRefusesWithATypedFailure() throws {
         let store = InMemoryEventStore(), condition = AppendCondition.uniqueEmails, r = RegistrationScript(210), other = RegistrationScript(211, email: r.email)
@@ -153,34 +153,5 @@ import Testing
         }
         #expect(error.condition == .emailTaken)
         #expect(error.code == .conditionFailed && error.reason == "email-already-in-use")
-    }
-
-    @Test func theAppenderFoldsHeldEventsAndWritesThemOnce() throws {
-        let r = RegistrationScript(212)
-        var batch = BatchingAppender(r.state(given: []))
-        batch.hold([r.accountCreated(withImage: false)], for: .createAccount)
-        batch.hold([r.profileWritten(image: false)], for: .writeProfile)
-        #expect(batch.state.outcome == .completed && batch.state.version == 2)
-        var writes: [([LedgerEvent], ExpectedVersion)] = []
-        let refusal = try batch.flush { events, expected, _, _ in writes.append((events, expected)) }
-        #expect(refusal == nil)
-        #expect(writes.map(\.0) == [[r.accountCreated(withImage: false), r.profileWritten(image: false)]])
-        #expect(writes.map(\.1) == [.noStream])
-        #expect(try batch.flush { _, _, _, _ in Issue.record("nothing is held") } == nil)
-    }
-
-    @Test func aRefusedBatchIsTheOutcomeOfTheActionThatOpenedIt() throws {
-        let r = RegistrationScript(213)
-        let start = r.state(given: [])
-        var batch = BatchingAppender(start)
-        batch.hold([r.accountCreated(withImage: false)], for: .createAccount)
-        batch.hold([r.profileWritten(image: false)], for: .writeProfile)
-        let refusal = try #require(try batch.flush { _, _, _, _ in throw StoreError("taken", condition: .emailTaken) })
-        #expect(refusal.action == .createAccount)
-        #expect((refusal.error as? StoreError)?.condition == .emailTaken)
-        #expect(batch.state == start, "the log holds none of them")
-        // A batch that no action opens (a `Failed`) is refused with the store's error.
-        batch.hold([r.failed(.account, withUID: false)], for: nil)
-        #expect(throws: StoreError.self) { try batch.flush { _, _, _, _ in throw StoreError(.io, "EIO") } }
     }
 }
