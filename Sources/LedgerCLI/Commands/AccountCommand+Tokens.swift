@@ -20,9 +20,11 @@ extension AccountCommand {
         },
         Action(name: "reset-password", takesAccount: false, options: ["token-stdin"], required: ["token-stdin"]) { invocation, context in
             let token = try tokenLine(invocation, context)
-            guard let password = context.readBytesLine().map({ Ledger.Input.password(fromLine: $0.last == 0x0D ? Array($0.dropLast()) : $0) }) else {
+            guard let line = context.readBytesLine() else {
                 throw CLIError.usage("--token-stdin: standard input has one line; write the token, then the new password, a line each")
             }
+            try PasswordInput.refuseLongLine(line)
+            let password = Ledger.Input.password(fromLine: line.last == 0x0D ? Array(line.dropLast()) : line)
             if let problem = Ledger.Input.passwordProblem(password) { throw CLIError.usage("the new password: \(problem)") }
             let outcome = try context.withLedger(invocation) { try await $0.resetPassword(token: token, newPassword: password) }
             report(outcome, status: "password-reset", done: "has a new password", invocation, context)
@@ -72,9 +74,11 @@ extension AccountCommand {
 
     /// The token: the first line of standard input with `--token-stdin` (spaces around it ignored).
     private static func tokenLine(_ invocation: Invocation, _ context: Context) throws -> String {
-        guard let line = context.readBytesLine().map({ String(decoding: $0, as: UTF8.self) }) else {
+        guard let bytes = context.readBytesLine() else {
             throw CLIError.usage("--token-stdin: standard input is empty; write the token as its first line")
         }
+        try PasswordInput.refuseLongLine(bytes)
+        let line = String(decoding: bytes, as: UTF8.self)
         return String(withoutCR(line).drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
     }
 

@@ -59,6 +59,9 @@ enum AccountCommand {
         if action.takesAccount, invocation.positionals.count < 2 {
             throw CLIError.usage("`ledger account \(name)` needs UID|EMAIL (usage: ledger account \(name) UID|EMAIL)")
         }
+        if action.takesAccount, invocation.positionals[1].allSatisfy({ $0 == " " || $0 == "\t" }) {
+            throw CLIError.usage("`ledger account \(name)` needs UID|EMAIL, not an empty value")
+        }
         if !action.takesAccount, invocation.positionals.count > 1 {
             throw CLIError.usage("`ledger account \(name)` takes no UID|EMAIL argument")
         }

@@ -12,6 +12,7 @@ enum PasswordInput {
                      missing: String = "standard input is empty; write the password as its first line") throws -> String {
         if invocation.flag("password-stdin") {
             guard var line = context.readBytesLine() else { throw CLIError.usage("--password-stdin: \(missing)") }
+            try refuseLongLine(line)
             if line.last == 0x0D { line.removeLast() }
             return Ledger.Input.password(fromLine: line)  // not UTF-8: a text every check and rule refuses
         }
@@ -19,6 +20,14 @@ enum PasswordInput {
             throw CLIError.usage("no password: pass --password-stdin and write it to standard input, or run in a terminal to be prompted")
         }
         return promptWithoutEcho(prompt, context)
+    }
+
+    /// Refuses a line of standard input cut at `StandardInput.maxLine` bytes, at once: the rest of
+    /// it is never taken for the next line (a current password, then a new one).
+    static func refuseLongLine(_ line: [UInt8]) throws {
+        if line.count > StandardInput.maxLine {
+            throw CLIError.usage("a line of standard input is longer than \(StandardInput.maxLine) bytes; nothing was read after it")
+        }
     }
 
     /// Prompts on standard error with terminal echo turned off.

@@ -32,6 +32,7 @@ enum UsersCommand {
     /// Runs `user`.
     static func show(_ invocation: Invocation, _ context: Context) throws -> Int32 {
         let key = invocation.positionals[0]
+        if key.allSatisfy({ $0 == " " || $0 == "\t" }) { throw CLIError.usage("`ledger user` needs UID|EMAIL, not an empty value") }
         let history = invocation.flag("history")
         if history, invocation.value("as-of") != nil { throw CLIError.usage("--history lists the whole log; leave out --as-of") }
         let source = try ReadOptions.source(invocation, context)

@@ -167,9 +167,12 @@ public struct UserView: Equatable, Sendable {
 
     /// The user a command names by `key`: the account with that uid (any case), else the live account of that
     /// email (normalized as `EmailRule` normalizes a typed email), else the account last created with it.
+    /// An erased email reads as the empty text: a blank key names no account (an erased one is named by its uid).
     public func row(uidOrEmail key: String) -> UserRow? {
         let email = EmailRule.normalized(key)
-        return row(uid: Identifiers.typed(key.trimmingSpaces)) ?? live(email: email) ?? rows.last { $0.email == email }
+        if let row = row(uid: Identifiers.typed(key.trimmingSpaces)) { return row }
+        guard !ErasedText.isErased(email) else { return nil }
+        return live(email: email) ?? rows.last { $0.email == email }
     }
 
     /// Status of the user with `uid` (nil when unknown), without spelling the row out.

@@ -119,6 +119,13 @@ public final class SessionService {
                                                 policy: policy, at: clock.now())
         let attempt: String
         if reason == nil, let account = record.account {
+            // A live account's password line always holds a hash: read as empty, its key is gone
+            // without an erasure (keys lost). That is damage, not a wrong password: nothing is
+            // checked or counted, and the lockout never counts the right password.
+            guard !ErasedText.isErased(account.passwordHash) else {
+                throw StoreError(.damaged, "the password line of account \(account.uid) cannot be read: its key is missing from the key store; run `ledger verify`",
+                                 reason: "missing-key")
+            }
             // An account command's outcome goes to the account's stream: its version now lets the
             // next holder tell from the log whether the outcome was appended.
             let version = session == nil ? AccountVersion(uid: account.uid, version: try store.streamVersion(StreamCategory.account.stream(account.uid))) : nil

@@ -11,6 +11,18 @@ import Testing
 @Suite struct CutBatchCLITests {
     static let password = "correct horse 1"
 
+    /// `line` as `events.jsonl.broken` keeps it: every `ciphertext` member's value left out.
+    static func withoutCiphertexts(_ line: [UInt8]) -> [UInt8] {
+        Array(String(decoding: line, as: UTF8.self).replacing(/"ciphertext":"[^"\n]*/, with: #""ciphertext":""#).utf8)
+    }
+
+    /// The first ciphertext value of `line` (a run no kept copy may hold).
+    static func ciphertextRun(_ line: [UInt8]) throws -> String {
+        let text = String(decoding: line, as: UTF8.self)
+        let match = try #require(text.firstMatch(of: /"ciphertext":"([^"]+)"/))
+        return String(match.output.1)
+    }
+
     /// An account with a profile image and two active sessions (register's and a login's).
     static func accountWithTwoSessions(_ dir: LedgerDir) throws -> (email: String, uid: String, image: String, sessions: Set<String>) {
         let email = uniqueEmail("cut")
@@ -77,7 +89,9 @@ import Testing
             // The next writer (this refused sign-in) moves the cut batch aside before appending.
             let refused = try dir.login(email: account.email, password: newPassword)
             #expect(refused.status == 1, "the new password is not in force: \(refused)")
-            #expect(try readBytes(dir.brokenPath) == cut.line)
+            // Kept without the password hash's ciphertext: nothing of a cut line can be opened later.
+            #expect(try readBytes(dir.brokenPath) == Self.withoutCiphertexts(cut.line))
+            #expect(!String(decoding: try readBytes(dir.brokenPath), as: UTF8.self).contains(try Self.ciphertextRun(cut.line)))
             let after = try dir.logBytes()
             #expect(Array(after.prefix(before.count)) == before)
             #expect(try dir.events().dropFirst(splitLines(before).count).compactMap { $0["type"] as? String } == ["SignInFailed"])

@@ -58,9 +58,10 @@ extension FileEventStore {
         return true
     }
 
-    /// Moves a torn tail to `events.jsonl.broken`, cuts the log back and fsyncs both.
+    /// Moves a torn tail to `events.jsonl.broken` (without its ciphertexts: `BrokenTail`), cuts the
+    /// log back and fsyncs both.
     func repair(_ log: FileDescriptor, torn: (problem: LogProblem, offset: Int, length: Int)) throws {
-        var bytes = try Self.bytes(of: log, at: torn.offset, count: torn.length)
+        var bytes = BrokenTail.kept(try Self.bytes(of: log, at: torn.offset, count: torn.length))
         if bytes.last != 0x0A { bytes.append(0x0A) }
         let broken = try FileDescriptor(path: brokenPath, flags: O_RDWR | O_CREAT | O_APPEND)
         let kept = try broken.size()

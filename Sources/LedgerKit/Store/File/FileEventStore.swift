@@ -179,7 +179,8 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
                 if let sealingKeys {
                     let prefix = prefix
                     (stored, v) = try PersonalDataSealer.seal(data, type: type, eventID: id, at: at, keys: sealingKeys,
-                                                              holder: { prefix.liveAccount(email: $0) }, random: random)
+                                                              holder: { prefix.liveAccount(email: $0) }, known: { prefix.knowsAccount($0) },
+                                                              random: random)
                 }
                 let body = LineCodec.body(seq: head.seq + 1, id: id, at: at, type: type.rawValue, v: v,
                                           stream: stream, batch: batch, data: stored, prev: head.hash)
@@ -243,14 +244,19 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
     /// subject once however many lines name it; not yet synced.
     private func groupKeys(_ batches: [WriteBatch], times: [Timestamp], keys: KeyStore) throws -> PreparedKeys {
         let prefix = prefix
-        var subjects: [SubjectID] = []
+        var subjects: [SubjectID] = [], starting = Set<SubjectID>(), named = Set<SubjectID>()
         for (at, (event, data)) in zip(times, batches.lazy.flatMap(\.decoded)) {
             if let subject = PersonalDataSealer.subject(of: data, type: event.type, at: at, holder: { prefix.liveAccount(email: $0) }) {
                 subjects.append(subject)
+                if PersonalDataSealer.mayMakeKey(subject, event.type, known: { prefix.knowsAccount($0) }) {
+                    starting.insert(subject)
+                } else {
+                    named.insert(subject)
+                }
             }
         }
         do throws(KeyStoreError) {
-            return PreparedKeys(made: try keys.createKeys(for: subjects, random: random), store: keys)
+            return PreparedKeys(made: try keys.createKeys(for: subjects, random: random, existing: named.subtracting(starting)), store: keys)
         } catch {
             throw StoreError(.io, "the key store refused the keys of \(subjects.count == 1 ? "\(subjects[0])" : "\(Set(subjects).count) subjects"): \(error.message)")
         }

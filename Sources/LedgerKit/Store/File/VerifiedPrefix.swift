@@ -73,6 +73,12 @@ struct VerifiedPrefix {
         return AccountFold.liveAccount(of: accounts.emailKey(email), in: accounts)
     }
 
+    /// True when the log holds the creation of account `uid`, from the index file's slots or the fold kept in memory.
+    func knowsAccount(_ uid: UUIDBits) -> Bool {
+        if let table, !lostTable { return table.accounts.account(uid) != nil }
+        return accounts.account(uid) != nil
+    }
+
     /// Where `stream`'s lines are, when the index file is in use (else nil).
     func lines(of stream: String) -> WritersIndex.StreamLines? {
         guard let table, !lostTable else { return nil }

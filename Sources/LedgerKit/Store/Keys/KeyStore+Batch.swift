@@ -12,8 +12,10 @@ extension KeyStore {
     /// empties them again). A failed write or sync throws for all of them and keeps none of them
     /// as a key (`writeNewSlots`).
     /// O(k) lookups and writes for k subjects; a table that must grow is grown and the whole call
-    /// started again (nothing was written yet).
-    func createKeys(for subjects: [SubjectID], random: any RandomSource) throws(KeyStoreError) -> [SubjectID: Result<[UInt8], KeyStoreError>] {
+    /// started again (nothing was written yet). A subject of `existing` (one the log already names)
+    /// is never given a new key: absent, it is `missing-key`.
+    func createKeys(for subjects: [SubjectID], random: any RandomSource,
+                    existing: Set<SubjectID> = []) throws(KeyStoreError) -> [SubjectID: Result<[UInt8], KeyStoreError>] {
         var wanted: [SubjectID] = [], seen = Set<SubjectID>()
         for subject in subjects where seen.insert(subject).inserted { wanted.append(subject) }
         guard !wanted.isEmpty else { return [:] }
@@ -25,6 +27,7 @@ extension KeyStore {
                 case .found(_, let slot) where slot.state == .live: keys[subject] = .success(slot.key)
                 case .found: keys[subject] = .failure(KeyStoreError(.subjectErased, "the key of \(subject) was erased; it is never made again"))
                 case .torn(let index, _): keys[subject] = .failure(Self.torn(index, path))
+                case .free where existing.contains(subject): keys[subject] = .failure(KeyStoreError.missing(subject))
                 case .free(let index):
                     let key = random.bytes(AESGCM.keySize)
                     guard key.count == AESGCM.keySize else { throw KeyStoreError(.io, "the random source gave \(key.count) bytes, not 32") }

@@ -89,13 +89,15 @@ public final class KeyStore {
 
     /// The key of `subject`: its live key when it has one, else a new random 256-bit key from
     /// `random`, durable in its slot before this returns. Refused (`subject-erased`) when the
-    /// subject's key was erased: a forgotten subject never gets a key again.
-    public func createKey(for subject: SubjectID, random: some RandomSource) throws(KeyStoreError) -> [UInt8] {
+    /// subject's key was erased: a forgotten subject never gets a key again. Without `mayCreate`
+    /// (the subject is already named by the log) an absent key is `missing-key`, never made anew.
+    public func createKey(for subject: SubjectID, random: some RandomSource, mayCreate: Bool = true) throws(KeyStoreError) -> [UInt8] {
         try whileLocked { () throws(KeyStoreError) -> [UInt8]? in
             switch try probe(subject) {
             case .found(_, let slot) where slot.state == .live: return slot.key
             case .found: throw KeyStoreError(.subjectErased, "the key of \(subject) was erased; it is never made again")
             case .torn(let index, _): throw Self.torn(index, path)
+            case .free where !mayCreate: throw KeyStoreError.missing(subject)
             case .free(let index):
                 let key = random.bytes(AESGCM.keySize)
                 guard key.count == AESGCM.keySize else { throw KeyStoreError(.io, "the random source gave \(key.count) bytes, not 32") }

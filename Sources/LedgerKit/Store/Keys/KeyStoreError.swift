@@ -1,3 +1,5 @@
+import LedgerDomain
+
 // MARK: - KeyStoreError
 
 /// Why the key store refused; `code` is stable, `message` is for people.
@@ -16,6 +18,8 @@ public struct KeyStoreError: Error, Equatable, Sendable, CustomStringConvertible
         case readOnly = "read-only"
         /// The file was removed while open.
         case missing
+        /// A subject the log already names has no key and no erasure: keys were lost (never made anew).
+        case missingKey = "missing-key"
         /// The file or its folder could not be read or written (a symbolic link, a hard link, a failed sync, ...).
         case io = "io-error"
     }
@@ -32,6 +36,11 @@ public struct KeyStoreError: Error, Equatable, Sendable, CustomStringConvertible
     /// An error from its parts.
     public init(_ code: Code, _ message: String, slot: Int? = nil, cause: SystemError? = nil) {
         self.code = code; self.message = message; self.slot = slot; self.cause = cause
+    }
+
+    /// A key `subject` should have and has not: only the event that starts a subject makes its key.
+    static func missing(_ subject: SubjectID) -> KeyStoreError {
+        KeyStoreError(.missingKey, "the key store has no key of \(subject), which the log already names and no erasure erased: keys were lost; run `ledger verify`")
     }
 
     /// Wraps what a file operation threw.

@@ -12,8 +12,8 @@ struct PreparedKeys: SubjectKeys {
     let store: KeyStore
 
     /// The key `made` holds for `subject` (or its refusal), else the key store's.
-    func key(creatingFor subject: SubjectID, random: any RandomSource) throws(KeyStoreError) -> [UInt8] {
+    func key(creatingFor subject: SubjectID, random: any RandomSource, mayCreate: Bool) throws(KeyStoreError) -> [UInt8] {
         if let outcome = made[subject] { return try outcome.get() }
-        return try store.createKey(for: subject, random: random)
+        return try store.createKey(for: subject, random: random, mayCreate: mayCreate)
     }
 }

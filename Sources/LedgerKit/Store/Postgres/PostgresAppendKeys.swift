@@ -40,7 +40,7 @@ final class PostgresAppendKeys: SubjectKeys {
     }
 
     /// The key of `subject`: the table's, else a new one from `random` (inserted with the lines).
-    func key(creatingFor subject: SubjectID, random: any RandomSource) throws(KeyStoreError) -> [UInt8] {
+    func key(creatingFor subject: SubjectID, random: any RandomSource, mayCreate: Bool) throws(KeyStoreError) -> [UInt8] {
         if entries[subject] == nil {
             do {
                 let rows = try connection.execute("SELECT erased, encode(key, 'hex') FROM ledger_keys WHERE subject = $1", [subject.text])
@@ -52,6 +52,7 @@ final class PostgresAppendKeys: SubjectKeys {
         switch entries[subject]! {
         case .key(let key): return key
         case .erased: throw KeyStoreError(.subjectErased, "the key of \(subject) was erased; it is never made again")
+        case .absent where !mayCreate: throw KeyStoreError.missing(subject)
         case .absent:
             let key = random.bytes(AESGCM.keySize)
             guard key.count == AESGCM.keySize else { throw KeyStoreError(.io, "the random source gave \(key.count) bytes, not 32") }

@@ -1,0 +1,104 @@
+import Foundation
+@testable import LedgerKit
+import Testing
+
+// Keys lost without an erasure, a cut batch's ciphertexts, blank account names and over-long input
+// lines, through the built `ledger` (found by an attack on the command line).
+
+@Suite struct LostKeysCLITests {
+    static let password = "correct horse 1"
+
+    /// An emptied key store (as a crash while it was made, or a careless hand, leaves it): the right
+    /// password is refused as damage (`damaged`, exit 1, as every damaged log), never as a wrong
+    /// password: nothing is counted towards the lockout, no key is made anew for the account, and
+    /// the password still signs in once the key store is back.
+    @Test(arguments: ["truncated", "slot-zeroed"])
+    func aLostKeyIsDamageNeverAWrongPassword(_ how: String) throws {
+        try withLedgerDir { dir in
+            let registered = try dir.register(email: "k@example.com")
+            let uid = try #require(try parseObject(registered.stdout)["uid"] as? String)
+            let keysPath = dir.path + "/events.keys"
+            let saved = try readBytes(keysPath)
+            if how == "truncated" {
+                try writeBytes([], to: keysPath)
+            } else {
+                // Zero every slot that is not all zeros already: the account's key among them.
+                var bytes = saved
+                for slot in stride(from: KeyStoreLayout.headerSize, to: bytes.count, by: KeyStoreLayout.slotSize) where bytes[slot..<(slot + KeyStoreLayout.slotSize)].contains(where: { $0 != 0 }) {
+                    for i in slot..<(slot + KeyStoreLayout.slotSize) { bytes[i] = 0 }
+                }
+                try writeBytes(bytes, to: keysPath)
+            }
+            let logBefore = try dir.logBytes()
+            for _ in 0..<6 {
+                let login = try dir.login(email: "k@example.com", password: Self.password)
+                #expect(login.status == 1 && login.stdout.contains(#""code":"damaged""#) && login.stderr.contains("key is missing"), "\(login)")
+            }
+            let change = try dir.run(["account", "change-password", "--email", "k@example.com", "--password-stdin", "--json"],
+                                     stdin: Self.password + "\nanother password 2\n")
+            #expect(change.status == 1 && change.stdout.contains(#""code":"damaged""#), "\(change)")
+            let disable = try dir.run(["account", "disable", uid, "--reason", "why", "--json"])
+            #expect(disable.status == 1 && disable.stdout.contains("keys were lost"), "no new key is made for the account: \(disable)")
+            #expect(try dir.logBytes() == logBefore, "nothing appended, nothing counted")
+            try writeBytes(saved, to: keysPath)
+            #expect(try dir.login(email: "k@example.com", password: Self.password).status == 0, "the lockout counted nothing")
+            #expect(try dir.run(["verify"]).status == 0)
+        }
+    }
+
+    /// A registration cut by a power loss leaves its lines in `events.jsonl.broken` without their
+    /// ciphertexts: with the key store in hand, nothing of the person who never registered opens.
+    @Test func aCutRegistrationKeepsNoCiphertextInTheBrokenFile() throws {
+        try withLedgerDir { dir in
+            let cut = try dir.register(email: "b@example.com", env: ["LEDGER_FAILPOINTS": "SessionStarted=power-loss"])
+            #expect(cut.status != 0, "\(cut)")
+            #expect(try dir.run(["recover"]).status == 0)
+            let broken = String(decoding: try readBytes(dir.path + "/events.jsonl.broken"), as: UTF8.self)
+            #expect(broken.contains("AccountCreated") && broken.contains(#""ciphertext":""#), "\(broken)")
+            #expect(broken.firstMatch(of: /"ciphertext":"[^"]/) == nil, "no ciphertext is kept: \(broken)")
+            #expect(try dir.run(["verify"]).status == 0)
+        }
+    }
+
+    @Test func brokenTailKeepsEverythingButCiphertexts() {
+        let line = Array(#"{"email":{"subject":"account-x","nonce":"AAAA","ciphertext":"c2VjcmV0"},"b":1}"#.utf8)
+        #expect(BrokenTail.kept(line) == Array(#"{"email":{"subject":"account-x","nonce":"AAAA","ciphertext":""},"b":1}"#.utf8))
+        let cutInside = Array(#"{"a":{"ciphertext":"c2Vj"#.utf8) + [0x0A] + Array(#"{"x":2}"#.utf8)
+        #expect(BrokenTail.kept(cutInside) == Array(#"{"a":{"ciphertext":""#.utf8) + [0x0A] + Array(#"{"x":2}"#.utf8))
+        let plain = Array(#"{"seq":3,"type":"SessionEnded"}"#.utf8)
+        #expect(BrokenTail.kept(plain) == plain)
+    }
+
+    /// An erased account's email reads as the empty text: a blank UID|EMAIL names no account (exit 2).
+    @Test func aBlankAccountNameIsAUsageError() throws {
+        try withLedgerDir { dir in
+            #expect(try dir.register(email: "a@example.com").status == 0)
+            #expect(try dir.register(email: "b@example.com").status == 0)
+            #expect(try dir.run(["account", "delete", "b@example.com"]).status == 0)
+            for blank in ["", " ", "\t"] {
+                let user = try dir.run(["user", blank, "--json"])
+                #expect(user.status == 2 && !user.stdout.contains("uid"), "\(user)")
+                let history = try dir.run(["user", blank, "--history"])
+                #expect(history.status == 2 && history.stdout.isEmpty, "\(history)")
+                let disable = try dir.run(["account", "disable", blank, "--json"])
+                #expect(disable.status == 2, "\(disable)")
+            }
+        }
+    }
+
+    /// A line of standard input longer than 4 KiB is refused at once: its rest is never taken for
+    /// the next line, and no password is checked.
+    @Test func anOverlongInputLineIsRefusedAtOnce() throws {
+        try withLedgerDir { dir in
+            #expect(try dir.register(email: "c@example.com").status == 0)
+            let before = try dir.logBytes()
+            let long = String(repeating: "a", count: 4106)
+            let change = try dir.run(["account", "change-password", "--email", "c@example.com", "--password-stdin", "--json"],
+                                     stdin: long + "\nnewpassword2\n")
+            #expect(change.status == 2 && change.stderr.contains("longer than 4096 bytes"), "\(change)")
+            let reset = try dir.run(["account", "reset-password", "--token-stdin", "--json"], stdin: long + "\nnewpassword2\n")
+            #expect(reset.status == 2 && reset.stderr.contains("longer than 4096 bytes"), "\(reset)")
+            #expect(try dir.logBytes() == before, "nothing checked, nothing counted")
+        }
+    }
+}
