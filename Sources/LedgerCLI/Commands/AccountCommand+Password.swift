@@ -18,7 +18,7 @@ extension AccountCommand {
     private static func changePassword(_ invocation: Invocation, _ context: Context) throws -> Int32 {
         let email = invocation.required("email")
         let lines = "write the current password, then the new one, a line each"
-        let current = try PasswordInput.read(invocation, context, prompt: "Current password: ", missing: "standard input is empty; \(lines)")
+        let current = try PasswordInput.read(invocation, context, prompt: "Current password: ", missing: "standard input is empty; \(lines)", moreLines: true)
         let new = try PasswordInput.read(invocation, context, prompt: "New password: ", missing: "standard input has one line; \(lines)")
         if let problem = Ledger.Input.passwordProblem(new) { throw CLIError.usage("the new password: \(problem)") }
         guard let outcome = try proved(invocation, context, { try await $0.changePassword(email: email, currentPassword: current, newPassword: new) })

@@ -7,12 +7,15 @@ import LedgerKit
 /// prompt when standard input is a terminal, else a usage error. Never argv, never the environment.
 enum PasswordInput {
     /// The password for `invocation`: the next line of standard input with `--password-stdin`
-    /// (`missing` says what to write when there is none), else `prompt` on a terminal.
+    /// (`missing` says what to write when there is none), else `prompt` on a terminal. When another
+    /// line is read after it (`moreLines`), a line over 4 KiB is refused at once (its rest would be
+    /// read as the next line); a last line that long is the password rules' to refuse (a sign-up
+    /// records it as `invalid-password`).
     static func read(_ invocation: Invocation, _ context: Context, prompt: String = "Password: ",
-                     missing: String = "standard input is empty; write the password as its first line") throws -> String {
+                     missing: String = "standard input is empty; write the password as its first line", moreLines: Bool = false) throws -> String {
         if invocation.flag("password-stdin") {
             guard var line = context.readBytesLine() else { throw CLIError.usage("--password-stdin: \(missing)") }
-            try refuseLongLine(line)
+            if moreLines { try refuseLongLine(line) }
             if line.last == 0x0D { line.removeLast() }
             return Ledger.Input.password(fromLine: line)  // not UTF-8: a text every check and rule refuses
         }

@@ -19,16 +19,7 @@ import Testing
             let uid = try #require(try parseObject(registered.stdout)["uid"] as? String)
             let keysPath = dir.path + "/events.keys"
             let saved = try readBytes(keysPath)
-            if how == "truncated" {
-                try writeBytes([], to: keysPath)
-            } else {
-                // Zero every slot that is not all zeros already: the account's key among them.
-                var bytes = saved
-                for slot in stride(from: KeyStoreLayout.headerSize, to: bytes.count, by: KeyStoreLayout.slotSize) where bytes[slot..<(slot + KeyStoreLayout.slotSize)].contains(where: { $0 != 0 }) {
-                    for i in slot..<(slot + KeyStoreLayout.slotSize) { bytes[i] = 0 }
-                }
-                try writeBytes(bytes, to: keysPath)
-            }
+            if how == "truncated" { try writeBytes([], to: keysPath) } else { try writeBytes(Self.slotsZeroed(saved), to: keysPath) }
             let logBefore = try dir.logBytes()
             for _ in 0..<6 {
                 let login = try dir.login(email: "k@example.com", password: Self.password)
@@ -46,6 +37,42 @@ import Testing
         }
     }
 
+    /// `keys` (a key store's bytes) with every slot zeroed: every key lost, the header kept.
+    static func slotsZeroed(_ keys: [UInt8]) -> [UInt8] {
+        var bytes = keys
+        for i in KeyStoreLayout.headerSize..<bytes.count { bytes[i] = 0 }
+        return bytes
+    }
+
+    /// Keys lost and the writers' index gone (an erasure, or any deletion, removes it): a writer
+    /// that folds the log meets emails it cannot read, and refuses instead of deciding on them (an
+    /// email read as erased would be free for a second live account).
+    @Test func withKeysLostAndNoIndexNoWriterDecides() throws {
+        try withLedgerDir { dir in
+            #expect(try dir.register(email: "gina@example.com").status == 0)
+            #expect(try dir.register(email: "hank@example.com").status == 0)
+            let keysPath = dir.path + "/events.keys"
+            let saved = try readBytes(keysPath)
+            try writeBytes(Self.slotsZeroed(saved), to: keysPath)
+            for cache in ["events.jsonl.index", "events.jsonl.index.checkpoint"] { try? FileManager.default.removeItem(atPath: dir.path + "/" + cache) }
+            let before = try dir.logBytes()
+            let again = try dir.register(email: "gina@example.com", username: "Mallory")
+            #expect(again.status == 1 && again.stderr.contains("keys were lost"), "\(again)")
+            let login = try dir.login(email: "gina@example.com", password: Self.password)
+            #expect(login.status == 1 && login.stdout.contains(#""code":"damaged""#), "\(login)")
+            let move = try dir.run(["account", "change-email", "--email", "hank@example.com", "--new-email", "gina@example.com", "--password-stdin", "--json"],
+                                   stdin: Self.password + "\n")
+            #expect(move.status == 1 && move.stdout.contains(#""code":"damaged""#), "\(move)")
+            #expect(try dir.logBytes() == before, "nothing appended, nothing counted")
+            try writeBytes(saved, to: keysPath)
+            #expect(try dir.login(email: "gina@example.com", password: Self.password).status == 0)
+            #expect(try dir.register(email: "gina@example.com", username: "Mallory").status == 1, "the email is still taken")
+            let audit = try dir.run(["audit", "--json"])
+            #expect(audit.status == 0, "\(audit)")
+            #expect(try dir.run(["verify"]).status == 0)
+        }
+    }
+
     /// A registration cut by a power loss leaves its lines in `events.jsonl.broken` without their
     /// ciphertexts: with the key store in hand, nothing of the person who never registered opens.
     @Test func aCutRegistrationKeepsNoCiphertextInTheBrokenFile() throws {
@@ -55,7 +82,7 @@ import Testing
             #expect(try dir.run(["recover"]).status == 0)
             let broken = String(decoding: try readBytes(dir.path + "/events.jsonl.broken"), as: UTF8.self)
             #expect(broken.contains("AccountCreated") && broken.contains(#""ciphertext":""#), "\(broken)")
-            #expect(broken.firstMatch(of: /"ciphertext":"[^"]/) == nil, "no ciphertext is kept: \(broken)")
+            #expect(broken.firstMatch(of: /"(ciphertext|hash|prev)":"[^"]/) == nil, "no ciphertext or line hash is kept: \(broken)")
             #expect(try dir.run(["verify"]).status == 0)
         }
     }
@@ -67,6 +94,9 @@ import Testing
         #expect(BrokenTail.kept(cutInside) == Array(#"{"a":{"ciphertext":""#.utf8) + [0x0A] + Array(#"{"x":2}"#.utf8))
         let plain = Array(#"{"seq":3,"type":"SessionEnded"}"#.utf8)
         #expect(BrokenTail.kept(plain) == plain)
+        // Without the line's hashes a guess sealed again with the key and nonce cannot be confirmed.
+        let hashed = Array(#"{"seq":4,"prev":"00ff","data":{"tokenHash":"ab"},"hash":"12cd"}"#.utf8)
+        #expect(BrokenTail.kept(hashed) == Array(#"{"seq":4,"prev":"","data":{"tokenHash":"ab"},"hash":""}"#.utf8))
     }
 
     /// An erased account's email reads as the empty text: a blank UID|EMAIL names no account (exit 2).

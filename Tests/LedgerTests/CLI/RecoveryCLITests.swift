@@ -220,7 +220,7 @@ struct FailpointCase: CustomTestStringConvertible, Sendable {
             #expect((recover["interrupted"] as? [String])?.isEmpty == true)
             #expect(recover["removedImages"] as? [String] == [image])
             #expect(try dir.logBytes().isEmpty, "nothing of the batch is left")
-            #expect(try readBytes(dir.brokenPath) == cut.flatMap { $0 }, "the cut lines are kept aside")
+            #expect(try readBytes(dir.brokenPath) == CutBatchCLITests.withoutCiphertexts(cut.flatMap { $0 }), "the cut lines are kept aside, without their hashes and ciphertexts")
             #expect(try dir.run(["audit", "--json"]).status == 0)
             #expect(try dir.run(["verify"]).status == 0)
             #expect(dir.imageFiles().isEmpty)

@@ -114,9 +114,11 @@ extension FileEventStore {
             var damage: LogProblem?
             var torn: (problem: LogProblem, offset: Int, length: Int)?
             var erasure: SubjectID?
+            var erasedInLog = Set<SubjectID>()
             let fromCache = prefix.verifiedSize > 0
             var checker = prefix.checker
-            checker.opener = keyRing
+            let opener = WriterFoldOpener(keyRing)
+            checker.opener = opener
             // Lines are read in place, as `replay` and `verify` read them (the full decoder only for
             // a line that is not in canonical form): a writer that meets many lines appended by
             // others, or starts from the index checkpoint, folds each in about a microsecond.
@@ -126,9 +128,12 @@ extension FileEventStore {
                     // An erasure after what the writer took in of its subject (the index or its
                     // checkpoint, restored from a backup or written before it; or members opened with
                     // a key it destroyed): the caches go, the key too, and the fold starts over.
-                    if let erased = event.pointee.fact.erasedSubject, keyRing.noteErased(erased) || fromCache {
-                        erasure = erased
-                        return false
+                    if let erased = event.pointee.fact.erasedSubject {
+                        if keyRing.noteErased(erased) || fromCache {
+                            erasure = erased
+                            return false
+                        }
+                        erasedInLog.insert(erased)
                     }
                     prefix.record(event.pointee, hash: hash, offset: offset, length: length)
                     return true
@@ -145,7 +150,16 @@ extension FileEventStore {
                 try syncIndexFile(log)
                 return try catchUp(log, repairing: repairing)
             }
+            checker.opener = keyRing
             prefix.checker = checker
+            // A member the fold could not open (its key missing, or another in its place) and that no
+            // erasure explains: the keys were lost, and what was folded from those lines (an email
+            // read as erased) must decide nothing. The caches it may have fed go, and writers refuse.
+            if damage == nil, let lost = opener.lost(erasing: erasedInLog).first {
+                if repairing { try destroyHoldingLock([]) } else { prefix = VerifiedPrefix() }  // caches go under the exclusive lock only
+                throw StoreError(.damaged, "the key store has no key that opens the personal data of \(lost) (and no erasure erased it): keys were lost; writers refuse until events.keys is restored — run `ledger verify`",
+                                 reason: "missing-key")
+            }
             if let damage {
                 prefix = VerifiedPrefix()
                 throw StoreError(.damaged, "the log is damaged at \(damage) — run `ledger verify`; writers refuse until it is restored", problem: damage)
