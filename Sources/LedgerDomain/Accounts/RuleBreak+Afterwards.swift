@@ -32,9 +32,8 @@ extension LedgerViews {
             case .enabled, .personalDataErased, .personalDataKept: break
             }
         }
-        for session in sessions.rows where session.status(at: now) == .active {
-            guard let status = users.row(uid: session.uid)?.status, status == .disabled || status == .deleted,
-                  let uid = UUIDBits(uuid: session.uid) else { continue }
+        sessions.forEachStatus(at: now) { uid, session in
+            guard session == .active, let status = users.status(of: uid), status == .disabled || status == .deleted else { return }
             out.append(RuleBreak(kind: .sessionActiveAfterDisable, seq: lastEnd[uid] ?? 0, uid: uid))
         }
         return out.sorted { $0.seq < $1.seq }

@@ -152,15 +152,13 @@ public struct ReportModel: Equatable, Sendable {
             guard let since else { return true }
             return (row.startedAt ?? Timestamp(millis: 0)) >= since
         }
-        var signedIn = Set<String>()
-        for session in views.sessions.rows { signedIn.insert(session.uid) }
 
         let accounts = rows.filter { $0.uid != nil }
         let stored = accounts.filter { $0.imageName != nil }
         let skipped = accounts.filter { $0.imageName == nil && !$0.withImage }
         let imaged = accounts.filter { $0.imageName != nil || !$0.withImage }
         let profiles = imaged.filter { $0.profileWritten }
-        let sessions = profiles.filter { signedIn.contains($0.uid ?? "") }
+        let sessions = profiles.filter { $0.facts.uidBits.map(views.sessions.hasSession) ?? false }
         imagesStored = stored.count
         imagesSkipped = skipped.count
         let steps: [(String, String, Int)] = [

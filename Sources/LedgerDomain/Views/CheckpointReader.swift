@@ -59,6 +59,13 @@ public struct CheckpointReader {
             var s = RegistrationRow(id: try r.uuid())
             s.startedAt = try r.optionalTime(); s.lastAt = try r.optionalTime()
             s.facts.email = try r.optionalString(); s.facts.uidBits = try r.optionalUUID()
+            // A fold from scratch gives the row and its account one string for the email (both
+            // from the event's member); so does a restore, or the checkpoint would cost more
+            // memory than the log it stands for. Bytes, not `==`: canonically equal is not the same.
+            if let email = s.facts.email, let uid = s.facts.uidBits, let held = views.users.position(of: uid),
+               case let shared = views.users.records[Int(held)].email, shared.utf8.elementsEqual(email.utf8) {
+                s.facts.email = shared
+            }
             let flags = try r.byte()
             guard flags < 16 else { throw CheckpointError(message: "bad registration flags") }
             s.facts.accountLive = flags & 1 != 0; s.facts.withImage = flags & 2 != 0

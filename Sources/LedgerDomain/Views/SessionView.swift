@@ -145,6 +145,12 @@ public struct SessionView: Equatable, Sendable {
     /// Users with at least one session.
     func hasSession(uid: UUIDBits) -> Bool { lastSession(of: uid) != nil }
 
+    /// Calls `body` with each session's user and status at `asOf`, in start order, without spelling
+    /// out rows (a check over every session holds no string per session).
+    func forEachStatus(at asOf: Timestamp, _ body: (_ uid: UUIDBits, _ status: SessionRow.Status) -> Void) {
+        for record in records { body(record.uid, SessionRow.status(endedAt: record.endedAt, expiresAt: record.expiresAt, at: asOf)) }
+    }
+
     /// Checks the view's invariants; returns the violations.
     public func invariantViolations() -> [String] {
         var out: [String] = []

@@ -67,6 +67,54 @@ struct CheckpointCodecTests {
         }
     }
 
+    /// Where a string's bytes live (nil for one stored inline: 15 bytes or fewer).
+    private func storage(_ text: String) -> UnsafeRawPointer? {
+        guard text.utf8.count > 15 else { return nil }
+        return text.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+    }
+
+    /// A restored registration holds its account's email string, as a fold from scratch does
+    /// (one allocation per email, not two); a registration whose email is not its account's
+    /// (canonically equal is not enough) keeps its own bytes.
+    @Test func aRestoredRegistrationSharesItsAccountsEmail() throws {
+        try withTempDirectory("checkpoint-shared") { folder in
+            let (views, _) = try generated(folder)
+            let emails = Dictionary(views.users.rows.map { ($0.uid, $0.email) }, uniquingKeysWith: { a, _ in a })
+            func shared(_ views: LedgerViews) -> (shared: Int, apart: Int) {
+                var counts = (shared: 0, apart: 0)
+                for row in views.registrations.rows {
+                    guard let email = row.facts.email, let uid = row.facts.uidBits, let held = emails[uid.uuidString],
+                          held == email, let mine = storage(email) else { continue }
+                    let theirs = views.users.rows.first { $0.uid == uid.uuidString }.flatMap { storage($0.email) }
+                    if mine == theirs { counts.shared += 1 } else { counts.apart += 1 }
+                }
+                return counts
+            }
+            let fromScratch = shared(views)
+            #expect(fromScratch.shared > 100 && fromScratch.apart == 0)
+            let back = try decode(encode(views))
+            #expect(back == views)
+            #expect(shared(back).shared == fromScratch.shared && shared(back).apart == 0)
+
+            // A hand-written log creates one uid twice, in another normal form of one email: the
+            // first registration keeps the bytes it was written with, though they compare equal.
+            let composed = "caf\u{E9}-user-of-a-long-address@example.com", decomposed = "cafe\u{301}-user-of-a-long-address@example.com"
+            #expect(composed == decomposed && !composed.utf8.elementsEqual(decomposed.utf8))
+            let uid = UUIDBits(high: 7, low: 7)
+            func created(_ seq: Int, _ email: String, registration: UInt64) -> ViewEvent {
+                ViewEvent(seq: seq, at: Timestamp(millis: Int64(seq)), category: .registration, stream: UUIDBits(high: 9, low: registration),
+                          fact: .accountCreated(uid: uid, email: email, withImage: false))
+            }
+            var twice = LedgerViews()
+            twice.apply(created(1, composed, registration: 1), hash: .zero)
+            twice.apply(created(2, decomposed, registration: 2), hash: .zero)
+            let restored = try decode(encode(twice))
+            let first = try #require(restored.registrations.rows.first { $0.id == UUIDBits(high: 9, low: 1) })
+            #expect(first.facts.email.map { Array($0.utf8) } == Array(composed.utf8))
+            #expect(restored.users.rows.map { Array($0.email.utf8) } == [Array(decomposed.utf8)])
+        }
+    }
+
     @Test func truncationsAndDamageAreRefusedWithoutATrap() throws {
         try withTempDirectory("checkpoint-damage") { folder in
             let (views, _) = try generated(folder)
