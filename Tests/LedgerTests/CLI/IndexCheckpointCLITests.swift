@@ -61,6 +61,47 @@ import Testing
         }
     }
 
+    /// The file's (device, inode), nil when there is none.
+    private func identity(_ path: String) -> [UInt64]? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              let device = attributes[.systemNumber] as? Int, let inode = attributes[.systemFileNumber] as? Int else { return nil }
+        return [UInt64(device), UInt64(inode)]
+    }
+
+    /// A writer without the index takes the checkpoint over as its index file instead of copying
+    /// it (the copy grows with the history); until the next checkpoint a writer that must start
+    /// over folds the whole log, and the next checkpoint is saved as before. A checkpoint that
+    /// another name links to is copied, never written through.
+    @Test func theCheckpointBecomesTheIndexUnlessAnotherNameLinksToIt() throws {
+        try withLedgerDir { dir in
+            let (path, _) = try populated(dir)
+            let index = dir.logPath + ".index"
+            let checkpoint = try #require(identity(path))
+            try FileSystem.remove(index)
+            #expect(try registration(dir, "user6@example.com") == "registered")
+            #expect(identity(path) == nil, "the checkpoint was taken over")
+            #expect(identity(index) == checkpoint)
+            #expect(try registration(dir, "user1@example.com") == "failed")
+            #expect(try dir.run(["verify", "--json"]).status == 0)
+            // With neither file, the next writer folds the whole log; checkpoints are saved again.
+            try FileSystem.remove(index)
+            for n in 7...10 { #expect(try dir.register(email: "user\(n)@example.com", env: every).status == 0) }
+            let saved = try #require(identity(path))
+            #expect(try dir.run(["verify", "--json"]).status == 0)
+
+            // A hard link to the checkpoint: copied, both names left as they were.
+            let other = dir.path + "/elsewhere"
+            #expect(link(path, other) == 0)
+            let before = try readBytes(other)
+            try FileSystem.remove(index)
+            #expect(try registration(dir, "user11@example.com") == "registered")
+            #expect(identity(path) == saved && identity(index) != saved)
+            #expect(try readBytes(other) == before)
+            #expect(try registration(dir, "user7@example.com") == "failed")
+            #expect(try dir.run(["verify", "--json"]).status == 0)
+        }
+    }
+
     @Test(arguments: ["broken checksum", "another head"])
     func aForgedIndexCheckpointIsRefusedAndTheIndexRebuiltFromTheLog(_ forgery: String) throws {
         try withLedgerDir { dir in

@@ -6,7 +6,8 @@ import LedgerDomain
 /// `events.jsonl.index.checkpoint`: the writers' index as of one verified line, written durably
 /// (temp → fsync → rename → fsync of the folder) by a writer every `Checkpoint.interval` events,
 /// so a writer that finds no index it can trust (after a reboot, or with the file gone) starts
-/// from this copy and folds only the lines after it, not the whole log. A cache like the index:
+/// from this copy — taking the file over as its index — and folds only the lines after it, not
+/// the whole log. A cache like the index:
 /// trusted only when its bytes match the checksums it ends with and the log still holds, at the
 /// offsets it records, the line it names (the hash chain then makes every line before it the
 /// same); the checksums catch damage, not someone who rewrites a doctored copy, which `ledger
@@ -58,9 +59,17 @@ extension WritersIndex {
     }
 
     /// The checkpoint at `path` with what it covers, when it is intact and `log` holds its line:
-    /// as a new index file at `indexPath` (built aside, renamed over it) told it covers that line of
-    /// `log`, or, without `indexPath`, as a copy in memory (for `verify`). Nil otherwise.
+    /// as the index file at `indexPath` told it covers that line of `log` (the checkpoint itself,
+    /// renamed: `adopt`; or, when it cannot be taken over, a copy built aside and renamed over it),
+    /// or, without `indexPath`, as a copy in memory (for `verify`). Nil otherwise.
     static func loadCheckpoint(path: String, log: FileDescriptor, into indexPath: String?) -> (table: WritersIndex, coverage: Coverage)? {
+        if let indexPath {
+            switch adopt(path: path, log: log, as: indexPath) {
+            case .adopted(let table, let coverage): return (table, coverage)
+            case .refused: return nil
+            case .notAdoptable: break
+            }
+        }
         let source = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)  // a FIFO must not hang the open
         guard source >= 0 else { return nil }
         defer { close(source) }
@@ -83,6 +92,51 @@ extension WritersIndex {
         table.checkpointSeq = loaded.head.seq
         guard rename(temp, indexPath) == 0 else { unlink(temp); return nil }
         return (table, loaded)
+    }
+
+    /// What `adopt` did.
+    private enum Adoption {
+        /// The checkpoint is the index file now.
+        case adopted(WritersIndex, Coverage)
+        /// It is damaged or names a line the log does not hold: no writer may start from it.
+        case refused
+        /// It could not be taken over (another name links to it, it cannot be opened for writing or
+        /// mapped): a copy of it may still serve.
+        case notAdoptable
+    }
+
+    /// The checkpoint at `path`, checked as a copy of it is, made the index file itself: renamed to
+    /// `indexPath` and told it covers its line of `log`, instead of copied (a copy reads and writes
+    /// the whole table, which grows with the history, where the writer then folds only the tail).
+    /// Until the next checkpoint is saved (`Checkpoint.interval` events on) there is none: a writer
+    /// that finds no index it can trust before then (after a power loss) folds the whole log once.
+    /// Under the writers' exclusive lock; a reader that had the file open sees its checksums fail
+    /// and ignores it, as it ignores any damaged cache.
+    private static func adopt(path: String, log: FileDescriptor, as indexPath: String) -> Adoption {
+        let fd = Glibc.open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)  // a FIFO must not hang the open
+        guard fd >= 0 else { return errno == ENOENT ? .refused : .notAdoptable }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let identity = log.identity() else { close(fd); return .refused }
+        // Another name for the same file would see the index's writes: copy it instead.
+        guard info.st_nlink == 1 else { close(fd); return .notAdoptable }
+        let size = Int(info.st_size) - trailerSize
+        guard size >= headerSize + initialCapacity * slotSize, (size - headerSize) % slotSize == 0 else { close(fd); return .refused }
+        guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), base != MAP_FAILED else { close(fd); return .notAdoptable }
+        let table = WritersIndex(path: indexPath, fd: fd, base: base, mappedSize: size, inode: (UInt64(info.st_dev), UInt64(info.st_ino)))
+        var trailer = [UInt8](repeating: 0, count: trailerSize)
+        let n = trailer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, trailerSize, off_t(size)) }
+        let header = UnsafeRawBufferPointer(start: base, count: headerSize)
+        let slots = UnsafeRawBufferPointer(start: base + headerSize, count: size - headerSize)
+        guard n == trailerSize, checksums(header: header, slots: slots) == trailer, let coverage = table.verifiedCoverage(log: log) else {
+            return .refused
+        }
+        // Renamed first, then changed: killed in between, the index file holds a table of no boot
+        // (the next writer rebuilds it), never a checkpoint with another boot's marks.
+        guard rename(path, indexPath) == 0 else { return .notAdoptable }
+        guard ftruncate(fd, off_t(size)) == 0 else { unlink(indexPath); return .refused }
+        table.setCoverage(coverage, logDevice: UInt64(identity.device), inode: UInt64(identity.inode))
+        table.checkpointSeq = coverage.head.seq
+        return .adopted(table, coverage)
     }
 
     /// Copies the checkpoint's `size` table bytes into `table` — file to file in the kernel when
