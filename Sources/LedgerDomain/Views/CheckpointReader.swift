@@ -72,8 +72,11 @@ public struct CheckpointReader {
             s.facts.imageLive = flags & 4 != 0; s.facts.profileWritten = flags & 8 != 0
             s.facts.imageBits = try r.optionalUUID()
             if try r.flag() {
-                s.failure = Failed(step: try r.choice(RegistrationStep.allCases), reason: try r.string(), message: try r.string(),
-                                   email: try r.optionalString(), uid: try r.optionalString())
+                var failure = Failed(step: try r.choice(RegistrationStep.allCases), reason: try r.string(), message: try r.string(),
+                                     email: try r.optionalString(), uid: try r.optionalString())
+                // The fold took the row's email from the failure: one string for both, as there.
+                if let email = failure.email, let held = s.facts.email, held.utf8.elementsEqual(email.utf8) { failure.email = held }
+                s.failure = failure
             }
             let compensations = try r.count()
             guard compensations <= 16 else { throw CheckpointError(message: "too many compensations") }

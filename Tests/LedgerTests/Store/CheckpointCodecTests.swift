@@ -95,6 +95,19 @@ struct CheckpointCodecTests {
             let back = try decode(encode(views))
             #expect(back == views)
             #expect(shared(back).shared == fromScratch.shared && shared(back).apart == 0)
+            // A failed registration's row and its failure: one email string.
+            func failuresSharing(_ views: LedgerViews) -> (shared: Int, apart: Int) {
+                var counts = (shared: 0, apart: 0)
+                for row in views.registrations.rows {
+                    guard let email = row.facts.email, let failed = row.failure?.email, email == failed, let mine = storage(email) else { continue }
+                    if mine == storage(failed) { counts.shared += 1 } else { counts.apart += 1 }
+                }
+                return counts
+            }
+            // (A fold shares it where the row took its email from the failure, a restore wherever they are equal.)
+            let failures = failuresSharing(views)
+            #expect(failures.shared > 10)
+            #expect(failuresSharing(back).shared == failures.shared + failures.apart && failuresSharing(back).apart == 0)
 
             // A hand-written log creates one uid twice, in another normal form of one email: the
             // first registration keeps the bytes it was written with, though they compare equal.
