@@ -102,6 +102,32 @@ import Testing
         }
     }
 
+    /// A checkpoint readable by others (mode 0644, as a restore with `cp` over an older file leaves
+    /// it) is copied into an index of mode 0600, never taken over; one whose size is not what its
+    /// header says (grown, or made sparse) is refused before its bytes are read, and the index
+    /// rebuilt from the log.
+    @Test(arguments: ["mode 0644", "grown"])
+    func aCheckpointThatCannotBeTakenOverIsCopiedOrRefused(_ case: String) throws {
+        try withLedgerDir { dir in
+            let (path, _) = try populated(dir)
+            let index = dir.logPath + ".index"
+            if `case` == "mode 0644" {
+                #expect(chmod(path, 0o644) == 0)
+            } else {
+                #expect(truncate(path, off_t(try readBytes(path).count + 48 * 4096)) == 0)
+            }
+            let before = try readBytes(path)
+            try FileSystem.remove(index)
+            #expect(try registration(dir, "user6@example.com") == "registered")
+            #expect(try registration(dir, "user1@example.com") == "failed")
+            let attributes = try FileManager.default.attributesOfItem(atPath: index)
+            #expect((attributes[.posixPermissions] as? Int) == 0o600)
+            #expect(identity(index) != identity(path))
+            #expect(try readBytes(path) == before, "left as it was")
+            #expect(try dir.run(["verify", "--json"]).status == 0)
+        }
+    }
+
     @Test(arguments: ["broken checksum", "another head"])
     func aForgedIndexCheckpointIsRefusedAndTheIndexRebuiltFromTheLog(_ forgery: String) throws {
         try withLedgerDir { dir in

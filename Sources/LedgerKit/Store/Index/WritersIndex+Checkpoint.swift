@@ -76,7 +76,7 @@ extension WritersIndex {
         var info = stat()
         guard fstat(source, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let identity = log.identity() else { return nil }
         let size = Int(info.st_size) - trailerSize
-        guard size >= headerSize + initialCapacity * slotSize, (size - headerSize) % slotSize == 0 else { return nil }
+        guard plausibleSize(size, header: source) else { return nil }
         let temp = indexPath.map { $0 + ".new" }
         let mapped = if let temp, let indexPath { newFile(temp, size: size, for: indexPath) } else {
             anonymousMapping(size: size).map { WritersIndex(path: "", fd: -1, base: $0, mappedSize: size, inode: (0, 0)) }
@@ -117,10 +117,12 @@ extension WritersIndex {
         guard fd >= 0 else { return errno == ENOENT ? .refused : .notAdoptable }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let identity = log.identity() else { close(fd); return .refused }
-        // Another name for the same file would see the index's writes: copy it instead.
-        guard info.st_nlink == 1 else { close(fd); return .notAdoptable }
+        // Another name for the same file would see the index's writes, and a file of another owner
+        // or mode would give the live index (which has no checksum) to whoever else may write or
+        // read it: those are copied instead, into a new file of this writer's, mode 0600.
+        guard info.st_nlink == 1, info.st_uid == geteuid(), info.st_mode & 0o777 == 0o600 else { close(fd); return .notAdoptable }
         let size = Int(info.st_size) - trailerSize
-        guard size >= headerSize + initialCapacity * slotSize, (size - headerSize) % slotSize == 0 else { close(fd); return .refused }
+        guard plausibleSize(size, header: fd) else { close(fd); return .refused }
         guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), base != MAP_FAILED else { close(fd); return .notAdoptable }
         let table = WritersIndex(path: indexPath, fd: fd, base: base, mappedSize: size, inode: (UInt64(info.st_dev), UInt64(info.st_ino)))
         var trailer = [UInt8](repeating: 0, count: trailerSize)
@@ -133,10 +135,28 @@ extension WritersIndex {
         // Renamed first, then changed: killed in between, the index file holds a table of no boot
         // (the next writer rebuilds it), never a checkpoint with another boot's marks.
         guard rename(path, indexPath) == 0 else { return .notAdoptable }
+        // A name linked to it while it was checked (a backup's `cp -al`) would see the index's
+        // writes: nothing is written yet, so it goes back to being the checkpoint, and is copied.
+        guard fstat(fd, &info) == 0, info.st_nlink == 1 else {
+            if rename(indexPath, path) != 0 { unlink(indexPath) }
+            return .notAdoptable
+        }
         guard ftruncate(fd, off_t(size)) == 0 else { unlink(indexPath); return .refused }
         table.setCoverage(coverage, logDevice: UInt64(identity.device), inode: UInt64(identity.inode))
         table.checkpointSeq = coverage.head.seq
         return .adopted(table, coverage)
+    }
+
+    /// True when `size` table bytes are what the header read from `fd` says a table of its
+    /// capacity takes: checked before any checksum, so a file grown (or made sparse) to any size
+    /// costs a read of its first page, not of all of it, under the writers' lock.
+    private static func plausibleSize(_ size: Int, header fd: Int32) -> Bool {
+        guard size >= headerSize + initialCapacity * slotSize, (size - headerSize) % slotSize == 0 else { return false }
+        var capacity: Int64 = 0
+        let offset = off_t(Header.capacity.offset)
+        guard withUnsafeMutableBytes(of: &capacity, { pread(fd, $0.baseAddress!, 8, offset) }) == 8 else { return false }
+        return capacity > 0 && capacity & (capacity - 1) == 0 && capacity <= Int64(size / slotSize)
+            && headerSize + Int(capacity) * slotSize == size
     }
 
     /// Copies the checkpoint's `size` table bytes into `table` — file to file in the kernel when
