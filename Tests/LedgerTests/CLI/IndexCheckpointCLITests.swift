@@ -128,6 +128,42 @@ import Testing
         }
     }
 
+    /// A checkpoint grown to a capacity that its header, its size and its checksums all agree on,
+    /// but that the events it covers could never have filled, is refused before its bytes are read
+    /// (a table sized to hundreds of GB held the writers' lock while it was checksummed); and a live
+    /// index whose capacity is forged to 2^62 is replaced, never a trap in a writer or in `verify`.
+    @Test func aForgedCapacityIsRefusedWithoutReadingTheTableOrTrapping() throws {
+        try withLedgerDir { dir in
+            let (path, _) = try populated(dir)
+            let index = dir.logPath + ".index"
+            var bytes = try readBytes(path)
+            let table = Array(bytes.dropLast(WritersIndex.trailerSize))
+            let capacity = table.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 144, as: Int64.self)) }
+            #expect(capacity == WritersIndex.initialCapacity, "a log of a few events fills the first size")
+            // Twice the slots, every one of them empty: header, size and checksums agree.
+            var grown = table + [UInt8](repeating: 0, count: capacity * WritersIndex.slotSize)
+            grown.withUnsafeMutableBytes { $0.storeBytes(of: Int64(capacity * 2), toByteOffset: 144, as: Int64.self) }
+            bytes = resealed(grown + [UInt8](repeating: 0, count: WritersIndex.trailerSize))
+            try writeBytes(bytes, to: path)
+            #expect(chmod(path, 0o600) == 0)
+            try FileSystem.remove(index)
+            #expect(try registration(dir, "user6@example.com") == "registered")
+            #expect(try readBytes(path) == bytes, "refused: neither taken over nor changed")
+            #expect(try readBytes(index).count == WritersIndex.headerSize + capacity * WritersIndex.slotSize)
+            #expect(try registration(dir, "user1@example.com") == "failed")
+
+            // The live index's capacity forged to 2^62.
+            var live = try readBytes(index)
+            live.withUnsafeMutableBytes { $0.storeBytes(of: Int64(1) << 62, toByteOffset: 144, as: Int64.self) }
+            try writeBytes(live, to: index)
+            let checked = try dir.run(["verify", "--json"])
+            #expect(checked.status == 0 && !checked.stderr.contains("Fatal error"), "\(checked)")
+            #expect(try registration(dir, "user7@example.com") == "registered")
+            #expect(try registration(dir, "user2@example.com") == "failed")
+            #expect(try dir.run(["verify", "--json"]).status == 0)
+        }
+    }
+
     @Test(arguments: ["broken checksum", "another head"])
     func aForgedIndexCheckpointIsRefusedAndTheIndexRebuiltFromTheLog(_ forgery: String) throws {
         try withLedgerDir { dir in

@@ -76,7 +76,7 @@ extension WritersIndex {
         var info = stat()
         guard fstat(source, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let identity = log.identity() else { return nil }
         let size = Int(info.st_size) - trailerSize
-        guard plausibleSize(size, header: source) else { return nil }
+        guard checkedHeader(of: source, size: size, log: log) else { return nil }
         let temp = indexPath.map { $0 + ".new" }
         let mapped = if let temp, let indexPath { newFile(temp, size: size, for: indexPath) } else {
             anonymousMapping(size: size).map { WritersIndex(path: "", fd: -1, base: $0, mappedSize: size, inode: (0, 0)) }
@@ -122,7 +122,7 @@ extension WritersIndex {
         // read it: those are copied instead, into a new file of this writer's, mode 0600.
         guard info.st_nlink == 1, info.st_uid == geteuid(), info.st_mode & 0o777 == 0o600 else { close(fd); return .notAdoptable }
         let size = Int(info.st_size) - trailerSize
-        guard plausibleSize(size, header: fd) else { close(fd); return .refused }
+        guard checkedHeader(of: fd, size: size, log: log) else { close(fd); return .refused }
         guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), base != MAP_FAILED else { close(fd); return .notAdoptable }
         let table = WritersIndex(path: indexPath, fd: fd, base: base, mappedSize: size, inode: (UInt64(info.st_dev), UInt64(info.st_ino)))
         var trailer = [UInt8](repeating: 0, count: trailerSize)
@@ -147,17 +147,21 @@ extension WritersIndex {
         return .adopted(table, coverage)
     }
 
-    /// True when `size` table bytes are what the header read from `fd` says a table of its
-    /// capacity takes: checked before any checksum, so a file grown (or made sparse) to any size
-    /// costs a read of its first page, not of all of it, under the writers' lock.
-    private static func plausibleSize(_ size: Int, header fd: Int32) -> Bool {
-        guard size >= headerSize + initialCapacity * slotSize, (size - headerSize) % slotSize == 0 else { return false }
-        var capacity: Int64 = 0
-        let offset = off_t(Header.capacity.offset)
-        guard withUnsafeMutableBytes(of: &capacity, { pread(fd, $0.baseAddress!, 8, offset) }) == 8 else { return false }
-        return capacity > 0 && capacity & (capacity - 1) == 0 && capacity <= Int64(size / slotSize)
-            && headerSize + Int(capacity) * slotSize == size
+    /// True when the header on the first page of `fd` is one `verifiedCoverage` accepts for a table
+    /// of `size` bytes: checked before any checksum, so a file grown (or made sparse) to any size,
+    /// even with a header to match, costs a read of its first page and of one line of the log under
+    /// the writers' lock, not a read of all of it.
+    private static func checkedHeader(of fd: Int32, size: Int, log: FileDescriptor) -> Bool {
+        guard size >= headerSize, let page = anonymousMapping(size: headerSize) else { return false }
+        let header = WritersIndex(path: "", fd: -1, base: page, mappedSize: headerSize, inode: (0, 0))  // unmapped when released
+        guard pread(fd, page, headerSize, 0) == headerSize else { return false }
+        return header.verifiedCoverage(log: log, tableSize: size) != nil
     }
+
+    /// The most slots a table that folded the events up to `seq` can have: each event inserts at
+    /// most 4 slots and the table doubles once past half full, so it stays under 16 slots an event
+    /// (and never below its first size).
+    static func maxCapacity(coveringSeq seq: Int) -> Int { max(initialCapacity, 32 * min(seq, Int.max / 64) + 64) }
 
     /// Copies the checkpoint's `size` table bytes into `table` — file to file in the kernel when
     /// the table has a file, else read into its memory — and checks them against its checksums;
@@ -180,12 +184,14 @@ extension WritersIndex {
         return ()
     }
 
-    /// What the header covers, when the table is one writers map and `log` holds the covered line;
-    /// its time then comes from that line, as when a live index is adopted.
-    private func verifiedCoverage(log: FileDescriptor) -> Coverage? {
+    /// What the header covers, when the table (of `tableSize` bytes, the mapping's by default) is
+    /// one writers map, no larger than the events it covers can have filled, and `log` holds the
+    /// covered line; its time then comes from that line, as when a live index is adopted.
+    private func verifiedCoverage(log: FileDescriptor, tableSize: Int? = nil) -> Coverage? {
         let capacity = self.capacity
-        guard hasMagic, capacity > 0, capacity & (capacity - 1) == 0, Self.headerSize + capacity * Self.slotSize == mappedSize,
+        guard hasMagic, Self.capacity(capacity, fills: tableSize ?? mappedSize),
               self[header: Header.trusted] == 1, var coverage = recordedCoverage,
+              capacity <= Self.maxCapacity(coveringSeq: coverage.head.seq),
               let time = SavedHeadLine.verifiedTime(in: log, lineStart: coverage.lineStart, offset: coverage.offset, head: coverage.head)
         else { return nil }
         coverage.lastAt = time

@@ -45,8 +45,7 @@ extension WritersIndex {
             done += n
         }
         let table = WritersIndex(path: "", fd: -1, base: base, mappedSize: size, inode: (0, 0))
-        let capacity = table.capacity
-        guard capacity > 0, capacity & (capacity - 1) == 0, headerSize + capacity * slotSize == size,
+        guard Self.capacity(table.capacity, fills: size),
               magic.indices.allSatisfy({ table.load(UInt8.self, at: $0) == magic[$0] }) else { return nil }
         return table
     }

@@ -39,10 +39,18 @@ extension WritersIndex {
         }
         let index = WritersIndex(path: path, fd: fd, base: base, mappedSize: size, inode: (UInt64(info.st_dev), UInt64(info.st_ino)))
         let capacity = index.capacity
-        guard index.hasMagic, capacity > 0, capacity & (capacity - 1) == 0, headerSize + capacity * slotSize == size else {
+        guard index.hasMagic, Self.capacity(capacity, fills: size) else {
             return create(path: path)
         }
         return index
+    }
+
+    /// True when `capacity` slots, a power of two, are what `size` bytes of file hold after the
+    /// header (computed without a product that a forged capacity could overflow).
+    static func capacity(_ capacity: Int, fills size: Int) -> Bool {
+        guard capacity > 0, capacity & (capacity - 1) == 0, size >= headerSize + initialCapacity * slotSize,
+              (size - headerSize) % slotSize == 0 else { return false }
+        return capacity == (size - headerSize) / slotSize
     }
 
     /// A new empty index, built aside and renamed over `path` (never cut in place: another writer
