@@ -57,14 +57,27 @@ public struct SubjectID: Hashable, Sendable, CustomStringConvertible {
             self.init(String(decoding: bytes, as: UTF8.self))
             return
         }
+        guard Self.isAccountID(bytes) else { return nil }
+        self.init(unchecked: String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The account whose subject id `bytes` spell (`account-` and a lowercase UUID, the rule
+    /// `init?(utf8:)` applies), read without making a string; nil for any other bytes.
+    public static func account(utf8 bytes: UnsafeBufferPointer<UInt8>) -> UUIDBits? {
+        guard bytes.count == 44, bytes.starts(with: "account-".utf8), isAccountID(bytes) else { return nil }
+        return UUIDBits(uuidBytes: UnsafeBufferPointer(rebasing: bytes[8...]))
+    }
+
+    /// True when 44 bytes starting `account-` end in a lowercase UUID.
+    private static func isAccountID(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         for i in 8..<44 {
             let byte = bytes[i]
             switch i - 8 {
-            case 8, 13, 18, 23: guard byte == UInt8(ascii: "-") else { return nil }
-            default: guard (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) else { return nil }
+            case 8, 13, 18, 23: guard byte == UInt8(ascii: "-") else { return false }
+            default: guard (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) else { return false }
             }
         }
-        self.init(unchecked: String(decoding: bytes, as: UTF8.self))
+        return true
     }
 
     /// The next subject of the same day once this one's key is erased: `.1` after none, `.N+1`

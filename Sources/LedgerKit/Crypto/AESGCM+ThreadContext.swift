@@ -21,12 +21,13 @@ extension AESGCM {
             EVP_CIPHER_CTX_free(pointer)  // cleanses the key schedule
         }
 
-        /// Keys the context with `key` (unless it holds it already) and sets `nonce`.
-        func start(key: [UInt8], nonce: UnsafePointer<UInt8>) -> Bool {
-            let same = keyed && key == self.key
+        /// Keys the context with `key` (32 bytes, unless it holds them already) and sets `nonce`.
+        func start(key: UnsafeRawBufferPointer, nonce: UnsafePointer<UInt8>) -> Bool {
+            let given = key.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            let same = keyed && self.key.withUnsafeBytes { memcmp($0.baseAddress!, given, AESGCM.keySize) == 0 }
             keyed = false
-            guard EVP_DecryptInit_ex(pointer, nil, nil, same ? nil : key, nonce) == 1 else { return false }
-            if !same { self.key = key }
+            guard EVP_DecryptInit_ex(pointer, nil, nil, same ? nil : given, nonce) == 1 else { return false }
+            if !same { self.key.withUnsafeMutableBytes { _ = memcpy($0.baseAddress!, given, AESGCM.keySize) } }
             keyed = true
             return true
         }
@@ -66,6 +67,14 @@ extension AESGCM {
     /// when anything differs from what was sealed (then `body` is not called). What `open` does,
     /// without its allocations.
     static func open<T>(_ sealed: UnsafeBufferPointer<UInt8>, key: [UInt8], nonce: UnsafeBufferPointer<UInt8>,
+                        associatedData: UnsafeRawBufferPointer, _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(AESGCMError) -> T {
+        try key.withUnsafeBytes { key in
+            Result { () throws(AESGCMError) -> T in try open(sealed, key: key, nonce: nonce, associatedData: associatedData, body) }
+        }.get()
+    }
+
+    /// `open` with the key where it lies (a key table's, `AccountKeyTable`).
+    static func open<T>(_ sealed: UnsafeBufferPointer<UInt8>, key: UnsafeRawBufferPointer, nonce: UnsafeBufferPointer<UInt8>,
                         associatedData: UnsafeRawBufferPointer, _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(AESGCMError) -> T {
         guard sealed.count >= tagSize else {
             throw AESGCMError(.tooShort, "a sealed message has at least its \(tagSize)-byte tag; this one has \(sealed.count) bytes")

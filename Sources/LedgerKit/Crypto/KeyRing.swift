@@ -54,6 +54,9 @@ public final class KeyRing: PersonalDataOpener {
     static let linesWorthPreloading = 50_000
 
     private let state: Mutex<State>
+    /// Every account key of the store, once `preload` read it whole: looked up without the lock.
+    /// Published under the lock, after the erasures the ring had learnt were marked in it.
+    private let table = AtomicLazyReference<AccountKeyTable>()
     /// Bumped whenever a subject's key stops being usable in this process (`forget`, `noteErased`):
     /// the threads' last-key caches (`ThreadCache`) hold only while it has not moved.
     private let generation = Atomic<UInt64>(0)
@@ -80,6 +83,11 @@ public final class KeyRing: PersonalDataOpener {
            account.map({ $0 == cache.account }) ?? (cache.address == member.subject) {
             return Self.open(member, eventID: eventID, type: type, name: name, key: key)
         }
+        if let account, let table = table.load(), let entry = table.entry(of: account) {
+            return table.open(entry) { key in
+                Self.opened { () throws(MemberCipherError) in try MemberCipher.decrypt(member, eventID: eventID, type: type, member: name, key: Array(key)) }
+            } ?? .erased
+        }
         return use(entry(for: member.subject, account: account), cache: cache, generation: generation, account: account,
                    address: account == nil ? member.subject : nil) { key in
             Self.open(member, eventID: eventID, type: type, name: name, key: key)
@@ -94,6 +102,12 @@ public final class KeyRing: PersonalDataOpener {
         if cache.ring === self, cache.generation == generation, let key = cache.key,
            member.account.map({ $0 == cache.account }) ?? cache.holdsAddress(member.subjectBytes) {
             return Self.open(member, eventID: eventID, type: type, name: name, key: key)
+        }
+        // Once the store was read whole, an account's key is found without the lock.
+        if let account = member.account, let table = table.load(), let entry = table.entry(of: account) {
+            return table.open(entry) { key in
+                Self.opened { () throws(MemberCipherError) in try MemberCipher.decrypt(member, eventID: eventID, type: type, member: name, key: key) }
+            } ?? .erased
         }
         let known = member.account.flatMap { uid in state.withLock { $0.entries.accounts[uid] } }
         let subject = known == nil ? member.subject : nil
@@ -175,18 +189,19 @@ public final class KeyRing: PersonalDataOpener {
     /// reports it, so what it gave is read again.
     private static func open(_ member: EncryptedMember, eventID: String, type: EventType, name: String, key: LiveKey) -> OpenedMember {
         if !key.opened.load(ordering: .relaxed) { key.opened.store(true, ordering: .sequentiallyConsistent) }
-        do throws(MemberCipherError) {
-            return .text(try MemberCipher.decrypt(member, eventID: eventID, type: type, member: name, key: key.bytes))
-        } catch {
-            return .unreadable(error.description)
-        }
+        return opened { () throws(MemberCipherError) in try MemberCipher.decrypt(member, eventID: eventID, type: type, member: name, key: key.bytes) }
     }
 
     /// `open(_:eventID:type:name:key:)` of a member read in place.
     private static func open(_ member: SealedMember, eventID: UUIDBits, type: EventType, name: String, key: LiveKey) -> OpenedMember {
         if !key.opened.load(ordering: .relaxed) { key.opened.store(true, ordering: .sequentiallyConsistent) }
+        return opened { () throws(MemberCipherError) in try MemberCipher.decrypt(member, eventID: eventID, type: type, member: name, key: key.bytes) }
+    }
+
+    /// The text `decrypt` gives, or why it gives none.
+    private static func opened(_ decrypt: () throws(MemberCipherError) -> String) -> OpenedMember {
         do throws(MemberCipherError) {
-            return .text(try MemberCipher.decrypt(member, eventID: eventID, type: type, member: name, key: key.bytes))
+            return .text(try decrypt())
         } catch {
             return .unreadable(error.description)
         }
@@ -209,10 +224,16 @@ public final class KeyRing: PersonalDataOpener {
         guard start else { return nil }
         return JoinableThread { [self] in
             // A store of its own: the ring's (behind the lock) serves the lookups meanwhile.
-            let loaded = (try? KeyStore(path: path, writable: false).subjects()).map(Self.entries(of:))
+            let loaded = try? KeyStore(path: path, writable: false).keyTable()
             state.withLock { state in
                 state.preloading = false
-                if let loaded, !state.loaded { Self.adopt(loaded, into: &state) }
+                guard let (accounts, addresses) = loaded, !state.loaded else { return }
+                // What the ring learnt meanwhile stays: an erasure noted before the table existed.
+                for (uid, entry) in state.entries.accounts {
+                    if case .erased = entry, let erased = accounts.entry(of: uid) { _ = accounts.erase(erased) }
+                }
+                Self.adopt(Self.entries(of: addresses), into: &state)
+                _ = table.storeIfNil(accounts)
             }
         }
     }
@@ -222,8 +243,18 @@ public final class KeyRing: PersonalDataOpener {
 
     /// Forgets what the ring read of `subject`: its key was destroyed (by this process).
     public func forget(_ subject: SubjectID) {
-        state.withLock { $0.entries[subject] = .erased(opened: Self.opened($0.entries[subject])) }
+        state.withLock { state in
+            let opened = tableErase(subject)
+            state.entries[subject] = .erased(opened: Self.opened(state.entries[subject]) || opened)
+        }
         generation.add(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Marks `subject` erased in the key table, when it is there; true when members were opened
+    /// with its key from the table. Called under the lock, as the table is published.
+    private func tableErase(_ subject: SubjectID) -> Bool {
+        guard let uid = subject.accountBits, let table = table.load(), let entry = table.entry(of: uid) else { return false }
+        return table.erase(entry)
     }
 
     /// The log erases `subject`: its members open as erased from now on, whatever the key store
@@ -232,8 +263,9 @@ public final class KeyRing: PersonalDataOpener {
         state.withLock { state in
             let entry = state.entries[subject]
             state.entries[subject] = .erased(opened: false)
+            let fromTable = tableErase(subject)
             generation.add(1, ordering: .sequentiallyConsistent)
-            return Self.opened(entry)
+            return Self.opened(entry) || fromTable
         }
     }
 

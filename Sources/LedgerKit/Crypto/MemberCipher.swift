@@ -65,6 +65,14 @@ public enum MemberCipher {
     /// line spells it), nothing allocated but the text.
     public static func decrypt(_ member: SealedMember, eventID: UUIDBits, type: EventType, member name: String,
                                key: [UInt8]) throws(MemberCipherError) -> String {
+        try key.withUnsafeBytes { key in
+            Result { () throws(MemberCipherError) -> String in try decrypt(member, eventID: eventID, type: type, member: name, key: key) }
+        }.get()
+    }
+
+    /// `decrypt` of a member read in place, with the key where it lies (32 bytes).
+    static func decrypt(_ member: SealedMember, eventID: UUIDBits, type: EventType, member name: String,
+                        key: UnsafeRawBufferPointer) throws(MemberCipherError) -> String {
         var typeName = type.rawValue, name = name
         let opened = typeName.withUTF8 { typeBytes in
             name.withUTF8 { nameBytes in

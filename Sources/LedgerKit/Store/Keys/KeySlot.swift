@@ -51,20 +51,44 @@ struct KeySlot: Equatable {
     /// `decode` of a record read where it lies; `checksum` is `KeyStoreLayout.checksum` (a read of
     /// the whole store passes one that reuses its SHA-256 context).
     static func decode(_ r: UnsafeRawBufferPointer, checksum: (UnsafeRawBufferPointer) -> UInt64) -> Decoded {
+        switch check(r, checksum: checksum) {
+        case .empty: return .empty
+        case .torn(let subject): return .torn(subject: subject.flatMap { SubjectID(utf8: $0) })
+        case .whole(let state, let subjectBytes):
+            guard let subject = SubjectID(utf8: subjectBytes) else { return .torn(subject: nil) }
+            let key = state == .live ? Array(r[KeyStoreLayout.Slot.key..<(KeyStoreLayout.Slot.key + 32)]) : [UInt8](repeating: 0, count: 32)
+            return .slot(KeySlot(state: state, subject: subject, key: key))
+        }
+    }
+
+    /// What `check` finds in a record, read where it lies (the subject id's bytes are the record's).
+    enum Checked {
+        /// 128 zero bytes.
+        case empty
+        /// A whole slot of `state`, its subject id's bytes not yet parsed (`SubjectID(utf8:)` decides
+        /// whether they spell one; a slot whose bytes do not is torn).
+        case whole(State, subject: UnsafeBufferPointer<UInt8>)
+        /// A write cut short or damage; the bytes its subject length gives, when in range.
+        case torn(subject: UnsafeBufferPointer<UInt8>?)
+    }
+
+    /// The one check of a slot's bytes, without copying them: its state, checksum and zeros (the
+    /// rule `decode` and a whole store's read into a key table share).
+    static func check(_ r: UnsafeRawBufferPointer, checksum: (UnsafeRawBufferPointer) -> UInt64) -> Checked {
         precondition(r.count == KeyStoreLayout.slotSize)
         if r.allSatisfy({ $0 == 0 }) { return .empty }
         let length = Int(r[KeyStoreLayout.Slot.subjectLength])
         let subject = (1...SubjectID.maxLength).contains(length)
-            ? SubjectID(utf8: UnsafeBufferPointer(start: r.baseAddress!.assumingMemoryBound(to: UInt8.self) + KeyStoreLayout.Slot.subject, count: length))
+            ? UnsafeBufferPointer(start: r.baseAddress!.assumingMemoryBound(to: UInt8.self) + KeyStoreLayout.Slot.subject, count: length)
             : nil
-        let keyBytes = Array(r[KeyStoreLayout.Slot.key..<(KeyStoreLayout.Slot.key + 32)])
+        let key = r[KeyStoreLayout.Slot.key..<(KeyStoreLayout.Slot.key + 32)]
         guard let state = State(rawValue: r[KeyStoreLayout.Slot.state]), state != .empty, let subject,
               checksum(r) == UInt64(littleEndian: r.loadUnaligned(fromByteOffset: KeyStoreLayout.checksumOffset, as: UInt64.self)),
               r[2..<KeyStoreLayout.Slot.subject].allSatisfy({ $0 == 0 }),
               r[(KeyStoreLayout.Slot.subject + length)..<KeyStoreLayout.Slot.key].allSatisfy({ $0 == 0 }),
               r[(KeyStoreLayout.Slot.key + 32)..<KeyStoreLayout.checksumOffset].allSatisfy({ $0 == 0 }),
-              state == .live || keyBytes.allSatisfy({ $0 == 0 })
+              state == .live || key.allSatisfy({ $0 == 0 })
         else { return .torn(subject: subject) }
-        return .slot(KeySlot(state: state, subject: subject, key: state == .live ? keyBytes : [UInt8](repeating: 0, count: 32)))
+        return .whole(state, subject: subject)
     }
 }

@@ -1,0 +1,125 @@
+import Foundation
+import LedgerDomain
+@testable import LedgerKit
+import Testing
+
+// MARK: - AccountKeyTableTests
+
+/// The key table a ring reads a whole key store into (`KeyStore.keyTable`, `AccountKeyTable`): it
+/// holds exactly the store's accounts with their keys and states, what `subjects()` says of every
+/// slot; an opening and an erasure never miss each other; and a ring reading from it answers as a
+/// ring looking keys up one by one, an erasure noted after an opening included.
+@Suite struct AccountKeyTableTests {
+    /// A store with `count` accounts (every seventh erased) and two address days.
+    static func store(_ dir: String, count: Int) throws -> KeyStore {
+        let store = try KeyStore(directory: dir)
+        store.syncsEachWrite = false
+        let random = SeededRandom(seed: 11)
+        for n in 0..<count {
+            let subject = SubjectID.account(Self.uid(n))
+            _ = try store.createKey(for: subject, random: random)
+            if n % 7 == 3 { try store.erase(subject: subject) }
+        }
+        for day in ["address-2026-11-29", "address-2026-11-30"] { _ = try store.createKey(for: SubjectID(day)!, random: random) }
+        try store.erase(subject: SubjectID("address-2026-11-30")!)
+        return store
+    }
+
+    static func uid(_ n: Int) -> UUIDBits {
+        var random = SplitMix(seed: UInt64(n) &+ 99)
+        return UUIDBits(high: random.next() & 0xFFFF_FFFF_FFFF_0FFF | 0x4000, low: random.next() & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000)
+    }
+
+    struct SplitMix {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    @Test(arguments: [0, 1, 500, 3000])
+    func theTableHoldsWhatTheStoreSays(count: Int) throws {
+        try withTempDirectory { dir in
+            let store = try Self.store(dir, count: count)
+            let (table, addresses) = try store.keyTable()
+            let slots = try store.subjects()
+            #expect(table.count == count)
+            for (subject, key) in slots {
+                guard let uid = subject.accountBits else { continue }
+                let entry = try #require(table.entry(of: uid), "\(subject)")
+                let found = table.open(entry) { Array($0) }
+                #expect(found == key, "\(subject): the same key, or erased (nil) as the store says")
+            }
+            #expect(Dictionary(uniqueKeysWithValues: addresses.map { ($0.subject.text, $0.key) })
+                == Dictionary(uniqueKeysWithValues: slots.filter { $0.subject.accountBits == nil }.map { ($0.subject.text, $0.key) }))
+            for n in count..<(count + 200) { #expect(table.entry(of: Self.uid(n)) == nil, "never in the store") }
+        }
+    }
+
+    @Test func aRepeatedUidKeepsTheLastKeyAndOneEntry() throws {
+        let first = [UInt8](repeating: 1, count: 32), last = [UInt8](repeating: 2, count: 32)
+        let uid = Self.uid(1)
+        let table = first.withUnsafeBytes { a in last.withUnsafeBytes { b in AccountKeyTable([(uid, a), (Self.uid(2), nil), (uid, b)]) } }
+        #expect(table.count == 2)
+        #expect(table.open(try #require(table.entry(of: uid))) { Array($0) } == last)
+        #expect(table.open(try #require(table.entry(of: Self.uid(2)))) { Array($0) } == nil)
+    }
+
+    @Test func anOpeningAndAnErasureSeeEachOther() throws {
+        let key = [UInt8](repeating: 9, count: 32)
+        let table = key.withUnsafeBytes { AccountKeyTable([(Self.uid(1), $0), (Self.uid(2), $0)]) }
+        let opened = try #require(table.entry(of: Self.uid(1))), untouched = try #require(table.entry(of: Self.uid(2)))
+        #expect(table.open(opened) { Array($0) } == key)
+        #expect(table.erase(opened), "opened before: what it gave must be read again")
+        #expect(table.open(opened) { Array($0) } == nil, "erased from now on")
+        #expect(!table.erase(untouched), "never opened")
+        #expect(table.open(untouched) { Array($0) } == nil)
+    }
+
+    @Test func aStoreWithATornSlotGivesNoTable() throws {
+        try withTempDirectory { dir in
+            let store = try Self.store(dir, count: 40)
+            let path = FileSystem.join(dir, KeyStore.fileName)
+            var bytes = try readBytes(path)
+            let slot = try #require(stride(from: 128, to: bytes.count, by: 128).first { bytes[$0] == 1 })
+            bytes[slot + 80] ^= 0x04
+            try writeBytes(bytes, to: path)
+            #expect(throws: KeyStoreError.self) { try KeyStore(directory: dir).keyTable() }
+            _ = store
+        }
+    }
+
+    /// A ring whose table served a member is told the log erases that member's subject: it says
+    /// the read must start over, and the member opens as erased from then on.
+    @Test func aRingReadingFromItsTableAnswersAnErasureAsAPlainRing() throws {
+        try withTempDirectory { dir in
+            let store = FileEventStore(directory: dir, clock: FixedClock(step: 1), random: SeededRandom(seed: 5))
+            for n in 0..<60 {
+                _ = try store.append([Fixtures.event(.accountCreated, n)], to: Fixtures.stream(.registration, n), expected: .noStream)
+            }
+            let lines = splitLines(try readBytes(dir + "/events.jsonl")).map { Array($0.dropLast()) }
+            func email(_ ring: KeyRing, _ n: Int) -> String? {
+                lines[n].withUnsafeBufferPointer { buffer -> String? in
+                    guard case .accountCreated(_, let email, _)? = LineCodec.readInPlace(buffer, opener: ring)?.event.fact else { return nil }
+                    return email
+                }
+            }
+            let ring = KeyRing(directory: dir)
+            try #require(ring.preload()).join()
+            let subject = { (n: Int) in SubjectID.account(UUIDBits(uuid: Fixtures.uuid(1000 + n))!) }
+            #expect(email(ring, 4) == "user4@example.com")
+            #expect(ring.noteErased(subject(4)), "opened from the table before")
+            #expect(email(ring, 4) == "", "erased from now on")
+            #expect(!ring.noteErased(subject(5)), "never opened")
+            #expect(email(ring, 5) == "")
+            ring.forget(subject(6))
+            #expect(email(ring, 6) == "", "a key this process destroyed")
+            #expect(email(ring, 7) == "user7@example.com", "the others as before")
+        }
+    }
+}
