@@ -30,21 +30,8 @@ public struct SubjectID: Hashable, Sendable, CustomStringConvertible {
     /// The subject spelled `text`, or nil unless it is `account-<lowercase uuid>` or
     /// `address-<YYYY-MM-DD>` with a real calendar date.
     public init?(_ text: String) {
-        if text.hasPrefix("account-") {
-            guard let uid = UUIDBits(uuid: String(text.dropFirst(8))), uid.uuidString == text.dropFirst(8) else { return nil }
-        } else if text.hasPrefix("address-") {
-            let rest = text.dropFirst(8)
-            let day = String(rest.prefix(10))
-            guard day.utf8.count == 10, let midnight = Timestamp(rfc3339: day + "T00:00:00.000Z"),
-                  midnight.rfc3339.hasPrefix(day) else { return nil }
-            let generation = rest.dropFirst(10)
-            if !generation.isEmpty {
-                guard generation.first == ".", let n = Int(generation.dropFirst()), n >= 1, String(n) == generation.dropFirst(),
-                      text.utf8.count <= Self.maxLength else { return nil }
-            }
-        } else {
-            return nil
-        }
+        var bytes = text
+        guard bytes.withUTF8({ Self.isAccountID($0) || Self.isAddressID($0) }) else { return nil }
         self.text = text
     }
 
@@ -53,23 +40,52 @@ public struct SubjectID: Hashable, Sendable, CustomStringConvertible {
     /// `init?(_:)` of the id given as its UTF-8 bytes (read in place from a log line); an account's
     /// id is checked byte by byte (`account-` and a lowercase UUID), without building strings first.
     public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
-        guard bytes.count == 44, bytes.starts(with: "account-".utf8) else {
-            self.init(String(decoding: bytes, as: UTF8.self))
-            return
-        }
-        guard Self.isAccountID(bytes) else { return nil }
+        guard Self.isAccountID(bytes) || Self.isAddressID(bytes) else { return nil }
         self.init(unchecked: String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// True when `bytes` spell an address subject: `address-`, a real calendar date `YYYY-MM-DD`,
+    /// then nothing or `.N` (N ≥ 1 without leading zeros, at most `maxLength` bytes in all). Read
+    /// as bytes: a sign-in failure's member is checked on every line that has one.
+    private static func isAddressID(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count >= 18, bytes.count <= maxLength, bytes.starts(with: "address-".utf8) else { return false }
+        func number(_ from: Int, _ count: Int) -> Int64? {
+            var value: Int64 = 0
+            for i in from..<(from + count) {
+                let digit = bytes[i] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int64(digit)
+            }
+            return value
+        }
+        guard let year = number(8, 4), bytes[12] == UInt8(ascii: "-"), let month = number(13, 2), bytes[15] == UInt8(ascii: "-"),
+              let day = number(16, 2), (1...12).contains(month), day >= 1, day <= Timestamp.daysIn(month: month, year: year)
+        else { return false }
+        guard bytes.count > 18 else { return true }
+        // `.N`: digits only, no leading zero, within Int.
+        guard bytes[18] == UInt8(ascii: "."), bytes.count > 19, bytes[19] != UInt8(ascii: "0") else { return false }
+        var n = 0
+        for byte in bytes[19...] {
+            let digit = byte &- UInt8(ascii: "0")
+            guard digit < 10 else { return false }
+            let (times, o1) = n.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = times.addingReportingOverflow(Int(digit))
+            guard !o1, !o2 else { return false }
+            n = sum
+        }
+        return true
     }
 
     /// The account whose subject id `bytes` spell (`account-` and a lowercase UUID, the rule
     /// `init?(utf8:)` applies), read without making a string; nil for any other bytes.
     public static func account(utf8 bytes: UnsafeBufferPointer<UInt8>) -> UUIDBits? {
-        guard bytes.count == 44, bytes.starts(with: "account-".utf8), isAccountID(bytes) else { return nil }
+        guard isAccountID(bytes) else { return nil }
         return UUIDBits(uuidBytes: UnsafeBufferPointer(rebasing: bytes[8...]))
     }
 
-    /// True when 44 bytes starting `account-` end in a lowercase UUID.
+    /// True when `bytes` are `account-` and a lowercase UUID (44 bytes).
     private static func isAccountID(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == 44, bytes.starts(with: "account-".utf8) else { return false }
         for i in 8..<44 {
             let byte = bytes[i]
             switch i - 8 {
