@@ -85,7 +85,7 @@ public final class KeyRing: PersonalDataOpener {
         }
         if let account, let table = table.load(), let entry = table.entry(of: account) {
             return table.open(entry) { key in
-                Self.opened { () throws(MemberCipherError) in try MemberCipher.decrypt(member, eventID: eventID, type: type, member: name, key: Array(key)) }
+                Self.opened { () throws(MemberCipherError) in try MemberCipher.decrypt(member, eventID: eventID, type: type, member: name, key: key) }
             } ?? .erased
         }
         return use(entry(for: member.subject, account: account), cache: cache, generation: generation, account: account,
@@ -145,9 +145,15 @@ public final class KeyRing: PersonalDataOpener {
                     // The whole store once (what the ring learnt meanwhile, e.g. an erasure, stays);
                     // a subject still missing is looked up alone below (a key made since).
                     state.loaded = true
-                    if let all = try? state.store!.subjects() {
-                        Self.adopt(Self.entries(of: all), into: &state)
+                    if let (accounts, addresses) = try? state.store!.keyTable() {
+                        publish(accounts, addresses: addresses, into: &state)
                         if let known = state.entries[subject] { return .success(known) }
+                        if let account, let entry = accounts.entry(of: account) {
+                            // This call's key as the ring's other keys, where `noteErased` finds it.
+                            let known: Entry = accounts.open(entry) { .key(LiveKey(Array($0))) } ?? .erased(opened: false)
+                            state.entries[subject] = known
+                            return .success(known)
+                        }
                     }
                 }
                 state.lookups += 1
@@ -228,14 +234,20 @@ public final class KeyRing: PersonalDataOpener {
             state.withLock { state in
                 state.preloading = false
                 guard let (accounts, addresses) = loaded, !state.loaded else { return }
-                // What the ring learnt meanwhile stays: an erasure noted before the table existed.
-                for (uid, entry) in state.entries.accounts {
-                    if case .erased = entry, let erased = accounts.entry(of: uid) { _ = accounts.erase(erased) }
-                }
-                Self.adopt(Self.entries(of: addresses), into: &state)
-                _ = table.storeIfNil(accounts)
+                publish(accounts, addresses: addresses, into: &state)
             }
         }
+    }
+
+    /// Makes a whole store's keys what the ring reads from now on (under the lock): the accounts'
+    /// table, published once what the ring learnt meanwhile is marked in it (an erasure noted
+    /// before it existed stays), and the addresses' entries.
+    private func publish(_ accounts: AccountKeyTable, addresses: [(subject: SubjectID, key: [UInt8]?)], into state: inout State) {
+        for (uid, entry) in state.entries.accounts {
+            if case .erased = entry, let erased = accounts.entry(of: uid) { _ = accounts.erase(erased) }
+        }
+        Self.adopt(Self.entries(of: addresses), into: &state)
+        _ = table.storeIfNil(accounts)
     }
 
     /// True when the key store exists (a data version 2 folder).

@@ -34,6 +34,14 @@ public enum MemberCipher {
     /// The string value of `encrypted`, member `member` of event `eventID` of type `type`, under `key`.
     public static func decrypt(_ encrypted: EncryptedMember, eventID: String, type: EventType, member: String,
                                key: [UInt8]) throws(MemberCipherError) -> String {
+        try key.withUnsafeBytes { key in
+            Result { () throws(MemberCipherError) -> String in try decrypt(encrypted, eventID: eventID, type: type, member: member, key: key) }
+        }.get()
+    }
+
+    /// `decrypt` with the key where it lies (32 bytes).
+    static func decrypt(_ encrypted: EncryptedMember, eventID: String, type: EventType, member: String,
+                        key: UnsafeRawBufferPointer) throws(MemberCipherError) -> String {
         // The associated data `<event id>\n<type>\n<member>\n<subject>`, spelled in a buffer of the call's.
         let parts = [eventID.utf8, type.rawValue.utf8, member.utf8, encrypted.subject.text.utf8]
         let size = parts.reduce(3) { $0 + $1.count }
