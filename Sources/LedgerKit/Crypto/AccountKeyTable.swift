@@ -11,8 +11,10 @@ import Synchronization
 /// (erased in this process: `KeyRing.forget`, `noteErased`) and whether members were opened with it,
 /// both atomics, so that an opening and an erasure running at once never miss each other.
 final class AccountKeyTable: @unchecked Sendable {
-    /// An entry's state (0: an empty line).
-    enum State: UInt8 { case live = 1, erased = 2 }
+    /// An entry's state (0: an empty line). `ambiguous`: the store has two slots for the uid (a
+    /// damaged store); the table does not say which one a lookup of the store finds, so it
+    /// answers nothing and the ring asks the store itself.
+    enum State: UInt8 { case live = 1, erased = 2, ambiguous = 3 }
 
     /// Bytes of a line: the uid's bits (16), the key (32, zeros when erased), the state and the
     /// opened mark (atomics), padding. One cache line: a lookup that finds its uid has its key.
@@ -25,8 +27,8 @@ final class AccountKeyTable: @unchecked Sendable {
     private let mask: Int
     private let lines: UnsafeMutableRawPointer
 
-    /// A table of the `entries` (an account's uid and its key, nil when erased); when a uid comes
-    /// twice (a damaged store), the last one counts, as a read of the slots in order would say.
+    /// A table of the `entries` (an account's uid and its key, nil when erased); a uid that comes
+    /// twice (a damaged store) is `ambiguous`.
     init(_ entries: [(uid: UUIDBits, key: UnsafeRawBufferPointer?)]) {
         var capacity = 16
         while capacity < entries.count + entries.count / 3 + 1 { capacity <<= 1 }
@@ -40,7 +42,11 @@ final class AccountKeyTable: @unchecked Sendable {
         for entry in entries {
             var at = Self.home(entry.uid) & mask
             while state(at) != 0, uid(at) != entry.uid { at = (at + 1) & mask }
-            if state(at) == 0 { count += 1 }
+            if state(at) != 0 {
+                stateOf(at).pointee.store(State.ambiguous.rawValue, ordering: .relaxed)
+                continue
+            }
+            count += 1
             let line = lines + at * Self.line
             line.storeBytes(of: entry.uid.high, as: UInt64.self)
             (line + 8).storeBytes(of: entry.uid.low, as: UInt64.self)
@@ -59,8 +65,14 @@ final class AccountKeyTable: @unchecked Sendable {
         lines.deallocate()
     }
 
-    /// Where `uid` sits first: random v4 uids spread well, mixed once more for forged ones.
-    private static func home(_ uid: UUIDBits) -> Int { Int(truncatingIfNeeded: (uid.high ^ uid.low &* 0x9E37_79B9_7F4A_7C15) >> 17) }
+    /// Where `uid` sits first: hashed with the process's random seed (`Hasher`), so that uids
+    /// forged to collide cannot make the table's probes long.
+    private static func home(_ uid: UUIDBits) -> Int {
+        var hasher = Hasher()
+        hasher.combine(uid.high)
+        hasher.combine(uid.low)
+        return hasher.finalize()
+    }
 
     private func uid(_ at: Int) -> UUIDBits {
         let line = UnsafeRawPointer(lines + at * Self.line)
@@ -78,29 +90,33 @@ final class AccountKeyTable: @unchecked Sendable {
     /// A line's state, 0 when empty (only an entry's state changes once built: never empty again).
     private func state(_ at: Int) -> UInt8 { stateOf(at).pointee.load(ordering: .relaxed) }
 
-    /// The entry of `uid`, nil when the table has none.
+    /// The entry of `uid`, nil when the table has none (or cannot say: `ambiguous`).
     func entry(of uid: UUIDBits) -> Int? {
         var at = Self.home(uid) & mask
-        while state(at) != 0 {
-            if self.uid(at) == uid { return at }
+        while case let state = state(at), state != 0 {
+            if self.uid(at) == uid { return state == State.ambiguous.rawValue ? nil : at }
             at = (at + 1) & mask
         }
         return nil
     }
 
     /// `body` of the key of `entry` when it is live, marked opened first; nil when it was erased.
-    /// Marking before reading the state, as `erase` changes the state before reading the mark,
-    /// means an erasure that runs meanwhile either sees this opening or is seen by it.
+    /// Marking before reading the state again, as `erase` changes the state before taking the
+    /// mark, means an erasure that runs meanwhile either sees this opening or is seen by it. An
+    /// entry already erased is never marked: an erasure reports each opening once.
     func open<T>(_ entry: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T? {
+        let state = stateOf(entry)
+        guard state.pointee.load(ordering: .acquiring) == State.live.rawValue else { return nil }
         let opened = openedOf(entry)
         if !opened.pointee.load(ordering: .relaxed) { opened.pointee.store(true, ordering: .sequentiallyConsistent) }
-        guard stateOf(entry).pointee.load(ordering: .sequentiallyConsistent) == State.live.rawValue else { return nil }
+        guard state.pointee.load(ordering: .sequentiallyConsistent) == State.live.rawValue else { return nil }
         return body(UnsafeRawBufferPointer(start: lines + entry * Self.line + Self.keyAt, count: AESGCM.keySize))
     }
 
-    /// Marks `entry` erased; true when members were opened with its key before.
+    /// Marks `entry` erased; true when members were opened with its key since it was last asked
+    /// (the mark is taken: a second erasure of the same entry reports nothing new).
     func erase(_ entry: Int) -> Bool {
         stateOf(entry).pointee.store(State.erased.rawValue, ordering: .sequentiallyConsistent)
-        return openedOf(entry).pointee.load(ordering: .sequentiallyConsistent)
+        return openedOf(entry).pointee.exchange(false, ordering: .sequentiallyConsistent)
     }
 }
