@@ -56,7 +56,7 @@ public enum MemberCipher {
                 return try encrypted.sealed.withUnsafeBufferPointer { (sealed) throws(AESGCMError) -> String? in
                     try encrypted.nonce.withUnsafeBufferPointer { (nonce) throws(AESGCMError) -> String? in
                         try AESGCM.open(sealed, key: key, nonce: nonce, associatedData: UnsafeRawBufferPointer(aad)) {
-                            String(validating: $0, as: UTF8.self)
+                            Self.utf8Text($0)
                         }
                     }
                 }
@@ -97,7 +97,7 @@ public enum MemberCipher {
                     append(member.subjectBytes)
                     return Result { () throws(AESGCMError) -> String? in
                         try AESGCM.open(member.sealed, key: key, nonce: member.nonce, associatedData: UnsafeRawBufferPointer(aad)) {
-                            String(validating: $0, as: UTF8.self)
+                            Self.utf8Text($0)
                         }
                     }
                 }
@@ -110,6 +110,14 @@ public enum MemberCipher {
         }
         guard let text else { throw .notText }
         return text
+    }
+
+    /// The plaintext as text, nil when it is not UTF-8: ASCII (every email and most names) is
+    /// taken as it is, anything else validated.
+    private static func utf8Text(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var high: UInt8 = 0
+        for byte in bytes { high |= byte }
+        return high < 0x80 ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
     }
 }
 

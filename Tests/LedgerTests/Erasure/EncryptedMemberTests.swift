@@ -79,6 +79,26 @@ struct EncryptedMemberTests {
 
     /// Each thread reuses one decryption context: a refused member (wrong key, tampered bytes, an
     /// empty value) leaves nothing behind that changes the next one's outcome, on any thread.
+    @Test("MemberCipher: a plaintext opens to its text, ASCII or not; one that is not UTF-8 is not-text")
+    func plaintextsAsText() throws {
+        let key = [UInt8](repeating: 7, count: 32), subject = SubjectID("address-2026-11-29")!
+        func opened(_ plaintext: [UInt8]) throws -> Result<String, MemberCipherError> {
+            let aad = EncryptedMember.associatedData(eventID: "e1", type: .signInFailed, member: "email", subject: subject)
+            let nonce = [UInt8](repeating: 3, count: 12)
+            let sealed = try AESGCM.seal(plaintext, key: key, nonce: nonce, associatedData: aad)
+            let member = try EncryptedMember(subject: subject, nonce: nonce, sealed: sealed)
+            return Result { () throws(MemberCipherError) -> String in
+                try MemberCipher.decrypt(member, eventID: "e1", type: .signInFailed, member: "email", key: key)
+            }
+        }
+        for text in ["someone@example.com", "zoë@exämple.com", "名前@example.jp", "", "a\u{7F}b"] {
+            #expect(try opened(Array(text.utf8)).get() == text)
+        }
+        for bytes: [UInt8] in [[0xFF, 0x61], [0x61, 0xC3], [0xED, 0xA0, 0x80], [0x80]] {
+            #expect(throws: MemberCipherError.notText) { try opened(bytes).get() }
+        }
+    }
+
     @Test("MemberCipher: a refused member does not change the next one's outcome, on any thread")
     func reusedContexts() throws {
         let random = SeededRandom(seed: 7)
