@@ -27,20 +27,8 @@ import Testing
     }
 
     static func uid(_ n: Int) -> UUIDBits {
-        var random = SplitMix(seed: UInt64(n) &+ 99)
+        let random = SeededRandom(seed: UInt64(n) &+ 99)
         return UUIDBits(high: random.next() & 0xFFFF_FFFF_FFFF_0FFF | 0x4000, low: random.next() & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000)
-    }
-
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 
     @Test(arguments: [0, 1, 500, 3000])

@@ -44,7 +44,7 @@ import Testing
                            ".\u{0661}", "x", "\u{0301}", ".1\u{0301}", String(repeating: "1", count: 50)] {
             ids.append("address-2026-11-29" + generation)
         }
-        var random = SeededRandomBytes(seed: 7)
+        let random = SeededRandom(seed: 7)
         let base = ids
         for id in base where !id.isEmpty {
             for _ in 0..<6 {
@@ -60,19 +60,6 @@ import Testing
             }
         }
         return ids
-    }
-
-    /// A small deterministic source (SplitMix64).
-    struct SeededRandomBytes {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 
     @Test func theBytesRuleIsTheDocumentedRule() {
