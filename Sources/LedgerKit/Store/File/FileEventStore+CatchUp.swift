@@ -113,7 +113,7 @@ extension FileEventStore {
             guard size > prefix.verifiedSize else { return }
             var damage: LogProblem?
             var torn: (problem: LogProblem, offset: Int, length: Int)?
-            var erasure: SubjectID?
+            var erasures: [SubjectID] = [], noted = Set<SubjectID>()
             var erasedInLog = Set<SubjectID>()
             let fromCache = prefix.verifiedSize > 0
             var checker = prefix.checker
@@ -127,14 +127,16 @@ extension FileEventStore {
                 case .event(let event, let hash, let offset, let length):
                     // An erasure after what the writer took in of its subject (the index or its
                     // checkpoint, restored from a backup or written before it; or members opened with
-                    // a key it destroyed): the caches go, the key too, and the fold starts over.
+                    // a key it destroyed): the caches go, the key too, and the fold starts over —
+                    // once, after every later erasure is noted too (it reads on without folding).
                     if let erased = event.pointee.fact.erasedSubject {
-                        if keyRing.noteErased(erased) || fromCache {
-                            erasure = erased
-                            return false
+                        if keyRing.noteErased(erased) || fromCache || !erasures.isEmpty {
+                            if noted.insert(erased).inserted { erasures.append(erased) }
+                            return true
                         }
                         erasedInLog.insert(erased)
                     }
+                    guard erasures.isEmpty else { return true }
                     prefix.record(event.pointee, hash: hash, offset: offset, length: length)
                     return true
                 case .problem(let problem, _, _):
@@ -145,8 +147,8 @@ extension FileEventStore {
                     return false
                 }
             }
-            if let erasure {
-                try destroyHoldingLock([erasure])
+            if !erasures.isEmpty {
+                try destroyHoldingLock(erasures)
                 try syncIndexFile(log)
                 return try catchUp(log, repairing: repairing)
             }

@@ -37,8 +37,9 @@ public enum ViewLoader {
         // id before them (a checkpoint carries their fingerprints); a maybe (a repeated id: damage)
         // means reading the whole log again with the per-line check, which names the line
         // (`progress` then reports the second read from its start).
-        // A read that meets an erasure after what it took in of that subject starts over from the
-        // first line (each time with one more subject erased, so it ends).
+        // A read that meets an erasure after what it took in of that subject reads on to note every
+        // later erasure, then starts over from the first line, those subjects erased: once, however
+        // many there are (again only for an erasure appended meanwhile, so it ends).
         var usingCheckpoint = usingCheckpoint, deferringIDs = true
         while true {
             do {
@@ -105,12 +106,13 @@ public enum ViewLoader {
             case .event(let event, let hash, let offset, let length):
                 let (seq, at) = (event.pointee.seq, event.pointee.at)
                 if let progress, seq & 0xFFFF == 0 { progress(offset + length, total, loaded.views.events) }
-                if pastAsOf {
+                if erasureAfterWhatWasRead || pastAsOf {
                     // Past the as-of point only an erasure matters: of a subject read before it (with
                     // a key a restored key store brought back), it means reading again without it.
+                    // Once the read is to start over, it reads on only to note every later erasure
+                    // too, so that it starts over once, not once per erased subject.
                     if let erased = event.pointee.fact.erasedSubject, source.opener.noteErased(erased) {
                         erasureAfterWhatWasRead = true
-                        return false
                     }
                     return true
                 }
@@ -119,7 +121,7 @@ public enum ViewLoader {
                 // the first line, that subject erased.
                 if let erased = event.pointee.fact.erasedSubject, source.opener.noteErased(erased) || checkpoint != nil {
                     erasureAfterWhatWasRead = true
-                    return false
+                    return true
                 }
                 if let asOf, !asOf.includes(seq: seq, at: at) {
                     // A log with a key store is read to its end for the erasures after the as-of point.
@@ -132,10 +134,10 @@ public enum ViewLoader {
                 lastLine = (offset, offset + length)
                 return true
             case .problem(let problem, _, _):
-                if !pastAsOf { damage = problem }
+                if !pastAsOf && !erasureAfterWhatWasRead { damage = problem }
                 return false
             case .tornTail(let problem, _, _):
-                if !pastAsOf { loaded.tornTail = problem }
+                if !pastAsOf && !erasureAfterWhatWasRead { loaded.tornTail = problem }
                 return false
             }
         }
