@@ -53,4 +53,29 @@ import Testing
             for subject in subjects { #expect(try keys.state(of: subject) == .erased, "\(subject)") }
         }
     }
+
+    /// `events.keys` alone restored from before an erasure, beside caches written after it (a
+    /// checkpoint saved by a read, the writers' index): `verify` folds the log as the reads that wrote
+    /// them did, the log's erasure winning, and finds nothing wrong with them (it reported the
+    /// checkpoint and the index as disagreeing with the log, its own fold holding the erased data).
+    @Test func aKeyStoreRestoredAloneIsNoCacheMismatch() throws {
+        try withLedgerDir { dir in
+            for n in 0..<4 {
+                _ = try dir.register(email: "person\(n)@example.com", username: "Person \(n)", password: "password number \(n)")
+            }
+            let keys = try readBytes(dir.path + "/events.keys")
+            let users = try dir.run(["users", "--json"])
+            let uid = try #require((try JSONSerialization.jsonObject(with: Data(users.stdout.utf8)) as? [[String: Any]])?
+                .first { $0["email"] as? String == "person2@example.com" }?["uid"] as? String)
+            #expect(try dir.run(["account", "delete", uid]).status == 0)
+            let every = ["LEDGER_CHECKPOINT_EVERY": "1"]
+            #expect(try dir.run(["users", "--json"], env: every).status == 0)
+            _ = try dir.login(email: "person1@example.com", password: "password number 1")  // a writer: the index again
+            #expect(FileManager.default.fileExists(atPath: dir.path + "/events.jsonl.checkpoint"))
+            try writeBytes(keys, to: dir.path + "/events.keys")
+            let verified = try dir.run(["verify", "--json"], env: every)
+            #expect(verified.status == 0, "\(verified)")
+            #expect(!(try dir.run(["users", "--json"], env: every).stdout.contains("person2@")), "nothing back")
+        }
+    }
 }

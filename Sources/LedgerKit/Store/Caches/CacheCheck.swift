@@ -13,8 +13,10 @@ import LedgerDomain
 /// the writers' index and the views folded on the way (about a replay without a checkpoint), plus a
 /// copy of the index in memory.
 enum CacheCheck {
-    /// The problems found in the caches of the (intact) log at `path`, open as `log`.
-    static func problems(logPath path: String, log: FileDescriptor) throws -> [LogProblem] {
+    /// The problems found in the caches of the (intact) log at `path`, open as `log`, whose erasure
+    /// events erase `erased` (those subjects are folded as erased from every line, as the reads that
+    /// wrote the caches folded them, whatever keys a restored key store brought back).
+    static func problems(logPath path: String, log: FileDescriptor, erased: Set<SubjectID>) throws -> [LogProblem] {
         let indexPath = path + ".index", checkpointPath = Checkpoint.path(forLog: path)
         let savedPath = WritersIndex.checkpointPath(forIndex: indexPath)
         let index = indexSnapshot(path: indexPath, log: log)
@@ -22,7 +24,7 @@ enum CacheCheck {
         let checkpoint = FileSystem.exists(checkpointPath) ? Checkpoint.load(forLog: path, file: log) : nil
         return try problems(log: log, index: index.map { ($0.table, $0.coverage, indexPath) }, saved: saved.map { ($0.table, $0.coverage, savedPath) },
                             checkpoint: checkpoint, naming: "\(checkpointPath) disagrees with the log up to this line", remedy: "remove it (reads rebuild it)",
-                            opener: KeyRing.forLog(path))
+                            opener: LogErasuresOpener(base: KeyRing.forLog(path), erased: erased))
     }
 
     /// The problem of the checkpoint a PostgreSQL store keeps, against the store's lines `log`

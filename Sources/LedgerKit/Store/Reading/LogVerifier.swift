@@ -61,13 +61,13 @@ public enum LogVerifier {
         if checkingCaches && verified.ok {
             switch source {
             case .file(let path):
-                verified.problems += try CacheCheck.problems(logPath: path, log: try FileDescriptor(path: path, flags: O_RDONLY))
+                verified.problems += try CacheCheck.problems(logPath: path, log: try FileDescriptor(path: path, flags: O_RDONLY), erased: erased)
                 verified.problems += try TreeCheck.problems(source)
             case .postgres(let store):
                 if let problem = try accounts?.problem() { verified.problems.append(problem) }
                 if let checkpoint = store.storedCheckpoint(checkingCache: true) {
                     verified.problems += try CacheCheck.problems(storedCheckpoint: checkpoint, log: try source.open(usingCheckpoint: false).bytes,
-                                                                   opener: source.opener)
+                                                                   opener: LogErasuresOpener(base: source.opener, erased: erased))
                 }
                 verified.problems += try TreeCheck.problems(source)
             }
