@@ -8,7 +8,7 @@ import LedgerKit
 enum RecoverCommand {
     /// The definition.
     static let spec = CommandSpec(
-        name: "recover", summary: "finish interrupted registrations, remove orphan images, repair a torn tail",
+        name: "recover", summary: "finish interrupted registrations, remove orphan images, repair a torn tail, destroy restored keys of erased subjects",
         options: [
             .flag("accept-history", "first discard the caches beside the log (events.jsonl.index, its checkpoint, events.jsonl.checkpoint, events.jsonl.tree): "
                 + "after restoring the log from a backup on purpose, when writers refuse with history-rewritten"),
@@ -29,7 +29,8 @@ enum RecoverCommand {
         if !report.changedNothing {
             context.recorded.note("recover: \(report.interrupted.count) interrupted, \(report.compensated.count) compensated, "
                 + "\(report.removedImages.count) image files and \(report.removedTemporaryFiles.count) temporary files removed"
-                + (report.repairedTornTail ? ", a torn tail repaired" : ""))
+                + (report.repairedTornTail ? ", a torn tail repaired" : "")
+                + (report.destroyedKeys.isEmpty ? "" : ", \(report.destroyedKeys.count) keys of erased subjects destroyed"))
         }
         if invocation.flag("json") {
             let list = { (items: [String]) -> JSONValue in .array(items.map(JSONValue.string)) }
@@ -37,7 +38,7 @@ enum RecoverCommand {
                 ("repairedTornTail", .bool(report.repairedTornTail)), ("interrupted", list(report.interrupted)),
                 ("compensated", list(report.compensated)), ("stillPending", list(report.stillPending)),
                 ("skippedRunning", list(report.skippedRunning)), ("removedImages", list(report.removedImages)),
-                ("removedTemporaryFiles", list(report.removedTemporaryFiles)),
+                ("removedTemporaryFiles", list(report.removedTemporaryFiles)), ("destroyedKeys", list(report.destroyedKeys)),
             ]
             if invocation.flag("accept-history") { members.append(("discardedCaches", list(discarded))) }
             context.printJSON(.object(JSONObject(members)))
@@ -52,6 +53,7 @@ enum RecoverCommand {
             for id in report.stillPending { context.print("still compensation-pending: \(id)") }
             for name in report.removedImages { context.print("removed orphan image file: \(name)") }
             for name in report.removedTemporaryFiles { context.print("removed a temporary file left by a crash: \(name)") }
+            for subject in report.destroyedKeys { context.print("destroyed the key of erased \(subject): restored from a backup taken before its erasure") }
         }
         return report.stillPending.isEmpty ? 0 : CLIError.Status.failure.rawValue
     }

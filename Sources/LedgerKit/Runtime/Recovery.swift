@@ -18,29 +18,35 @@ public struct RecoveryReport: Equatable, Sendable {
     public var removedImages: [String] = []
     /// Temporary files of the data folder whose writer died (`StaleTemporaryFiles`), removed.
     public var removedTemporaryFiles: [String] = []
+    /// Subjects whose erasure the log records but whose key the key store still held (restored
+    /// from a backup taken before the erasure): their keys destroyed now.
+    public var destroyedKeys: [String] = []
 
     /// True when nothing was changed.
     public var changedNothing: Bool {
         !repairedTornTail && interrupted.isEmpty && compensated.isEmpty && removedImages.isEmpty && removedTemporaryFiles.isEmpty
+            && destroyedKeys.isEmpty
     }
 }
 
 // MARK: - Recovery
 
 extension RegistrationCoordinator {
-    /// Finishes every registration whose process died, removes orphan image files (`BlobFolderEntry`)
-    /// and repairs a torn tail. Registrations whose lock a live process holds are left alone. Idempotent.
+    /// Finishes every registration whose process died, removes orphan image files (`BlobFolderEntry`),
+    /// repairs a torn tail and destroys the keys a restored key store brought back to erased
+    /// subjects. Registrations whose lock a live process holds are left alone. Idempotent.
     ///
     /// Every decision comes from the verified log, never from a cache (a re-sealed checkpoint could
     /// call a complete registration in progress, a shortened index slot end its stream early, and
     /// compensating it deletes a live account and its image): the candidates from a fold of the whole
     /// log, each one's state from its stream read again through the whole log once its lock is held.
-    /// Cost: two folds of the log (about a second per million events each), plus one read per
-    /// registration left unfinished.
+    /// Cost: two folds of the log and one scan for erasure events (about a second per million
+    /// events each), plus one read per registration left unfinished.
     public func recover() throws -> RecoveryReport {
         var report = RecoveryReport()
         report.repairedTornTail = try store.repairTail()
         report.removedTemporaryFiles = try StaleTemporaryFiles.remove(in: directory)
+        report.destroyedKeys = try store.destroyKeysTheLogErased().map(\.text)
         var views = try currentViews()
         for candidate in views.registrations.rows where candidate.outcome == .inProgress || candidate.outcome == .compensationPending {
             let registration = candidate.registration

@@ -76,6 +76,10 @@ public protocol PersonalDataKeys: EventStore {
     /// finished by the next writer (the file store's `erasure.pending`; PostgreSQL does it all in
     /// the append's transaction).
     func destroyKeys(of subjects: [SubjectID]) throws
+    /// `ledger recover`'s sweep: destroys every key still live whose subject an erasure event of the
+    /// whole verified log names (a key store restored from a backup taken before the erasure), as
+    /// `destroyKeys` does; returns those subjects, none when there is no such key.
+    func destroyKeysTheLogErased() throws -> [SubjectID]
 }
 
 extension PersonalDataKeys {
@@ -85,6 +89,8 @@ extension PersonalDataKeys {
     public func destroyKeys(of subjects: [SubjectID]) throws {
         guard subjects.isEmpty else { throw StoreError(.invalidBatch, "this store keeps no data keys: its personal data cannot be erased") }
     }
+    /// A store without keys has none left live.
+    public func destroyKeysTheLogErased() throws -> [SubjectID] { [] }
 }
 
 // MARK: - Reading every event

@@ -101,6 +101,35 @@ extension FileEventStore {
         try destroyHoldingLock(erased.sorted { $0.text < $1.text }, emails: erased.compactMap(\.account).flatMap { emails[$0] ?? [] })
     }
 
+    /// `ledger recover`'s sweep, under the writers' lock: the subjects whose erasure events the
+    /// whole verified log holds but whose keys the key store still has (restored from a backup taken
+    /// before the erasure, beside caches written after it, so no writer meets the events again) lose
+    /// their keys, with the sign-in lock files of the emails those keys still open and the caches,
+    /// as an erasure does. Returns them, sorted; none (and nothing touched) when no such key is left.
+    public func destroyKeysTheLogErased() throws -> [SubjectID] {
+        let lock = try StoreError.mapping { try lockForAppend() }
+        defer { lock.unlock() }
+        let log = try StoreError.mapping { try logForAppend() }
+        guard let keys = try dataKeys() else { return [] }
+        var erased: Set<SubjectID> = []
+        var emails: [UUIDBits: Set<String>] = [:]
+        var checker = ChainChecker(opener: keyRing)
+        try LogScanner.scanFacts(log, checker: &checker) { item in
+            guard case .event(let event, _, _, _) = item else { return true }
+            Self.noteEmails(of: event.pointee.fact, in: &emails, of: nil)
+            if let subject = event.pointee.fact.erasedSubject { erased.insert(subject) }
+            return true
+        }
+        let live = try StoreError.mappingKeys { () throws(KeyStoreError) in
+            var live: [SubjectID] = []
+            for subject in erased where try keys.state(of: subject) == .live { live.append(subject) }
+            return live
+        }.sorted { $0.text < $1.text }
+        guard !live.isEmpty else { return [] }
+        try destroyHoldingLock(live, emails: live.compactMap(\.account).flatMap { emails[$0] ?? [] })
+        return live
+    }
+
     /// The data version a writer writes in (see `dataVersion` in `+AppendFiles`).
     public var writesDataVersion: Int { dataVersion }
 }

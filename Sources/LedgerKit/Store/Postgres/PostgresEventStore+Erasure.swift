@@ -64,6 +64,34 @@ extension PostgresEventStore {
     }
 }
 
+// MARK: - Keys a restored table brought back
+
+extension PostgresEventStore {
+    /// `ledger recover`'s sweep: the subjects whose erasure events the whole verified log holds but
+    /// whose rows of `ledger_keys` still hold a key (the table restored from a backup taken before
+    /// the erasure) lose it, and the views checkpoint goes, in one transaction. Returns them, sorted.
+    public func destroyKeysTheLogErased() throws -> [SubjectID] {
+        let erased = Set(try scanViews(wanted: { $0.fact.erasedSubject != nil }, visit: { _, _ in }).compactMap(\.event.erasedSubject))
+        guard !erased.isEmpty else { return [] }
+        let connection = try connection()
+        let destroyed: [SubjectID]
+        do {
+            destroyed = try connection.transaction {
+                let rows = try connection.execute(
+                    "UPDATE ledger_keys SET erased = true, key = NULL WHERE subject = ANY($1::text[]) AND NOT erased RETURNING subject",
+                    [PostgresAccounts.textArray(erased.map(\.text).sorted())])
+                if rows.count > 0 { try connection.execute("TRUNCATE ledger_checkpoints") }
+                return (0..<rows.count).compactMap { rows.string($0, 0).flatMap(SubjectID.init) }.sorted { $0.text < $1.text }
+            }
+        } catch {
+            throw storeError(error, during: "destroying the keys of erased subjects")
+        }
+        for subject in destroyed { keyRing.forget(subject) }
+        if !destroyed.isEmpty { _ = try? connection.execute("VACUUM ledger_keys") }
+        return destroyed
+    }
+}
+
 // MARK: - Keys for an export
 
 extension PostgresEventStore {

@@ -1,0 +1,84 @@
+import Foundation
+import LedgerDomain
+import LedgerKit
+import Testing
+
+// MARK: - RestoredKeyStoreRecoverTests
+
+/// The key store alone restored from a backup taken before an erasure, beside caches written after
+/// it (so no writer meets the erasure event again): `ledger recover` destroys the restored key of
+/// every subject the log's erasure events name, and only those, on the file store and PostgreSQL;
+/// a second run finds nothing to do.
+@Suite struct RestoredKeyStoreRecoverTests {
+    /// The uid `register --json` printed.
+    private static func uid(_ result: ProcessResult) throws -> String {
+        try #require(try parseObject(result.stdout)["uid"] as? String, "\(result)")
+    }
+
+    @Test func recoverDestroysTheKeysARestoredKeyStoreBroughtBack() throws {
+        try withLedgerDir { dir in
+            var uids: [String] = []
+            for n in 0..<3 {
+                uids.append(try Self.uid(try dir.register(email: "keeper\(n)@example.com", username: "Keeper \(n)", password: "password number \(n)")))
+            }
+            let backup = try readBytes(dir.path + "/events.keys")
+            #expect(try dir.run(["account", "delete", uids[1]]).status == 0)
+            // Caches written after the erasure: the writers' index (a sign-in) and the views' checkpoint.
+            #expect(try dir.login(email: "keeper0@example.com", password: "password number 0").status == 0)
+            #expect(try dir.run(["users", "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "1"]).status == 0)
+            try writeBytes(backup, to: dir.path + "/events.keys")
+            let erased = SubjectID.account(try #require(UUIDBits(uuid: uids[1])))
+            #expect(try KeyStore(directory: dir.path, writable: false).state(of: erased) == .live, "the backup brought the key back")
+            // A writer resumes from its index: it does not meet the erasure again, and keeps the key.
+            #expect(try dir.login(email: "keeper2@example.com", password: "password number 2").status == 0)
+            #expect(try KeyStore(directory: dir.path, writable: false).state(of: erased) == .live)
+
+            let recovered = try dir.run(["recover", "--json"])
+            #expect(recovered.status == 0, "\(recovered)")
+            #expect(try parseObject(recovered.stdout)["destroyedKeys"] as? [String] == [erased.text])
+            let keys = try KeyStore(directory: dir.path, writable: false)
+            #expect(try keys.state(of: erased) == .erased)
+            for n in [0, 2] {
+                let kept = SubjectID.account(try #require(UUIDBits(uuid: uids[n])))
+                #expect(try keys.state(of: kept) == .live, "another person's key stays")
+            }
+            let users = try dir.run(["users", "--json"])
+            #expect(users.stdout.contains("keeper0@example.com") && users.stdout.contains("keeper2@example.com"))
+            #expect(!users.stdout.contains("keeper1@"))
+            #expect(try dir.login(email: "keeper2@example.com", password: "password number 2").status == 0)
+            let verified = try dir.run(["verify", "--json"])
+            #expect(verified.status == 0, "\(verified)")
+
+            let again = try dir.run(["recover"])
+            #expect(again.status == 0 && again.stdout == "nothing to recover\n", "\(again)")
+        }
+    }
+
+    @Test func recoverDestroysTheKeysARestoredKeyTableBroughtBack() throws {
+        try withPostgresLedger { pg in
+            let kept = try Self.uid(try pg.run(LedgerDir.registerArguments(email: "stays@example.com", username: "Stays"), stdin: "password stays\n"))
+            let gone = try Self.uid(try pg.run(LedgerDir.registerArguments(email: "goes@example.com", username: "Goes"), stdin: "password goes\n"))
+            let subject = "account-" + gone.lowercased()
+            let connection = try PostgresConnection(pg.url)
+            let saved = try connection.execute("SELECT encode(key, 'hex') FROM ledger_keys WHERE subject = $1 AND NOT erased", [subject])
+            let hex = try #require(saved.count == 1 ? saved.string(0, 0) : nil)
+            #expect(try pg.run(["account", "delete", gone]).status == 0)
+            // The table restored from a backup taken before the erasure.
+            _ = try connection.execute("UPDATE ledger_keys SET erased = false, key = decode($1, 'hex') WHERE subject = $2", [hex, subject])
+
+            let recovered = try pg.run(["recover", "--json"])
+            #expect(recovered.status == 0, "\(recovered)")
+            #expect(try parseObject(recovered.stdout)["destroyedKeys"] as? [String] == [subject])
+            let rows = try connection.execute("SELECT subject, erased, key IS NULL FROM ledger_keys WHERE subject IN ($1, $2) ORDER BY subject",
+                                              [subject, "account-" + kept.lowercased()])
+            #expect(rows.count == 2)
+            for row in 0..<rows.count {
+                let isGone = rows.string(row, 0) == subject
+                #expect(rows.string(row, 1) == (isGone ? "t" : "f") && rows.string(row, 2) == (isGone ? "t" : "f"), "\(rows.string(row, 0) ?? "")")
+            }
+            #expect(try pg.run(["users", "--json"]).stdout.contains("stays@example.com"))
+            let again = try pg.run(["recover", "--json"])
+            #expect(try parseObject(again.stdout)["destroyedKeys"] as? [String] == [])
+        }
+    }
+}
