@@ -76,12 +76,33 @@ public enum LogSource {
 }
 
 extension LogSource {
+    /// Refuses to read a log file whose folder has a key store that cannot be opened (a symbolic
+    /// link, a directory, a FIFO, a file it may not read, a damaged header): every personal member
+    /// would read as erased, and the output would say so without a word of why. A folder without a
+    /// key store (an exported log, a version 1 folder) is read as it is. `verify` does not ask: it
+    /// reports what such a store fails to open (`missing-key`).
+    public func checkKeyStore() throws {
+        guard case .file(let path) = self else { return }
+        let keys = FileSystem.join(FileSystem.directoryName(path), KeyStore.fileName)
+        guard FileSystem.exists(keys) else { return }
+        do throws(KeyStoreError) {
+            _ = try KeyStore(path: keys, writable: false)
+        } catch {
+            let message = "the key store \(keys) cannot be read (\(error.message)): personal data cannot be shown without it"
+            switch error.code {
+            case .io: throw StoreError(.io, message, reason: error.cause?.isNotRegular == true ? StoreError.notRegularFile : nil)
+            default: throw StoreError(.damaged, message)
+            }
+        }
+    }
+
     /// Delivers every event of the log in order with its line as stored (no newline), verified as
     /// it goes, until `body` returns false (`LogFollower.read`; `.missing` when there is no log file).
     public func readEvents(_ body: (RecordedEvent, UnsafeBufferPointer<UInt8>) -> Bool) throws -> LogFollower.Outcome {
+        try checkKeyStore()
         switch self {
-        case .file(let path): try LogFollower(path: path).read(body)
-        case .postgres(let store): try PostgresLogFollower(store: store).read(body)
+        case .file(let path): return try LogFollower(path: path).read(body)
+        case .postgres(let store): return try PostgresLogFollower(store: store).read(body)
         }
     }
 

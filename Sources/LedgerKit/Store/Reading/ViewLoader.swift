@@ -40,6 +40,7 @@ public enum ViewLoader {
         // A read that meets an erasure after what it took in of that subject reads on to note every
         // later erasure, then starts over from the first line, those subjects erased: once, however
         // many there are (again only for an erasure appended meanwhile, so it ends).
+        try source.checkKeyStore()
         var usingCheckpoint = usingCheckpoint, deferringIDs = true
         while true {
             do {

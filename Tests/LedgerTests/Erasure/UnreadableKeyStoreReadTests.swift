@@ -1,0 +1,45 @@
+import Foundation
+import LedgerKit
+import Testing
+
+// MARK: - UnreadableKeyStoreReadTests
+
+/// A key store that is there but cannot be opened (a symbolic link to the real one, a folder, a
+/// FIFO, a file that is not a key store): every read command refuses with one line naming it,
+/// instead of printing every person as erased with exit 0; a folder without a key store reads as
+/// before, and `verify` still reports what it cannot open as `missing-key`.
+@Suite struct UnreadableKeyStoreReadTests {
+    @Test func readsRefuseAKeyStoreTheyCannotOpen() throws {
+        try withLedgerDir { dir in
+            #expect(try dir.register(email: "reader@example.com", username: "Reader").status == 0)
+            let keys = dir.path + "/events.keys", real = dir.path + "/../keys-\(UUID().uuidString)"
+            try FileManager.default.moveItem(atPath: keys, toPath: real)
+            defer { try? FileManager.default.removeItem(atPath: real) }
+            let places: [(String, () throws -> Void, Int32, String)] = [
+                ("a symbolic link", { try FileManager.default.createSymbolicLink(atPath: keys, withDestinationPath: real) }, 3, "not-regular-file"),
+                ("a folder", { try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: false) }, 3, "not-regular-file"),
+                ("a FIFO", { #expect(mkfifo(keys, 0o600) == 0) }, 3, "not-regular-file"),
+                ("not a key store", { try writeBytes(Array(repeating: 7, count: 100), to: keys) }, 1, "damaged"),
+            ]
+            for (what, make, status, code) in places {
+                try make()
+                for command in [["users"], ["replay"], ["events"], ["audit"], ["sessions"]] {
+                    let result = try dir.run(command + ["--json"])
+                    #expect(result.status == status, "\(what): \(command): \(result)")
+                    #expect(!result.stdout.contains("\"erased\":true") && !result.stdout.contains("[erased]"), "\(what): \(command)")
+                    let error = try? parseObject(result.stdout)
+                    #expect(error?["code"] as? String == code, "\(what): \(command): \(result.stdout)")
+                    #expect((error?["message"] as? String)?.contains("events.keys") == true, "\(what): \(command)")
+                }
+                let verified = try dir.run(["verify"])
+                #expect(verified.status == 1 && verified.stdout.contains("missing-key"), "\(what): \(verified)")
+                try FileManager.default.removeItem(atPath: keys)
+            }
+            // No key store at all (a log copied without it): read, its members erased.
+            let users = try dir.run(["users", "--json"])
+            #expect(users.status == 0 && users.stdout.contains("\"erased\":true"), "\(users)")
+            try FileManager.default.moveItem(atPath: real, toPath: keys)
+            #expect(try dir.run(["users", "--json"]).stdout.contains("reader@example.com"))
+        }
+    }
+}
