@@ -6,8 +6,9 @@ import Testing
 
 /// A key store that is there but cannot be opened (a symbolic link to the real one, a folder, a
 /// FIFO, a file that is not a key store): every read command refuses with one line naming it,
-/// instead of printing every person as erased with exit 0; a folder without a key store reads as
-/// before, and `verify` still reports what it cannot open as `missing-key`.
+/// instead of printing every person as erased with exit 0; a folder without a key store, or with
+/// one whose creation was cut short, reads as before, and `verify` still reports what it cannot
+/// open as `missing-key`.
 @Suite struct UnreadableKeyStoreReadTests {
     @Test func readsRefuseAKeyStoreTheyCannotOpen() throws {
         try withLedgerDir { dir in
@@ -33,6 +34,13 @@ import Testing
                 }
                 let verified = try dir.run(["verify"])
                 #expect(verified.status == 1 && verified.stdout.contains("missing-key"), "\(what): \(verified)")
+                try FileManager.default.removeItem(atPath: keys)
+            }
+            // A first writer's creation cut short (empty, or zeros without a header): read as no key store.
+            for bytes in [[UInt8](), [UInt8](repeating: 0, count: 128 + 1024 * 128)] {
+                try writeBytes(bytes, to: keys)
+                let users = try dir.run(["users", "--json"])
+                #expect(users.status == 0 && users.stdout.contains("\"erased\":true"), "\(bytes.count) bytes: \(users)")
                 try FileManager.default.removeItem(atPath: keys)
             }
             // No key store at all (a log copied without it): read, its members erased.

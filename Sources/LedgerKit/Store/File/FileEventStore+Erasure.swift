@@ -115,7 +115,8 @@ extension FileEventStore {
         var emails: [UUIDBits: Set<String>] = [:]
         var checker = ChainChecker(opener: keyRing)
         try LogScanner.scanFacts(log, checker: &checker) { item in
-            guard case .event(let event, _, _, _) = item else { return true }
+            // Only the intact prefix counts: nothing is destroyed for a line past damage.
+            guard case .event(let event, _, _, _) = item else { return false }
             Self.noteEmails(of: event.pointee.fact, in: &emails, of: nil)
             if let subject = event.pointee.fact.erasedSubject { erased.insert(subject) }
             return true

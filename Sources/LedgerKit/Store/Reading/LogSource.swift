@@ -82,7 +82,8 @@ extension LogSource {
     /// key store (an exported log, a version 1 folder) is read as it is. `verify` does not ask: it
     /// reports what such a store fails to open (`missing-key`).
     public func checkKeyStore() throws {
-        guard case .file(let path) = self else { return }
+        // A log that cannot be opened says so itself, when it is opened.
+        guard case .file(let path) = self, access(path, R_OK) == 0 else { return }
         let keys = FileSystem.join(FileSystem.directoryName(path), KeyStore.fileName)
         guard FileSystem.exists(keys) else { return }
         do throws(KeyStoreError) {
@@ -91,7 +92,11 @@ extension LogSource {
             let message = "the key store \(keys) cannot be read (\(error.message)): personal data cannot be shown without it"
             switch error.code {
             case .io: throw StoreError(.io, message, reason: error.cause?.isNotRegular == true ? StoreError.notRegularFile : nil)
-            default: throw StoreError(.damaged, message)
+            default:
+                // A first writer's creation cut short (zeros, no header yet) made no key: nothing to show.
+                if let bytes = try? FileSystem.read(keys, limit: KeyStoreLayout.fileSize(capacity: KeyStoreLayout.initialCapacity)),
+                   bytes.allSatisfy({ $0 == 0 }) { return }
+                throw StoreError(.damaged, message)
             }
         }
     }
