@@ -48,6 +48,10 @@ enum ReadOptions {
             } : nil)
             if showProgress && loaded.views.events >= 0x10000 { context.err("\r\u{1B}[K") }
             if let torn = loaded.tornTail { context.complain("warning: \(torn) — skipped; `ledger recover` repairs it") }
+            if source.lacksItsKeyStore {
+                context.complain("warning: \(source.name) is data version 2 and has no key store (events.keys) beside it: "
+                                 + "its personal data shows as erased; restore events.keys from a backup (`ledger verify` reports what is lost as missing-key)")
+            }
             context.keepUntilExit(loaded)
             return loaded
         } catch let error as SystemError where error.isNotFound {

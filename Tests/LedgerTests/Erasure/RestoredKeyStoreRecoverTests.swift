@@ -1,6 +1,6 @@
 import Foundation
 import LedgerDomain
-import LedgerKit
+@testable import LedgerKit
 import Testing
 
 // MARK: - RestoredKeyStoreRecoverTests
@@ -51,6 +51,88 @@ import Testing
 
             let again = try dir.run(["recover"])
             #expect(again.status == 0 && again.stdout == "nothing to recover\n", "\(again)")
+        }
+    }
+
+    /// The same with the writers' index gone too: recover's own catch-up meets the erasure past its
+    /// caches and destroys the key on the way; the report still names it.
+    @Test func recoverReportsTheKeysItsCatchUpDestroyed() throws {
+        try withLedgerDir { dir in
+            var uids: [String] = []
+            for n in 0..<2 {
+                uids.append(try Self.uid(try dir.register(email: "way\(n)@example.com", username: "Way \(n)", password: "password number \(n)")))
+            }
+            let backup = try readBytes(dir.path + "/events.keys")
+            #expect(try dir.run(["account", "delete", uids[0]]).status == 0)
+            #expect(try dir.login(email: "way1@example.com", password: "password number 1").status == 0)
+            try writeBytes(backup, to: dir.path + "/events.keys")
+            for cache in ["events.jsonl.index", "events.jsonl.index.checkpoint", "events.jsonl.checkpoint"] {
+                try? FileManager.default.removeItem(atPath: dir.path + "/" + cache)
+            }
+            let erased = SubjectID.account(try #require(UUIDBits(uuid: uids[0])))
+            let recovered = try dir.run(["recover", "--json"])
+            #expect(recovered.status == 0, "\(recovered)")
+            #expect(try parseObject(recovered.stdout)["destroyedKeys"] as? [String] == [erased.text], "\(recovered)")
+            #expect(try KeyStore(directory: dir.path, writable: false).state(of: erased) == .erased)
+            let text = try dir.run(["recover"])
+            #expect(text.stdout == "nothing to recover\n", "\(text)")
+        }
+    }
+
+    /// An email the erased account once held and a live account holds now: the sweep leaves that
+    /// account's sign-in lock file (and the uncounted check in it) alone.
+    @Test func theSweepLeavesALiveAccountsSignInLock() throws {
+        try withLedgerDir { dir in
+            let gone = try Self.uid(try dir.register(email: "shared@example.com", username: "Gone", password: "password gone"))
+            #expect(try dir.register(email: "other@example.com", username: "Other", password: "password other").status == 0)
+            let backup = try readBytes(dir.path + "/events.keys")
+            #expect(try dir.run(["account", "delete", gone]).status == 0)
+            #expect(try dir.login(email: "other@example.com", password: "password other").status == 0)
+            try writeBytes(backup, to: dir.path + "/events.keys")
+            #expect(try dir.register(email: "shared@example.com", username: "Taker", password: "password taker").status == 0)
+            // A check left uncounted in the new holder's lock file.
+            let failed = try dir.run(["login", "--email", "shared@example.com", "--password-stdin"], stdin: "not the password\n",
+                                     env: ["LEDGER_FAILPOINTS": "SignInFailed=error"])
+            #expect(failed.status != 0, "\(failed)")
+            let lock = FileSignInLocks.path(directory: dir.path, email: "shared@example.com")
+            #expect(FileManager.default.fileExists(atPath: lock))
+            let lockBytes = try readBytes(lock)
+            let recovered = try dir.run(["recover", "--json"])
+            #expect(recovered.status == 0, "\(recovered)")
+            #expect(try parseObject(recovered.stdout)["destroyedKeys"] as? [String] == [SubjectID.account(try #require(UUIDBits(uuid: gone))).text])
+            #expect(FileManager.default.fileExists(atPath: lock))
+            #expect(try readBytes(lock) == lockBytes, "the live account’s lock file stays")
+        }
+    }
+
+    /// An erasure event before damage (it may be a forgery whose hash was made anew): neither a
+    /// writer nor `recover` destroys a key for it; both refuse, the key store untouched.
+    @Test func noKeyIsDestroyedForALineBeforeDamage() throws {
+        try withLedgerDir { dir in
+            let gone = try Self.uid(try dir.register(email: "before@example.com", username: "Before", password: "password before"))
+            #expect(try dir.register(email: "stays@example.com", username: "Stays", password: "password stays").status == 0)
+            let backup = try readBytes(dir.path + "/events.keys")
+            #expect(try dir.run(["account", "delete", gone]).status == 0)
+            #expect(try dir.register(email: "after@example.com", username: "After", password: "password after").status == 0)
+            #expect(try dir.login(email: "stays@example.com", password: "password stays").status == 0)
+            // Damage on a line after the erasure, not the last one.
+            var lines = try readText(dir.logPath).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let target = try #require(lines.lastIndex { $0.contains("\"AccountCreated\"") })
+            #expect(target < lines.count - 2)
+            lines[target] = lines[target].replacingOccurrences(of: "\"at\":\"", with: "\"at\":\"1")
+            try writeBytes(Array(lines.joined(separator: "\n").utf8), to: dir.logPath)
+            try writeBytes(backup, to: dir.path + "/events.keys")
+            for cache in ["events.jsonl.index", "events.jsonl.index.checkpoint", "events.jsonl.checkpoint"] {
+                try? FileManager.default.removeItem(atPath: dir.path + "/" + cache)
+            }
+            let erased = SubjectID.account(try #require(UUIDBits(uuid: gone)))
+            let login = try dir.login(email: "stays@example.com", password: "password stays")
+            #expect(login.status == 1, "\(login)")
+            #expect(try KeyStore(directory: dir.path, writable: false).state(of: erased) == .live, "a writer destroyed nothing")
+            let recovered = try dir.run(["recover", "--json"])
+            #expect(recovered.status == 1, "\(recovered)")
+            #expect(try KeyStore(directory: dir.path, writable: false).state(of: erased) == .live, "recover destroyed nothing")
+            #expect(try readBytes(dir.path + "/events.keys") == backup)
         }
     }
 

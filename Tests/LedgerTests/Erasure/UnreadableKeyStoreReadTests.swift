@@ -43,9 +43,16 @@ import Testing
                 #expect(users.status == 0 && users.stdout.contains("\"erased\":true"), "\(bytes.count) bytes: \(users)")
                 try FileManager.default.removeItem(atPath: keys)
             }
+            // Zeros of another size than a new table's (a sparse gigabyte): refused at once, never read whole.
+            try writeBytes([], to: keys)
+            #expect(truncate(keys, 1 << 30) == 0)
+            let zeros = try dir.run(["users", "--json"])
+            #expect(zeros.status == 1 && zeros.stdout.contains("has no header"), "\(zeros)")
+            try FileManager.default.removeItem(atPath: keys)
             // No key store at all (a log copied without it): read, its members erased.
             let users = try dir.run(["users", "--json"])
             #expect(users.status == 0 && users.stdout.contains("\"erased\":true"), "\(users)")
+            #expect(users.stderr.contains("has no key store (events.keys) beside it"), "a read says why: \(users)")
             try FileManager.default.moveItem(atPath: real, toPath: keys)
             #expect(try dir.run(["users", "--json"]).stdout.contains("reader@example.com"))
         }

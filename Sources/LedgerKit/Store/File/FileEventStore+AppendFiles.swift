@@ -97,7 +97,8 @@ extension FileEventStore {
         do {
             openKeys = try KeyStore(path: keyStorePath, writable: true)
         } catch {
-            throw StoreError(.io, "the key store \(keyStorePath) cannot be opened: \(error.message)")
+            throw StoreError(.io, "the key store \(keyStorePath) cannot be opened: \(error.message)",
+                             reason: error.cause?.isNotRegular == true ? StoreError.notRegularFile : nil)
         }
         return openKeys
     }

@@ -147,8 +147,9 @@ extension FileEventStore {
                     return false
                 }
             }
-            if !erasures.isEmpty {
-                try destroyHoldingLock(erasures)
+            // A line before damage may be a forgery whose hash was made anew: nothing is destroyed for it.
+            if !erasures.isEmpty, damage == nil {
+                keysDestroyedOnTheWay += try destroyHoldingLock(erasures)
                 try syncIndexFile(log)
                 return try catchUp(log, repairing: repairing)
             }

@@ -51,18 +51,26 @@ extension FileEventStore {
         }
     }
 
-    /// `destroyKeys` for a writer that holds the lock; `emails` are the erased accounts' (their lock files go).
-    func destroyHoldingLock(_ subjects: [SubjectID], emails: [String] = []) throws {
+    /// `destroyKeys` for a writer that holds the lock; `emails` are the erased accounts' (their lock
+    /// files go, but for an email a live account holds now: its lock is that account's). Returns
+    /// the subjects whose key was live until now.
+    @discardableResult
+    func destroyHoldingLock(_ subjects: [SubjectID], emails: [String] = []) throws -> [SubjectID] {
+        var destroyed: [SubjectID] = []
         // A version 1 log has no keys: nothing of it is encrypted, so there is none to destroy.
         if !subjects.isEmpty, let keys = try dataKeys() {
             for subject in subjects {
-                do { try keys.erase(subject: subject) } catch {
+                do {
+                    if try keys.state(of: subject) == .live { destroyed.append(subject) }
+                    try keys.erase(subject: subject)
+                } catch {
                     throw StoreError(.io, "the key of \(subject) could not be destroyed: \(error.message); run `ledger recover`")
                 }
                 keyRing.forget(subject)
             }
         }
-        for email in emails where !email.isEmpty { unlink(FileSignInLocks.path(directory: directory, email: email)) }
+        let emails = emails.filter { !$0.isEmpty && !prefix.holdsLiveAccount(email: $0) }
+        for email in emails { unlink(FileSignInLocks.path(directory: directory, email: email)) }
         try StoreError.mapping {
             var removed = !emails.isEmpty
             if removed { try? FileSystem.syncDirectory(FileSystem.join(directory, "locks")) }
@@ -77,6 +85,7 @@ extension FileEventStore {
             }
             if removed { try FileSystem.syncDirectory(directory) }
         }
+        return destroyed
     }
 
     /// Under the writers' lock, before anything else: an erasure cut short (its marker left) is
@@ -87,18 +96,11 @@ extension FileEventStore {
         guard FileSystem.exists(erasureMarkerPath) else { return }
         let bytes = try StoreError.mapping { try FileSystem.read(erasureMarkerPath, limit: 1 << 20) }
         let named = Set(String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { SubjectID(String($0)) })
-        var erased: Set<SubjectID> = []
-        // The emails each account held, read while its key still opens them: their sign-in lock
-        // files (named by the email's hash; one left by the killed command) go with the key.
-        var emails: [UUIDBits: Set<String>] = [:]
-        var checker = ChainChecker(opener: keyRing)
-        try LogScanner.scanFacts(log, checker: &checker) { item in
-            guard case .event(let event, _, _, _) = item else { return true }
-            Self.noteEmails(of: event.pointee.fact, in: &emails, of: nil)
-            if let subject = event.pointee.fact.erasedSubject, named.contains(subject) { erased.insert(subject) }
-            return true
-        }
-        try destroyHoldingLock(erased.sorted { $0.text < $1.text }, emails: erased.compactMap(\.account).flatMap { emails[$0] ?? [] })
+        let (all, emails, intact) = try erasures(in: log)
+        // Damage below: the writer refuses (its catch-up) and nothing is destroyed for it.
+        guard intact else { return }
+        let erased = all.intersection(named)
+        keysDestroyedOnTheWay += try destroyHoldingLock(erased.sorted { $0.text < $1.text }, emails: erased.compactMap(\.account).flatMap { emails[$0] ?? [] })
     }
 
     /// `ledger recover`'s sweep, under the writers' lock: the subjects whose erasure events the
@@ -111,24 +113,44 @@ extension FileEventStore {
         defer { lock.unlock() }
         let log = try StoreError.mapping { try logForAppend() }
         guard let keys = try dataKeys() else { return [] }
-        var erased: Set<SubjectID> = []
-        var emails: [UUIDBits: Set<String>] = [:]
-        var checker = ChainChecker(opener: keyRing)
-        try LogScanner.scanFacts(log, checker: &checker) { item in
-            // Only the intact prefix counts: nothing is destroyed for a line past damage.
-            guard case .event(let event, _, _, _) = item else { return false }
-            Self.noteEmails(of: event.pointee.fact, in: &emails, of: nil)
-            if let subject = event.pointee.fact.erasedSubject { erased.insert(subject) }
-            return true
-        }
+        // What a writer meets first (an erasure past the caches: its keys destroyed on the way) is
+        // reported with what the sweep finds; and a live account's email keeps its lock file.
+        try catchUpAsWriter(log)
+        defer { keysDestroyedOnTheWay = [] }
+        let (erased, emails, intact) = try erasures(in: log)
+        guard intact else { throw StoreError(.damaged, "the log is damaged: no key is destroyed because of it — run `ledger verify`") }
         let live = try StoreError.mappingKeys { () throws(KeyStoreError) in
             var live: [SubjectID] = []
             for subject in erased where try keys.state(of: subject) == .live { live.append(subject) }
             return live
         }.sorted { $0.text < $1.text }
-        guard !live.isEmpty else { return [] }
-        try destroyHoldingLock(live, emails: live.compactMap(\.account).flatMap { emails[$0] ?? [] })
-        return live
+        if !live.isEmpty { try destroyHoldingLock(live, emails: live.compactMap(\.account).flatMap { emails[$0] ?? [] }) }
+        return Array(Set(keysDestroyedOnTheWay + live)).sorted { $0.text < $1.text }
+    }
+
+    /// The subjects the erasure events of the log name, the emails each account held (read while
+    /// its key still opens them: their sign-in lock files, named by the email's hash, go with the
+    /// key), and whether the log is intact (a torn last line aside). Nothing may be destroyed
+    /// because of a log that is not: a line before damage may be a forgery whose hash was made anew.
+    private func erasures(in log: FileDescriptor) throws -> (erased: Set<SubjectID>, emails: [UUIDBits: Set<String>], intact: Bool) {
+        var erased: Set<SubjectID> = []
+        var emails: [UUIDBits: Set<String>] = [:]
+        var intact = true
+        var checker = ChainChecker(opener: keyRing)
+        try LogScanner.scanFacts(log, checker: &checker) { item in
+            switch item {
+            case .event(let event, _, _, _):
+                Self.noteEmails(of: event.pointee.fact, in: &emails, of: nil)
+                if let subject = event.pointee.fact.erasedSubject { erased.insert(subject) }
+                return true
+            case .problem:
+                intact = false
+                return false
+            case .tornTail:
+                return false
+            }
+        }
+        return (erased, emails, intact)
     }
 
     /// The data version a writer writes in (see `dataVersion` in `+AppendFiles`).

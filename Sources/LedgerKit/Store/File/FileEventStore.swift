@@ -42,6 +42,9 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
     var keyRing: KeyRing { KeyRing.forLog(logPath) }
     /// The key store this writer encrypts with, once opened (`dataKeys`).
     var openKeys: KeyStore?
+    /// Subjects whose live key this store destroyed on its way, for an erasure event it met past
+    /// its caches or an erasure cut short (not one it was asked to make): `recover` reports them.
+    var keysDestroyedOnTheWay: [SubjectID] = []
     /// Set by `appendCutByPowerLoss`: the next write keeps only this many lines of its batch.
     private var powerCut: Int?
     /// When set, this store's appends (but erasures, which go alone) are handed to this group

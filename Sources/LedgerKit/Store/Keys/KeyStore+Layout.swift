@@ -35,6 +35,9 @@ enum KeyStoreLayout {
     static let checksumOffset = 120
     /// Slots of a new file (128 KiB).
     static let initialCapacity = 1024
+    /// The largest file of zeros taken for a creation cut short (read whole to check it): a new
+    /// table's size, with room to spare.
+    static let largestCutShortCreation = 1 << 20
     /// The most slots a subject may lie from its home (16 KiB): with linear probing, tables grow
     /// at a load of about 0.75 (a window of 32 made large tables grow under half full).
     static let probeWindow = 128

@@ -88,7 +88,12 @@ extension KeyStore {
         let header = try read(file, at: 0, count: KeyStoreLayout.headerSize)
         if size == 0 { return nil }
         if header.allSatisfy({ $0 == 0 }) {
-            // A creation cut short leaves zeros under a zero header; anything else is damage.
+            // A creation cut short leaves zeros under a zero header, about a new table's size of
+            // them (a file of any size could be given: one larger is not read, but refused);
+            // anything else is damage.
+            guard size <= KeyStoreLayout.largestCutShortCreation else {
+                throw KeyStoreError(.damaged, "\(file.path) has no header")
+            }
             let all = try read(file, at: 0, count: size)
             guard all.allSatisfy({ $0 == 0 }) else { throw KeyStoreError(.damaged, "\(file.path) has slots but no header") }
             return nil

@@ -94,11 +94,20 @@ extension LogSource {
             case .io: throw StoreError(.io, message, reason: error.cause?.isNotRegular == true ? StoreError.notRegularFile : nil)
             default:
                 // A first writer's creation cut short (zeros, no header yet) made no key: nothing to show.
-                if let bytes = try? FileSystem.read(keys, limit: KeyStoreLayout.fileSize(capacity: KeyStoreLayout.initialCapacity)),
+                if let bytes = try? FileSystem.read(keys, limit: KeyStoreLayout.largestCutShortCreation),
                    bytes.allSatisfy({ $0 == 0 }) { return }
                 throw StoreError(.damaged, message)
             }
         }
+    }
+
+    /// True for a data version 2 log file with no key store beside it (copied without it, or the
+    /// store lost): every personal member reads as erased, which a read should say.
+    public var lacksItsKeyStore: Bool {
+        guard case .file(let path) = self else { return false }
+        guard !FileSystem.exists(FileSystem.join(FileSystem.directoryName(path), KeyStore.fileName)),
+              let log = try? FileDescriptor(path: path, flags: O_RDONLY) else { return false }
+        return FileEventStore.firstLineIsVersion2(log)
     }
 
     /// Delivers every event of the log in order with its line as stored (no newline), verified as
