@@ -132,7 +132,9 @@ public final class AccountService {
         }
         if !erasing.isEmpty {
             try store.destroyKeys(of: erasing)
-            try signInLocks.forget(emails: heldEmails.filter { $0 != row.email })  // the caller holds row.email's
+            // The caller holds row.email's; an email the account moved away from that a live account
+            // holds now keeps its lock (that account's, with any check left in it).
+            try signInLocks.forget(emails: heldEmails.filter { $0 != row.email && !views.holdsLiveAccount(email: $0) })
         }
         var after = views.users
         for event in appended { after.apply(ViewEvent(event)) }

@@ -123,6 +123,7 @@ public final class SessionService {
             // without an erasure (keys lost). That is damage, not a wrong password: nothing is
             // checked or counted, and the lockout never counts the right password.
             guard !ErasedText.isErased(account.passwordHash) else {
+                try store.checkKeyStore()  // one that is not a key store is said as such
                 throw StoreError(.damaged, "the password line of account \(account.uid) cannot be read: its key is missing from the key store; run `ledger verify`",
                                  reason: "missing-key")
             }

@@ -80,6 +80,9 @@ public protocol PersonalDataKeys: EventStore {
     /// whole verified log names (a key store restored from a backup taken before the erasure), as
     /// `destroyKeys` does; returns those subjects, none when there is no such key.
     func destroyKeysTheLogErased() throws -> [SubjectID]
+    /// Throws what is wrong with the key store when it is there but cannot be opened (a link, a
+    /// FIFO, a file that is not one): said as such, not as keys lost.
+    func checkKeyStore() throws
 }
 
 extension PersonalDataKeys {
@@ -89,6 +92,8 @@ extension PersonalDataKeys {
     public func destroyKeys(of subjects: [SubjectID]) throws {
         guard subjects.isEmpty else { throw StoreError(.invalidBatch, "this store keeps no data keys: its personal data cannot be erased") }
     }
+    /// A store whose keys are not in a file of its own has nothing to check.
+    public func checkKeyStore() throws {}
     /// A store without keys has none left live.
     public func destroyKeysTheLogErased() throws -> [SubjectID] { [] }
 }

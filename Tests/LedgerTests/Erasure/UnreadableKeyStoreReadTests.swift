@@ -32,6 +32,9 @@ import Testing
                     #expect(error?["code"] as? String == code, "\(what): \(command): \(result.stdout)")
                     #expect((error?["message"] as? String)?.contains("events.keys") == true, "\(what): \(command)")
                 }
+                let login = try dir.login(email: "reader@example.com", password: "correct horse 1")
+                #expect(login.status == status && login.stdout.contains("\"code\":\"\(code)\"") && login.stdout.contains("events.keys"),
+                        "a writer names the key store too: \(what): \(login)")
                 let verified = try dir.run(["verify"])
                 #expect(verified.status == 1 && verified.stdout.contains("missing-key"), "\(what): \(verified)")
                 try FileManager.default.removeItem(atPath: keys)
@@ -41,6 +44,7 @@ import Testing
                 try writeBytes(bytes, to: keys)
                 let users = try dir.run(["users", "--json"])
                 #expect(users.status == 0 && users.stdout.contains("\"erased\":true"), "\(bytes.count) bytes: \(users)")
+                #expect(users.stderr.contains("has no key store (events.keys) beside it"), "a read says why: \(users)")
                 try FileManager.default.removeItem(atPath: keys)
             }
             // Zeros of another size than a new table's (a sparse gigabyte): refused at once, never read whole.

@@ -159,6 +159,8 @@ extension FileEventStore {
             // erasure explains: the keys were lost, and what was folded from those lines (an email
             // read as erased) must decide nothing. The caches it may have fed go, and writers refuse.
             if damage == nil, let lost = opener.lost(erasing: erasedInLog).first {
+                // A key store that is not one (a link, a FIFO, a foreign file) is said as such, not as lost keys.
+                try checkKeyStore()
                 if repairing { try destroyHoldingLock([]) } else { prefix = VerifiedPrefix() }  // caches go under the exclusive lock only
                 throw StoreError(.damaged, "the key store has no key that opens the personal data of \(lost) (and no erasure erased it): keys were lost; writers refuse until events.keys is restored — run `ledger verify`",
                                  reason: "missing-key")

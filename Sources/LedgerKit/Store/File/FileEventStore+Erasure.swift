@@ -31,15 +31,9 @@ extension FileEventStore {
         defer { lock.unlock() }
         let log = try StoreError.mapping { try logForAppend() }
         let uids = Set(subjects.compactMap(\.account))
-        var emails: [UUIDBits: Set<String>] = [:]
-        if !uids.isEmpty {
-            var checker = ChainChecker(opener: keyRing)
-            try LogScanner.scanFacts(log, checker: &checker) { item in
-                if case .event(let event, _, _, _) = item { Self.noteEmails(of: event.pointee.fact, in: &emails, of: uids) }
-                return true
-            }
-        }
-        try destroyHoldingLock(subjects, emails: uids.flatMap { emails[$0] ?? [] })
+        guard !uids.isEmpty else { try destroyHoldingLock(subjects); return }
+        let scan = try erasures(in: log)
+        try destroyHoldingLock(subjects, emails: uids.flatMap { scan.emails[$0] ?? [] }, heldByLiveAccount: scan.accounts.holdsLiveAccount)
     }
 
     /// Adds to `emails` the email `fact` says one of `uids` holds or held.
@@ -52,10 +46,12 @@ extension FileEventStore {
     }
 
     /// `destroyKeys` for a writer that holds the lock; `emails` are the erased accounts' (their lock
-    /// files go, but for an email a live account holds now: its lock is that account's). Returns
-    /// the subjects whose key was live until now.
+    /// files go, but for an email a live account holds now, as `heldByLiveAccount` says from a fold
+    /// of the whole verified log: its lock is that account's). Returns the subjects whose key was
+    /// live until now.
     @discardableResult
-    func destroyHoldingLock(_ subjects: [SubjectID], emails: [String] = []) throws -> [SubjectID] {
+    func destroyHoldingLock(_ subjects: [SubjectID], emails: [String] = [],
+                            heldByLiveAccount: (String) -> Bool = { _ in false }) throws -> [SubjectID] {
         var destroyed: [SubjectID] = []
         // A version 1 log has no keys: nothing of it is encrypted, so there is none to destroy.
         if !subjects.isEmpty, let keys = try dataKeys() {
@@ -69,7 +65,7 @@ extension FileEventStore {
                 keyRing.forget(subject)
             }
         }
-        let emails = emails.filter { !$0.isEmpty && !prefix.holdsLiveAccount(email: $0) }
+        let emails = emails.filter { !$0.isEmpty && !heldByLiveAccount($0) }
         for email in emails { unlink(FileSignInLocks.path(directory: directory, email: email)) }
         try StoreError.mapping {
             var removed = !emails.isEmpty
@@ -96,11 +92,13 @@ extension FileEventStore {
         guard FileSystem.exists(erasureMarkerPath) else { return }
         let bytes = try StoreError.mapping { try FileSystem.read(erasureMarkerPath, limit: 1 << 20) }
         let named = Set(String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { SubjectID(String($0)) })
-        let (all, emails, intact) = try erasures(in: log)
+        let scan = try erasures(in: log)
         // Damage below: the writer refuses (its catch-up) and nothing is destroyed for it.
-        guard intact else { return }
-        let erased = all.intersection(named)
-        keysDestroyedOnTheWay += try destroyHoldingLock(erased.sorted { $0.text < $1.text }, emails: erased.compactMap(\.account).flatMap { emails[$0] ?? [] })
+        guard scan.intact else { return }
+        let erased = scan.erased.intersection(named)
+        keysDestroyedOnTheWay += try destroyHoldingLock(erased.sorted { $0.text < $1.text },
+                                                        emails: erased.compactMap(\.account).flatMap { scan.emails[$0] ?? [] },
+                                                        heldByLiveAccount: scan.accounts.holdsLiveAccount)
     }
 
     /// `ledger recover`'s sweep, under the writers' lock: the subjects whose erasure events the
@@ -117,41 +115,58 @@ extension FileEventStore {
         // reported with what the sweep finds; and a live account's email keeps its lock file.
         try catchUpAsWriter(log)
         defer { keysDestroyedOnTheWay = [] }
-        let (erased, emails, intact) = try erasures(in: log)
-        guard intact else { throw StoreError(.damaged, "the log is damaged: no key is destroyed because of it — run `ledger verify`") }
+        let scan = try erasures(in: log)
+        guard scan.intact else { throw StoreError(.damaged, "the log is damaged: no key is destroyed because of it — run `ledger verify`") }
+        let erased = scan.erased
         let live = try StoreError.mappingKeys { () throws(KeyStoreError) in
             var live: [SubjectID] = []
             for subject in erased where try keys.state(of: subject) == .live { live.append(subject) }
             return live
         }.sorted { $0.text < $1.text }
-        if !live.isEmpty { try destroyHoldingLock(live, emails: live.compactMap(\.account).flatMap { emails[$0] ?? [] }) }
+        if !live.isEmpty {
+            try destroyHoldingLock(live, emails: live.compactMap(\.account).flatMap { scan.emails[$0] ?? [] },
+                                   heldByLiveAccount: scan.accounts.holdsLiveAccount)
+        }
         return Array(Set(keysDestroyedOnTheWay + live)).sorted { $0.text < $1.text }
     }
 
-    /// The subjects the erasure events of the log name, the emails each account held (read while
-    /// its key still opens them: their sign-in lock files, named by the email's hash, go with the
-    /// key), and whether the log is intact (a torn last line aside). Nothing may be destroyed
-    /// because of a log that is not: a line before damage may be a forgery whose hash was made anew.
-    private func erasures(in log: FileDescriptor) throws -> (erased: Set<SubjectID>, emails: [UUIDBits: Set<String>], intact: Bool) {
+    /// What an erasure's last steps need from the whole log, read under the writers' lock.
+    struct ErasureScan {
+        /// The subjects its erasure events name.
         var erased: Set<SubjectID> = []
+        /// The emails each account held, read while its key still opens them: their sign-in lock
+        /// files (named by the email's hash) go with the key.
         var emails: [UUIDBits: Set<String>] = [:]
+        /// The account fold over it (which emails live accounts hold now: their locks stay).
+        var accounts = AccountTable()
+        /// False when it is damaged (a torn last line aside): nothing may be destroyed because of
+        /// such a log, since a line before the damage may be a forgery whose hash was made anew.
         var intact = true
+    }
+
+    /// The `ErasureScan` of `log`.
+    private func erasures(in log: FileDescriptor) throws -> ErasureScan {
+        var scan = ErasureScan()
         var checker = ChainChecker(opener: keyRing)
         try LogScanner.scanFacts(log, checker: &checker) { item in
             switch item {
             case .event(let event, _, _, _):
-                Self.noteEmails(of: event.pointee.fact, in: &emails, of: nil)
-                if let subject = event.pointee.fact.erasedSubject { erased.insert(subject) }
+                Self.noteEmails(of: event.pointee.fact, in: &scan.emails, of: nil)
+                if let subject = event.pointee.fact.erasedSubject { scan.erased.insert(subject) }
+                AccountFold.evolve(&scan.accounts, event.pointee)
                 return true
             case .problem:
-                intact = false
+                scan.intact = false
                 return false
             case .tornTail:
                 return false
             }
         }
-        return (erased, emails, intact)
+        return scan
     }
+
+    /// Throws what is wrong with `events.keys` when it is there but cannot be opened (`LogSource.checkKeyStore`).
+    public func checkKeyStore() throws { try LogSource.file(logPath).checkKeyStore() }
 
     /// The data version a writer writes in (see `dataVersion` in `+AppendFiles`).
     public var writesDataVersion: Int { dataVersion }

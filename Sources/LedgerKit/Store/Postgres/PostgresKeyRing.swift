@@ -55,7 +55,8 @@ public final class PostgresKeyRing: PersonalDataOpener {
                 if !state.bulkLoaded && state.lookups >= Self.bulkAfter {
                     let rows = try connection.execute("SELECT subject, erased, encode(key, 'hex') FROM ledger_keys")
                     for row in 0..<rows.count {
-                        guard let subject = rows.string(row, 0).flatMap(SubjectID.init) else { continue }
+                        // A subject the log erased (`noteErased`) stays erased, whatever the table says.
+                        guard let subject = rows.string(row, 0).flatMap(SubjectID.init), state.entries[subject] != .erased else { continue }
                         state.entries[subject] = Self.entry(erased: rows.string(row, 1), hex: rows.string(row, 2))
                     }
                     state.bulkLoaded = true
@@ -75,6 +76,19 @@ public final class PostgresKeyRing: PersonalDataOpener {
             } catch {
                 return .failure(StoreError(.unavailable, "\(error)"))
             }
+        }
+    }
+
+    /// The log erased `subject`: its members open as erased from now on, whatever `ledger_keys`
+    /// says (a row restored from a backup taken before the erasure brings nothing back). True when
+    /// the ring held its key, so members of it may have been opened to text: what was read of them
+    /// must be read again.
+    public func noteErased(_ subject: SubjectID) -> Bool {
+        state.withLock { state in
+            let had = state.entries[subject]
+            state.entries[subject] = .erased
+            if case .key = had { return true }
+            return false
         }
     }
 

@@ -94,20 +94,28 @@ extension LogSource {
             case .io: throw StoreError(.io, message, reason: error.cause?.isNotRegular == true ? StoreError.notRegularFile : nil)
             default:
                 // A first writer's creation cut short (zeros, no header yet) made no key: nothing to show.
-                if let bytes = try? FileSystem.read(keys, limit: KeyStoreLayout.largestCutShortCreation),
-                   bytes.allSatisfy({ $0 == 0 }) { return }
+                if Self.isCutShortCreation(keys) { return }
                 throw StoreError(.damaged, message)
             }
         }
     }
 
-    /// True for a data version 2 log file with no key store beside it (copied without it, or the
-    /// store lost): every personal member reads as erased, which a read should say.
+    /// True for a data version 2 log file with no key store beside it (copied without it, the
+    /// store lost, or one whose creation was cut short): every personal member reads as erased,
+    /// which a read should say.
     public var lacksItsKeyStore: Bool {
         guard case .file(let path) = self else { return false }
-        guard !FileSystem.exists(FileSystem.join(FileSystem.directoryName(path), KeyStore.fileName)),
+        let keys = FileSystem.join(FileSystem.directoryName(path), KeyStore.fileName)
+        guard !FileSystem.exists(keys) || Self.isCutShortCreation(keys),
               let log = try? FileDescriptor(path: path, flags: O_RDONLY) else { return false }
         return FileEventStore.firstLineIsVersion2(log)
+    }
+
+    /// True when the key store at `path` is what a creation cut short leaves: empty, or zeros (of
+    /// at most `KeyStoreLayout.largestCutShortCreation` bytes: a larger file is not read).
+    static func isCutShortCreation(_ path: String) -> Bool {
+        guard let bytes = try? FileSystem.read(path, limit: KeyStoreLayout.largestCutShortCreation) else { return false }
+        return bytes.allSatisfy { $0 == 0 }
     }
 
     /// Delivers every event of the log in order with its line as stored (no newline), verified as
