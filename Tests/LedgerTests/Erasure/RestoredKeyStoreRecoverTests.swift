@@ -15,19 +15,27 @@ import Testing
         try #require(try parseObject(result.stdout)["uid"] as? String, "\(result)")
     }
 
+    /// `count` accounts `NAME<n>@example.com` (password `password number <n>`), the key store backed
+    /// up, account `erasing` deleted, caches written after it (the writers' index by a sign-in of
+    /// account `signingIn`, the views' checkpoint), then the key store restored from the backup.
+    /// Returns the uids and the erased subject.
+    private static func restoredAfterAnErasure(_ dir: LedgerDir, name: String, count: Int, erasing: Int,
+                                               signingIn: Int) throws -> (uids: [String], erased: SubjectID) {
+        var uids: [String] = []
+        for n in 0..<count {
+            uids.append(try uid(try dir.register(email: "\(name)\(n)@example.com", username: "\(name) \(n)", password: "password number \(n)")))
+        }
+        let backup = try readBytes(dir.path + "/events.keys")
+        #expect(try dir.run(["account", "delete", uids[erasing]]).status == 0)
+        #expect(try dir.login(email: "\(name)\(signingIn)@example.com", password: "password number \(signingIn)").status == 0)
+        #expect(try dir.run(["users", "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "1"]).status == 0)
+        try writeBytes(backup, to: dir.path + "/events.keys")
+        return (uids, SubjectID.account(try #require(UUIDBits(uuid: uids[erasing]))))
+    }
+
     @Test func recoverDestroysTheKeysARestoredKeyStoreBroughtBack() throws {
         try withLedgerDir { dir in
-            var uids: [String] = []
-            for n in 0..<3 {
-                uids.append(try Self.uid(try dir.register(email: "keeper\(n)@example.com", username: "Keeper \(n)", password: "password number \(n)")))
-            }
-            let backup = try readBytes(dir.path + "/events.keys")
-            #expect(try dir.run(["account", "delete", uids[1]]).status == 0)
-            // Caches written after the erasure: the writers' index (a sign-in) and the views' checkpoint.
-            #expect(try dir.login(email: "keeper0@example.com", password: "password number 0").status == 0)
-            #expect(try dir.run(["users", "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "1"]).status == 0)
-            try writeBytes(backup, to: dir.path + "/events.keys")
-            let erased = SubjectID.account(try #require(UUIDBits(uuid: uids[1])))
+            let (uids, erased) = try Self.restoredAfterAnErasure(dir, name: "keeper", count: 3, erasing: 1, signingIn: 0)
             #expect(try KeyStore(directory: dir.path, writable: false).state(of: erased) == .live, "the backup brought the key back")
             // A writer resumes from its index: it does not meet the erasure again, and keeps the key.
             #expect(try dir.login(email: "keeper2@example.com", password: "password number 2").status == 0)
@@ -58,18 +66,10 @@ import Testing
     /// caches and destroys the key on the way; the report still names it.
     @Test func recoverReportsTheKeysItsCatchUpDestroyed() throws {
         try withLedgerDir { dir in
-            var uids: [String] = []
-            for n in 0..<2 {
-                uids.append(try Self.uid(try dir.register(email: "way\(n)@example.com", username: "Way \(n)", password: "password number \(n)")))
-            }
-            let backup = try readBytes(dir.path + "/events.keys")
-            #expect(try dir.run(["account", "delete", uids[0]]).status == 0)
-            #expect(try dir.login(email: "way1@example.com", password: "password number 1").status == 0)
-            try writeBytes(backup, to: dir.path + "/events.keys")
+            let (_, erased) = try Self.restoredAfterAnErasure(dir, name: "way", count: 2, erasing: 0, signingIn: 1)
             for cache in ["events.jsonl.index", "events.jsonl.index.checkpoint", "events.jsonl.checkpoint"] {
                 try? FileManager.default.removeItem(atPath: dir.path + "/" + cache)
             }
-            let erased = SubjectID.account(try #require(UUIDBits(uuid: uids[0])))
             let recovered = try dir.run(["recover", "--json"])
             #expect(recovered.status == 0, "\(recovered)")
             #expect(try parseObject(recovered.stdout)["destroyedKeys"] as? [String] == [erased.text], "\(recovered)")
@@ -83,23 +83,18 @@ import Testing
     /// account's sign-in lock file (and the uncounted check in it) alone.
     @Test func theSweepLeavesALiveAccountsSignInLock() throws {
         try withLedgerDir { dir in
-            let gone = try Self.uid(try dir.register(email: "shared@example.com", username: "Gone", password: "password gone"))
-            #expect(try dir.register(email: "other@example.com", username: "Other", password: "password other").status == 0)
-            let backup = try readBytes(dir.path + "/events.keys")
-            #expect(try dir.run(["account", "delete", gone]).status == 0)
-            #expect(try dir.login(email: "other@example.com", password: "password other").status == 0)
-            try writeBytes(backup, to: dir.path + "/events.keys")
-            #expect(try dir.register(email: "shared@example.com", username: "Taker", password: "password taker").status == 0)
+            let (_, erased) = try Self.restoredAfterAnErasure(dir, name: "shared", count: 2, erasing: 0, signingIn: 1)
+            #expect(try dir.register(email: "shared0@example.com", username: "Taker", password: "password taker").status == 0)
             // A check left uncounted in the new holder's lock file.
-            let failed = try dir.run(["login", "--email", "shared@example.com", "--password-stdin"], stdin: "not the password\n",
+            let failed = try dir.run(["login", "--email", "shared0@example.com", "--password-stdin"], stdin: "not the password\n",
                                      env: ["LEDGER_FAILPOINTS": "SignInFailed=error"])
             #expect(failed.status != 0, "\(failed)")
-            let lock = FileSignInLocks.path(directory: dir.path, email: "shared@example.com")
+            let lock = FileSignInLocks.path(directory: dir.path, email: "shared0@example.com")
             #expect(FileManager.default.fileExists(atPath: lock))
             let lockBytes = try readBytes(lock)
             let recovered = try dir.run(["recover", "--json"])
             #expect(recovered.status == 0, "\(recovered)")
-            #expect(try parseObject(recovered.stdout)["destroyedKeys"] as? [String] == [SubjectID.account(try #require(UUIDBits(uuid: gone))).text])
+            #expect(try parseObject(recovered.stdout)["destroyedKeys"] as? [String] == [erased.text])
             #expect(FileManager.default.fileExists(atPath: lock))
             #expect(try readBytes(lock) == lockBytes, "the live account’s lock file stays")
         }
@@ -109,30 +104,27 @@ import Testing
     /// writer nor `recover` destroys a key for it; both refuse, the key store untouched.
     @Test func noKeyIsDestroyedForALineBeforeDamage() throws {
         try withLedgerDir { dir in
-            let gone = try Self.uid(try dir.register(email: "before@example.com", username: "Before", password: "password before"))
-            #expect(try dir.register(email: "stays@example.com", username: "Stays", password: "password stays").status == 0)
-            let backup = try readBytes(dir.path + "/events.keys")
-            #expect(try dir.run(["account", "delete", gone]).status == 0)
+            let (_, erased) = try Self.restoredAfterAnErasure(dir, name: "before", count: 2, erasing: 0, signingIn: 1)
             #expect(try dir.register(email: "after@example.com", username: "After", password: "password after").status == 0)
-            #expect(try dir.login(email: "stays@example.com", password: "password stays").status == 0)
+            #expect(try dir.login(email: "before1@example.com", password: "password number 1").status == 0)
+            let keys = try readBytes(dir.path + "/events.keys")
             // Damage on a line after the erasure, not the last one.
             var lines = try readText(dir.logPath).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             let target = try #require(lines.lastIndex { $0.contains("\"AccountCreated\"") })
             #expect(target < lines.count - 2)
             lines[target] = lines[target].replacingOccurrences(of: "\"at\":\"", with: "\"at\":\"1")
             try writeBytes(Array(lines.joined(separator: "\n").utf8), to: dir.logPath)
-            try writeBytes(backup, to: dir.path + "/events.keys")
             for cache in ["events.jsonl.index", "events.jsonl.index.checkpoint", "events.jsonl.checkpoint"] {
                 try? FileManager.default.removeItem(atPath: dir.path + "/" + cache)
             }
-            let erased = SubjectID.account(try #require(UUIDBits(uuid: gone)))
-            let login = try dir.login(email: "stays@example.com", password: "password stays")
+            #expect(try KeyStore(directory: dir.path, writable: false).state(of: erased) == .live, "the backup brought the key back")
+            let login = try dir.login(email: "before1@example.com", password: "password number 1")
             #expect(login.status == 1, "\(login)")
             #expect(try KeyStore(directory: dir.path, writable: false).state(of: erased) == .live, "a writer destroyed nothing")
             let recovered = try dir.run(["recover", "--json"])
             #expect(recovered.status == 1, "\(recovered)")
             #expect(try KeyStore(directory: dir.path, writable: false).state(of: erased) == .live, "recover destroyed nothing")
-            #expect(try readBytes(dir.path + "/events.keys") == backup)
+            #expect(try readBytes(dir.path + "/events.keys") == keys)
         }
     }
 
