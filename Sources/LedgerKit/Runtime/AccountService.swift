@@ -35,6 +35,9 @@ public final class AccountService {
         public var endedSessions: [String]
         /// The events appended (none when there was nothing to do).
         public var appended: [RecordedEvent]
+        /// True when another account, live, holds the email the account held last (an account
+        /// deleted before, whose email was taken since): the lock of that email is that account's.
+        var emailHeldByAnother = false
     }
 
     /// Runs `command` on the account `key` names (a uid, or an email: its live account, else the
@@ -61,8 +64,11 @@ public final class AccountService {
                     if standing.email != email { throw EmailMoved(email: standing.email) }
                     return try decide(standing)
                 }, uid: named.uid)
-                // Erased: a check left in the lock's file is dropped, so the file goes on release.
-                if outcome.appended.contains(where: { $0.event.erasedSubject != nil }) { try lock.clearPendingCheck() }
+                // Erased: a check left in the lock's file is dropped, so the file goes on release
+                // (unless the email is another live account's now: the check is that account's).
+                if outcome.appended.contains(where: { $0.event.erasedSubject != nil }), !outcome.emailHeldByAnother {
+                    try lock.clearPendingCheck()
+                }
                 return outcome
             } catch let moved as EmailMoved {
                 email = moved.email
@@ -140,7 +146,8 @@ public final class AccountService {
         for event in appended { after.apply(ViewEvent(event)) }
         // An erased account's email is forgotten: the outcome does not carry it either.
         return Outcome(uid: row.uid, email: erasing.isEmpty ? row.email : "", status: after.row(uid: row.uid)?.status ?? row.status,
-                       endedSessions: ended, appended: appended)
+                       endedSessions: ended, appended: appended,
+                       emailHeldByAnother: views.users.live(email: row.email).map { $0.uid != row.uid } ?? false)
     }
 
     /// The users and sessions views up to the head, folded from the whole verified log: what these

@@ -41,6 +41,26 @@ import Testing
         }
     }
 
+    /// `account erase` of an account deleted with its data kept, whose last email another account
+    /// took since: that account's lock, and the check left in it, stay.
+    @Test func erasingADeletedAccountKeepsTheLockOfItsEmailsNewHolder() throws {
+        try withLedgerDir { dir in
+            let registered = try dir.register(email: "z@example.com", username: "Zed", password: "password zed")
+            let uid = try #require(try parseObject(registered.stdout)["uid"] as? String)
+            #expect(try dir.run(["account", "delete", uid, "--keep-personal-data"]).status == 0)
+            #expect(try dir.register(email: "z@example.com", username: "Dee", password: "password dee").status == 0)
+            let failed = try dir.run(["login", "--email", "z@example.com", "--password-stdin"], stdin: "not the password\n",
+                                     env: ["LEDGER_FAILPOINTS": "SignInFailed=error"])
+            #expect(failed.status != 0, "\(failed)")
+            let lock = FileSignInLocks.path(directory: dir.path, email: "z@example.com")
+            let bytes = try readBytes(lock)
+            let erased = try dir.run(["account", "erase", uid])
+            #expect(erased.status == 0, "\(erased)")
+            #expect(FileManager.default.fileExists(atPath: lock))
+            #expect(try readBytes(lock) == bytes, "the new holder's lock and its uncounted check stay")
+        }
+    }
+
     @Test(arguments: ["recover", "writer"])
     func anErasureCutShortKeepsItToo(_ finisher: String) throws {
         try withLedgerDir { dir in

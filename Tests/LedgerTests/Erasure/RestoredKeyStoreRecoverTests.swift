@@ -132,6 +132,7 @@ import Testing
         try withPostgresLedger { pg in
             let kept = try Self.uid(try pg.run(LedgerDir.registerArguments(email: "stays@example.com", username: "Stays"), stdin: "password stays\n"))
             let gone = try Self.uid(try pg.run(LedgerDir.registerArguments(email: "goes@example.com", username: "Goes"), stdin: "password goes\n"))
+            let third = try Self.uid(try pg.run(LedgerDir.registerArguments(email: "third@example.com", username: "Third"), stdin: "password third\n"))
             let subject = "account-" + gone.lowercased()
             let connection = try PostgresConnection(pg.url)
             let saved = try connection.execute("SELECT encode(key, 'hex') FROM ledger_keys WHERE subject = $1 AND NOT erased", [subject])
@@ -140,12 +141,32 @@ import Testing
             // The table restored from a backup taken before the erasure.
             _ = try connection.execute("UPDATE ledger_keys SET erased = false, key = decode($1, 'hex') WHERE subject = $2", [hex, subject])
             // Before any recover: the log's erasure wins in every read, and verify finds the tables right.
-            for command in [["users", "--json"], ["user", gone, "--json"], ["audit", "--json"], ["events", "--json"]] {
+            for command in [["users", "--json"], ["user", gone, "--json"], ["audit", "--json"], ["events", "--json"],
+                            ["users", "--as-of", "2", "--json"], ["user", gone, "--as-of", "3", "--json"]] {
                 let read = try pg.run(command, env: ["LEDGER_CHECKPOINT_EVERY": "0"])
                 #expect(!read.stdout.contains("goes@example.com") && !read.stdout.contains("\"Goes\""), "\(command): \(read)")
             }
             let verified = try pg.run(["verify", "--json"])
             #expect(verified.status == 0, "\(verified)")
+            // An export of the keys writes the key the log erased as erased.
+            let exported = pg.dir.path + "/../keys-\(UUID().uuidString)"
+            defer { try? FileManager.default.removeItem(atPath: exported) }
+            #expect(try pg.run(["export", "--keys", exported]).status == 0)
+            #expect(try KeyStore(path: exported, writable: false).state(of: try #require(SubjectID(subject))) == .erased)
+            // Another erasure folds the account tables again: the restored key does not bring the email back into them.
+            #expect(try pg.run(["account", "delete", third]).status == 0)
+            for table in ["ledger_accounts", "ledger_account_emails"] {
+                let leaked = try connection.execute("SELECT count(*) FROM \(table) AS t WHERE t::text LIKE '%goes@%'")
+                #expect(leaked.string(0, 0) == "0", "\(table)")
+            }
+            #expect(try pg.run(["verify", "--json"]).status == 0)
+            // Tables edited to show the erased email are a cache-mismatch, the restored key notwithstanding.
+            let before = try connection.execute("SELECT email FROM ledger_accounts WHERE uid = $1", [gone])
+            _ = try connection.execute("UPDATE ledger_accounts SET email = 'goes@example.com' WHERE uid = $1", [gone])
+            let edited = try pg.run(["verify", "--json"])
+            #expect(edited.status == 1 && edited.stdout.contains("cache-mismatch"), "\(edited)")
+            _ = try connection.execute("UPDATE ledger_accounts SET email = $1 WHERE uid = $2", [before.string(0, 0), gone])
+            #expect(try pg.run(["verify", "--json"]).status == 0)
 
             let recovered = try pg.run(["recover", "--json"])
             #expect(recovered.status == 0, "\(recovered)")

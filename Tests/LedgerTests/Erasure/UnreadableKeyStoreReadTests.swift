@@ -32,19 +32,26 @@ import Testing
                     #expect(error?["code"] as? String == code, "\(what): \(command): \(result.stdout)")
                     #expect((error?["message"] as? String)?.contains("events.keys") == true, "\(what): \(command)")
                 }
-                let login = try dir.login(email: "reader@example.com", password: "correct horse 1")
-                #expect(login.status == status && login.stdout.contains("\"code\":\"\(code)\"") && login.stdout.contains("events.keys"),
-                        "a writer names the key store too: \(what): \(login)")
+                for writer in [try dir.login(email: "reader@example.com", password: "correct horse 1"),
+                               try dir.register(email: "writer@example.com", username: "Writer")] {
+                    #expect(writer.status == status && writer.stdout.contains("\"code\":\"\(code)\"") && writer.stdout.contains("events.keys"),
+                            "a writer names the key store too: \(what): \(writer)")
+                }
                 let verified = try dir.run(["verify"])
                 #expect(verified.status == 1 && verified.stdout.contains("missing-key"), "\(what): \(verified)")
                 try FileManager.default.removeItem(atPath: keys)
             }
-            // A first writer's creation cut short (empty, or zeros without a header): read as no key store.
+            // A first writer's creation cut short (empty, or zeros without a header): read as no key
+            // store; but beside a log that holds lines, no writer makes it anew (every key would be lost).
             for bytes in [[UInt8](), [UInt8](repeating: 0, count: 128 + 1024 * 128)] {
                 try writeBytes(bytes, to: keys)
                 let users = try dir.run(["users", "--json"])
                 #expect(users.status == 0 && users.stdout.contains("\"erased\":true"), "\(bytes.count) bytes: \(users)")
                 #expect(users.stderr.contains("has no key store (events.keys) beside it"), "a read says why: \(users)")
+                let log = try dir.logBytes()
+                let registered = try dir.register(email: "second@example.com", username: "Second")
+                #expect(registered.status == 1 && registered.stdout.contains("keys were lost"), "\(bytes.count) bytes: \(registered)")
+                #expect(try dir.logBytes() == log && (try readBytes(keys)) == bytes, "nothing written")
                 try FileManager.default.removeItem(atPath: keys)
             }
             // Zeros of another size than a new table's (a sparse gigabyte): refused at once, never read whole.

@@ -94,9 +94,18 @@ extension FileEventStore {
             throw StoreError(.unavailable, "the log is data version 2 but its key store \(keyStorePath) is missing: restore it from a backup "
                              + "(nothing is written without it: personal data would be stored in clear, and `ledger verify` reports what it lost as missing-key)")
         }
+        // Emptied or zeroed beside a version 2 log that holds lines: made anew, it would lose every
+        // key for good (a creation cut short happens only before the first line is written).
+        if prefix.verifiedSize > 0, LogSource.isCutShortCreation(keyStorePath),
+           let log = try? FileDescriptor(path: logPath, flags: O_RDONLY), Self.firstLineIsVersion2(log) {
+            throw StoreError(.damaged, "the log is data version 2 but its key store \(keyStorePath) is empty: keys were lost; writers refuse "
+                             + "until events.keys is restored from a backup (a new key store would lose every key for good) — run `ledger verify`",
+                             reason: "missing-key")
+        }
         do {
             openKeys = try KeyStore(path: keyStorePath, writable: true)
         } catch {
+            try checkKeyStore()  // a link, a FIFO, a folder, a file that is not a key store: said as such
             throw StoreError(.io, "the key store \(keyStorePath) cannot be opened: \(error.message)",
                              reason: error.cause?.isNotRegular == true ? StoreError.notRegularFile : nil)
         }

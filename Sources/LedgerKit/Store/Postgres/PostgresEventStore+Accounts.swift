@@ -81,6 +81,23 @@ extension PostgresEventStore {
     /// `flush(through:)` does, with the lines it adds. `opener` opens the lines' personal members.
     static func catchUp(_ accounts: PostgresAccounts, from mark: AccountMark, _ connection: PostgresConnection,
                         opener: any PersonalDataOpener) throws {
+        // An erasure met after its subject's members were opened to text (a `ledger_keys` row
+        // restored from a backup taken before it; or tables folded before it, when they are caught
+        // up from their mark): the tables are folded again from the first line, the log's erasures winning.
+        let watch = OpenedSubjects(opener)
+        var erased: Set<SubjectID> = [], foldAgain = false
+        try catchUp(accounts, from: mark, connection, opener: watch) { subject in
+            erased.insert(subject)
+            if watch.wasOpened(subject) || mark.folded != nil { foldAgain = true }
+        }
+        guard foldAgain else { return }
+        try catchUp(accounts, from: AccountMark(head: mark.head, lastAt: mark.lastAt, folded: nil), connection,
+                    opener: LogErasuresOpener(base: opener, erased: erased)) { _ in }
+    }
+
+    /// `catchUp`, telling `erasure` of each erasure event it folds.
+    private static func catchUp(_ accounts: PostgresAccounts, from mark: AccountMark, _ connection: PostgresConnection,
+                                opener: any PersonalDataOpener, erasure: (SubjectID) -> Void) throws {
         var from = (mark.folded ?? 0) + 1
         if mark.folded == nil {
             try connection.execute("TRUNCATE " + PostgresSchema.accountTables.joined(separator: ", "))
@@ -96,6 +113,7 @@ extension PostgresEventStore {
             page.removeAll(keepingCapacity: true)
         }
         try forEachEvent(connection, from: from, through: mark.head.seq, opener: opener) { event in
+            if let subject = event.event.erasedSubject { erasure(subject) }
             page.append(ViewEvent(event))
             guard page.count == pageSize else { return true }
             do { try foldPage() } catch { failure = error; return false }

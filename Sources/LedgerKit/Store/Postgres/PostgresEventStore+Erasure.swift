@@ -7,7 +7,8 @@ import LedgerDomain
 /// without a row gets an erased one, so it never gets a key again); the caches that may hold their
 /// data in clear or as an unkeyed hash go: the views checkpoint (`ledger_checkpoints`, emptied:
 /// reads rebuild it), the pending sign-in checks of the emails the account held
-/// (`ledger_signin_pending`, keyed by the email's SHA-256), and the account-state tables, emptied and
+/// (`ledger_signin_pending`, keyed by the email's SHA-256; not of an email another account was
+/// created with or moved to since, whose check is that account's), and the account-state tables, emptied and
 /// folded again from the whole log with the erased subjects' members read as erased. Either all of
 /// it commits with the lines, or none of it. What the log says afterwards is what every table says.
 extension PostgresEventStore {
@@ -25,8 +26,7 @@ extension PostgresEventStore {
                 DELETE FROM ledger_signin_pending
                 WHERE split_part(coalesce(outcome, ''), ':', 1) = ANY($1::text[])
                    OR email_key IN (SELECT encode(sha256(convert_to(e.email, 'UTF8')), 'hex')
-                                    FROM (SELECT email FROM ledger_account_emails WHERE last_uid = ANY($1::uuid[])
-                                          UNION SELECT email FROM ledger_accounts WHERE uid = ANY($1::uuid[])) AS e)
+                                    FROM ledger_account_emails AS e WHERE e.last_uid = ANY($1::uuid[]))
                 """, [PostgresAccounts.textArray(uids)]),
             .init("TRUNCATE ledger_checkpoints"),
         ]

@@ -56,8 +56,12 @@ extension PostgresEventStore {
                 var checker = ChainChecker(opener: subjects)
                 var rows: [[String?]] = []
                 var failure: (any Error)?
+                // The subjects the file's log erased: a key store beside it taken before the erasure
+                // still holds their keys, which are not carried over.
+                var erased: Set<SubjectID> = []
                 try LogScanner.scanLines(file, checker: &checker) { item, line in
                     guard case .event(let event, _, _) = item else { return false }
+                    if let subject = event.event.erasedSubject { erased.insert(subject) }
                     if event.seq == head.seq && event.envelope.hash != head.hash {
                         failure = StoreError(.conditionFailed, "the store's head (seq \(head.seq)) is not line \(head.seq) of \(path): the file does not continue this store; nothing was imported",
                                              reason: "store-not-empty")
@@ -82,6 +86,7 @@ extension PostgresEventStore {
                     let store = try KeyStore(path: keyStorePath, writable: false)
                     for subject in subjects.named.sorted(by: { $0.text < $1.text }) {
                         switch try store.state(of: subject) {
+                        case .live where erased.contains(subject): keys.adopt(subject, key: nil)
                         case .live: keys.adopt(subject, key: try store.key(for: subject))
                         case .erased: keys.adopt(subject, key: nil)
                         case .absent: continue  // lost with the file's key store: `verify` reports missing-key
@@ -89,7 +94,7 @@ extension PostgresEventStore {
                     }
                     for statement in keys.insertStatements { try connection.execute(statement.sql, statement.parameters) }
                 }
-                try Self.bringAccountsUpToDate(connection, opener: keys.opener(erasing: [], ring: keyRing))
+                try Self.bringAccountsUpToDate(connection, opener: keys.opener(erasing: erased, ring: keyRing))
                 try connection.execute("SELECT pg_notify($1, $2)", [PostgresSchema.channel, String(verified.head.seq)])
             }
         } catch let error as StoreError {

@@ -29,6 +29,18 @@ public enum LogSource {
         }
     }
 
+    /// True for a PostgreSQL store.
+    var isPostgres: Bool { if case .postgres = self { true } else { false } }
+
+    /// True when its members may open with keys that a later erasure of the log names (a key store
+    /// restored from a backup): a read that stops early (`--as-of`) reads on for those erasures.
+    var mayHoldKeys: Bool {
+        switch self {
+        case .file: (opener as? KeyRing)?.hasKeyStore == true
+        case .postgres: true
+        }
+    }
+
     /// The bytes of the log to scan, opened from its first line or just after a checkpoint.
     struct Opened {
         /// The log's bytes.

@@ -44,11 +44,15 @@ public enum LogVerifier {
         let wanted = Set(anchors.map(\.seq) + recorded.map(\.head.seq))
         var found: [Int: Digest32] = [:]
         var accounts: PostgresAccountCheck?
-        var keys = MissingKeys(source.opener)
+        // The account tables of a PostgreSQL store are folded with the log's erasures winning: a
+        // pass that opened an erased subject's members (a `ledger_keys` row restored from a backup)
+        // is compared again with such a fold (`accountsAgree`).
+        let watch = checkingCaches && source.isPostgres ? OpenedSubjects(source.opener) : nil
+        var keys = MissingKeys(watch ?? source.opener)
         var erased: Set<SubjectID> = []
         func pass(deferringIDs: Bool) throws -> VerifyReport? {
             found = [:]
-            keys = MissingKeys(source.opener)
+            keys = MissingKeys(watch ?? source.opener)
             erased = []
             if checkingCaches, case .postgres(let store) = source { accounts = try PostgresAccountCheck(store) }
             return try verify(source, deferringIDs: deferringIDs, anchors: wanted, found: &found, opener: keys) { event in
@@ -64,7 +68,14 @@ public enum LogVerifier {
                 verified.problems += try CacheCheck.problems(logPath: path, log: try FileDescriptor(path: path, flags: O_RDONLY), erased: erased)
                 verified.problems += try TreeCheck.problems(source)
             case .postgres(let store):
-                if let problem = try accounts?.problem(), try !accountsAgree(store, erased: erased) { verified.problems.append(problem) }
+                if erased.contains(where: { watch?.wasOpened($0) == true }) {
+                    // The first fold read erased data: only the one where the erasures win decides.
+                    if accounts != nil, let problem = try accountsProblem(store, erased: erased) {
+                        verified.problems.append(problem)
+                    }
+                } else if let problem = try accounts?.problem() {
+                    verified.problems.append(problem)
+                }
                 if let checkpoint = store.storedCheckpoint(checkingCache: true) {
                     verified.problems += try CacheCheck.problems(storedCheckpoint: checkpoint, log: try source.open(usingCheckpoint: false).bytes,
                                                                    opener: LogErasuresOpener(base: source.opener, erased: erased))
@@ -86,19 +97,17 @@ public enum LogVerifier {
         return verified
     }
 
-    /// True when the account tables of `store` agree with a fold of its log whose erasures win
+    /// The problem of the account tables of `store` against a fold of its log whose erasures win
     /// (`LogErasuresOpener`): what the tables are folded from. The first pass folded each member as
     /// the key store opened it, so a key restored from a backup taken before an erasure gave it the
-    /// erased data; read again only then (`erased` not empty, the first comparison failed).
-    private static func accountsAgree(_ store: PostgresEventStore, erased: Set<SubjectID>) throws -> Bool {
-        guard !erased.isEmpty else { return false }
+    /// erased data; read again only then.
+    private static func accountsProblem(_ store: PostgresEventStore, erased: Set<SubjectID>) throws -> LogProblem? {
         let source = LogSource.postgres(store)
         let accounts = try PostgresAccountCheck(store)
         var found: [Int: Digest32] = [:]
-        guard let report = try verify(source, deferringIDs: true, anchors: [], found: &found,
-                                      opener: LogErasuresOpener(base: source.opener, erased: erased), visit: { accounts.visit($0) }),
-              report.ok else { return false }
-        return try accounts.problem() == nil
+        _ = try verify(source, deferringIDs: true, anchors: [], found: &found,
+                       opener: LogErasuresOpener(base: source.opener, erased: erased), visit: { accounts.visit($0) })
+        return try accounts.problem()
     }
 
     /// The `head-mismatch` of `anchor`, given the hash of its line in the intact log (nil when the

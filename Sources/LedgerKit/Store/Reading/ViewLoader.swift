@@ -99,7 +99,7 @@ public enum ViewLoader {
         }
         var damage: LogProblem?
         var erasureAfterWhatWasRead = false, pastAsOf = false
-        let watchesErasures = asOf != nil && (source.opener as? KeyRing)?.hasKeyStore == true
+        let watchesErasures = asOf != nil && source.mayHoldKeys
         var lastIncludedAt: Timestamp?
         var lastLine: (start: Int, end: Int)?
         try LogScanner.scanFacts(opened.bytes, from: start, checker: &checker) { item in
