@@ -154,23 +154,31 @@ import Testing
             #expect(try pg.run(["export", "--keys", exported]).status == 0)
             #expect(try KeyStore(path: exported, writable: false).state(of: try #require(SubjectID(subject))) == .erased)
             // Another erasure folds the account tables again: the restored key does not bring the email back into them.
+            let mark = try connection.execute("SELECT seq, hash FROM ledger_account_state")
             #expect(try pg.run(["account", "delete", third]).status == 0)
-            for table in ["ledger_accounts", "ledger_account_emails"] {
-                let leaked = try connection.execute("SELECT count(*) FROM \(table) AS t WHERE t::text LIKE '%goes@%'")
-                #expect(leaked.string(0, 0) == "0", "\(table)")
+            func leaks() throws -> [String] {
+                try ["ledger_accounts", "ledger_account_emails", "ledger_signin_failures"].filter { table in
+                    try connection.execute("SELECT count(*) FROM \(table) AS t WHERE t::text LIKE '%goes@%'").string(0, 0) != "0"
+                }
             }
+            #expect(try leaks() == [])
             #expect(try pg.run(["verify", "--json"]).status == 0)
-            // Tables edited to show the erased email are a cache-mismatch, the restored key notwithstanding.
-            let before = try connection.execute("SELECT email FROM ledger_accounts WHERE uid = $1", [gone])
+            // Tables behind that erasure (a backup of them): the next writer folds them again, every erasure winning.
+            _ = try connection.execute("UPDATE ledger_account_state SET seq = $1, hash = $2", [mark.string(0, 0), mark.string(0, 1)])
+            #expect(try pg.run(LedgerDir.registerArguments(email: "fourth@example.com", username: "Fourth"), stdin: "password fourth\n").status == 0)
+            #expect(try leaks() == [])
+            #expect(try pg.run(["verify", "--json"]).status == 0)
+            // Tables edited to show the erased email are a cache-mismatch, the restored key notwithstanding;
+            // recover destroys the key and folds the tables again.
             _ = try connection.execute("UPDATE ledger_accounts SET email = 'goes@example.com' WHERE uid = $1", [gone])
             let edited = try pg.run(["verify", "--json"])
             #expect(edited.status == 1 && edited.stdout.contains("cache-mismatch"), "\(edited)")
-            _ = try connection.execute("UPDATE ledger_accounts SET email = $1 WHERE uid = $2", [before.string(0, 0), gone])
-            #expect(try pg.run(["verify", "--json"]).status == 0)
 
             let recovered = try pg.run(["recover", "--json"])
             #expect(recovered.status == 0, "\(recovered)")
             #expect(try parseObject(recovered.stdout)["destroyedKeys"] as? [String] == [subject])
+            #expect(try leaks() == [])
+            #expect(try pg.run(["verify", "--json"]).status == 0)
             let rows = try connection.execute("SELECT subject, erased, key IS NULL FROM ledger_keys WHERE subject IN ($1, $2) ORDER BY subject",
                                               [subject, "account-" + kept.lowercased()])
             #expect(rows.count == 2)
@@ -181,6 +189,33 @@ import Testing
             #expect(try pg.run(["users", "--json"]).stdout.contains("stays@example.com"))
             let again = try pg.run(["recover", "--json"])
             #expect(try parseObject(again.stdout)["destroyedKeys"] as? [String] == [])
+        }
+    }
+
+    /// A log imported into a store that holds its prefix, after an erasure in the file: the import
+    /// erases in the store as the erasure did (the key row, the pending sign-in check of its email).
+    @Test func anImportedErasureErasesInTheStore() throws {
+        try withPostgresLedger { pg in
+            try withLedgerDir { file in
+                let gone = try Self.uid(try file.register(email: "imported@example.com", username: "Imported", password: "password imported"))
+                #expect(try file.register(email: "other@example.com", username: "Other", password: "password other").status == 0)
+                #expect(try pg.run(["import", file.logPath]).status == 0)
+                let subject = "account-" + gone.lowercased()
+                let connection = try PostgresConnection(pg.url)
+                let live = try connection.execute("SELECT count(*) FROM ledger_keys WHERE subject = $1 AND NOT erased", [subject])
+                #expect(live.string(0, 0) == "1")
+                let failed = try pg.run(["login", "--email", "imported@example.com", "--password-stdin"], stdin: "not the password\n",
+                                        env: ["LEDGER_FAILPOINTS": "SignInFailed=error"])
+                #expect(failed.status != 0, "\(failed)")
+                #expect(try connection.execute("SELECT count(*) FROM ledger_signin_pending").string(0, 0) == "1")
+                #expect(try file.run(["account", "delete", gone]).status == 0)
+                let imported = try pg.run(["import", file.logPath])
+                #expect(imported.status == 0, "\(imported)")
+                let rows = try connection.execute("SELECT erased, key IS NULL FROM ledger_keys WHERE subject = $1", [subject])
+                #expect(rows.count == 1 && rows.string(0, 0) == "t" && rows.string(0, 1) == "t")
+                #expect(try connection.execute("SELECT count(*) FROM ledger_signin_pending").string(0, 0) == "0")
+                #expect(try pg.run(["verify", "--json"]).status == 0)
+            }
         }
     }
 }

@@ -84,15 +84,20 @@ extension PostgresEventStore {
         // An erasure met after its subject's members were opened to text (a `ledger_keys` row
         // restored from a backup taken before it; or tables folded before it, when they are caught
         // up from their mark): the tables are folded again from the first line, the log's erasures winning.
-        let watch = OpenedSubjects(opener)
-        var erased: Set<SubjectID> = [], foldAgain = false
-        try catchUp(accounts, from: mark, connection, opener: watch) { subject in
-            erased.insert(subject)
-            if watch.wasOpened(subject) || mark.folded != nil { foldAgain = true }
+        // Each pass from the first line meets every erasure of the log, so the one after it opens
+        // no erased subject: at most three passes (the tables' tail, the whole log, once more).
+        var mark = mark, erased: Set<SubjectID> = [], pass: any PersonalDataOpener = opener
+        while true {
+            let watch = OpenedSubjects(pass)
+            var foldAgain = false
+            try catchUp(accounts, from: mark, connection, opener: watch) { subject in
+                erased.insert(subject)
+                if watch.wasOpened(subject) || mark.folded != nil { foldAgain = true }
+            }
+            guard foldAgain else { return }
+            mark = AccountMark(head: mark.head, lastAt: mark.lastAt, folded: nil)
+            pass = LogErasuresOpener(base: opener, erased: erased)
         }
-        guard foldAgain else { return }
-        try catchUp(accounts, from: AccountMark(head: mark.head, lastAt: mark.lastAt, folded: nil), connection,
-                    opener: LogErasuresOpener(base: opener, erased: erased)) { _ in }
     }
 
     /// `catchUp`, telling `erasure` of each erasure event it folds.

@@ -69,7 +69,10 @@ extension PostgresEventStore {
 extension PostgresEventStore {
     /// `ledger recover`'s sweep: the subjects whose erasure events the whole verified log holds but
     /// whose rows of `ledger_keys` still hold a key (the table restored from a backup taken before
-    /// the erasure) lose it, and the views checkpoint goes, in one transaction. Returns them, sorted.
+    /// the erasure) lose it, and in the same transaction, under the append lock, what an erasure
+    /// drops goes (`erasureStatements`) and the account-state tables are folded again from the
+    /// whole log, its erasures winning (tables folded with the restored key held the erased data).
+    /// Returns them, sorted.
     public func destroyKeysTheLogErased() throws -> [SubjectID] {
         let erased = Set(try scanViews(wanted: { $0.fact.erasedSubject != nil }, visit: { _, _ in }).compactMap(\.event.erasedSubject))
         guard !erased.isEmpty else { return [] }
@@ -77,11 +80,16 @@ extension PostgresEventStore {
         let destroyed: [SubjectID]
         do {
             destroyed = try connection.transaction {
+                try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey])
                 let rows = try connection.execute(
                     "UPDATE ledger_keys SET erased = true, key = NULL WHERE subject = ANY($1::text[]) AND NOT erased RETURNING subject",
                     [PostgresAccounts.textArray(erased.map(\.text).sorted())])
-                if rows.count > 0 { try connection.execute("TRUNCATE ledger_checkpoints") }
-                return (0..<rows.count).compactMap { rows.string($0, 0).flatMap(SubjectID.init) }.sorted { $0.text < $1.text }
+                let destroyed = (0..<rows.count).compactMap { rows.string($0, 0).flatMap(SubjectID.init) }.sorted { $0.text < $1.text }
+                guard !destroyed.isEmpty else { return destroyed }
+                for statement in Self.erasureStatements(Set(destroyed)) { try connection.execute(statement.sql, statement.parameters) }
+                try connection.execute("DELETE FROM ledger_account_state")
+                try Self.bringAccountsUpToDate(connection, opener: LogErasuresOpener(base: keyRing, erased: erased))
+                return destroyed
             }
         } catch {
             throw storeError(error, during: "destroying the keys of erased subjects")

@@ -94,6 +94,11 @@ extension PostgresEventStore {
                     }
                     for statement in keys.insertStatements { try connection.execute(statement.sql, statement.parameters) }
                 }
+                // The file's erasures do here what an erasure does: the keys (a prefix imported before
+                // may have made them live), the pending checks of the emails, the views checkpoint.
+                if !erased.isEmpty {
+                    for statement in Self.erasureStatements(erased) { try connection.execute(statement.sql, statement.parameters) }
+                }
                 try Self.bringAccountsUpToDate(connection, opener: keys.opener(erasing: erased, ring: keyRing))
                 try connection.execute("SELECT pg_notify($1, $2)", [PostgresSchema.channel, String(verified.head.seq)])
             }
