@@ -60,6 +60,20 @@ import Testing
             let zeros = try dir.run(["users", "--json"])
             #expect(zeros.status == 1 && zeros.stdout.contains("has no header"), "\(zeros)")
             try FileManager.default.removeItem(atPath: keys)
+            // Another folder's key store (valid, without this log's subjects): no writer writes into it,
+            // with its index or without.
+            try withLedgerDir { other in
+                #expect(try other.register(email: "elsewhere@example.com", username: "Elsewhere").status == 0)
+                try writeBytes(try readBytes(other.path + "/events.keys"), to: keys)
+            }
+            let foreign = try readBytes(keys), log = try dir.logBytes()
+            for removingIndex in [false, true] {
+                if removingIndex { try? FileManager.default.removeItem(atPath: dir.path + "/events.jsonl.index") }
+                let registered = try dir.register(email: "third@example.com", username: "Third")
+                #expect(registered.status == 1 && registered.stdout.contains("keys were lost"), "index removed: \(removingIndex): \(registered)")
+                #expect(try dir.logBytes() == log && (try readBytes(keys)) == foreign, "nothing written")
+            }
+            try FileManager.default.removeItem(atPath: keys)
             // No key store at all (a log copied without it): read, its members erased.
             let users = try dir.run(["users", "--json"])
             #expect(users.status == 0 && users.stdout.contains("\"erased\":true"), "\(users)")

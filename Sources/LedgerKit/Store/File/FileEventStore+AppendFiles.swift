@@ -102,13 +102,16 @@ extension FileEventStore {
                              + "until events.keys is restored from a backup (a new key store would lose every key for good) — run `ledger verify`",
                              reason: "missing-key")
         }
+        let keys: KeyStore
         do {
-            openKeys = try KeyStore(path: keyStorePath, writable: true)
+            keys = try KeyStore(path: keyStorePath, writable: true)
         } catch {
             try checkKeyStore()  // a link, a FIFO, a folder, a file that is not a key store: said as such
             throw StoreError(.io, "the key store \(keyStorePath) cannot be opened: \(error.message)",
                              reason: error.cause?.isNotRegular == true ? StoreError.notRegularFile : nil)
         }
+        try checkKeysKnowTheLog(keys)
+        openKeys = keys
         return openKeys
     }
 }
