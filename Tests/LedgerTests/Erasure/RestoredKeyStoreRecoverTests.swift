@@ -100,6 +100,32 @@ import Testing
         }
     }
 
+    /// A key store copied before an account was made and erased (a backup that copied `events.keys`
+    /// first): it lacks a subject the log's last lines name, but the log erases it, so nothing is
+    /// lost — writers and `recover` go on, with the caches or without them.
+    @Test(arguments: [false, true])
+    func aKeyStoreOlderThanAnErasedSubjectIsNoLoss(_ removingCaches: Bool) throws {
+        try withLedgerDir { dir in
+            #expect(try dir.register(email: "older0@example.com", username: "Older", password: "password number 0").status == 0)
+            let backup = try readBytes(dir.path + "/events.keys")
+            let gone = try Self.uid(try dir.register(email: "older1@example.com", username: "Gone", password: "password number 1"))
+            #expect(try dir.run(["account", "delete", gone]).status == 0)
+            try writeBytes(backup, to: dir.path + "/events.keys")
+            if removingCaches {
+                for cache in ["events.jsonl.index", "events.jsonl.index.checkpoint", "events.jsonl.checkpoint"] {
+                    try? FileManager.default.removeItem(atPath: dir.path + "/" + cache)
+                }
+            }
+            #expect(try dir.run(["verify", "--json"]).status == 0)
+            let registered = try dir.register(email: "older2@example.com", username: "Next", password: "password number 2")
+            #expect(registered.status == 0, "\(registered)")
+            #expect(try dir.login(email: "older0@example.com", password: "password number 0").status == 0)
+            let recovered = try dir.run(["recover", "--json"])
+            #expect(recovered.status == 0, "\(recovered)")
+            #expect(try dir.run(["verify", "--json"]).status == 0)
+        }
+    }
+
     /// An erasure event before damage (it may be a forgery whose hash was made anew): neither a
     /// writer nor `recover` destroys a key for it; both refuse, the key store untouched.
     @Test func noKeyIsDestroyedForALineBeforeDamage() throws {

@@ -145,7 +145,7 @@ extension FileEventStore {
     }
 
     /// The `ErasureScan` of `log`.
-    private func erasures(in log: FileDescriptor) throws -> ErasureScan {
+    func erasures(in log: FileDescriptor) throws -> ErasureScan {
         var scan = ErasureScan()
         var checker = ChainChecker(opener: keyRing)
         try LogScanner.scanFacts(log, checker: &checker) { item in
