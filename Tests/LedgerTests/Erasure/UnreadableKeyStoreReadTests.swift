@@ -64,8 +64,14 @@ import Testing
             // with its index or without.
             try withLedgerDir { other in
                 #expect(try other.register(email: "elsewhere@example.com", username: "Elsewhere").status == 0)
-                try writeBytes(try readBytes(other.path + "/events.keys"), to: keys)
+                try writeBytes(try readBytes(other.path + "/events.keys"), to: dir.path + "/events.keys.foreign")
             }
+            try writeBytes(try readBytes(real), to: dir.path + "/events.keys.own")
+            // Sign-ins enough that the log's last 64 KiB name no subject at all: its first lines still do.
+            let own = try readBytes(dir.path + "/events.keys.own")
+            try writeBytes(own, to: keys)
+            for _ in 0..<140 { #expect(try dir.login(email: "reader@example.com", password: "correct horse 1").status == 0) }
+            try writeBytes(try readBytes(dir.path + "/events.keys.foreign"), to: keys)
             let foreign = try readBytes(keys), log = try dir.logBytes()
             for removingIndex in [false, true] {
                 if removingIndex { try? FileManager.default.removeItem(atPath: dir.path + "/events.jsonl.index") }
