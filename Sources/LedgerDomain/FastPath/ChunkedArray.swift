@@ -34,14 +34,14 @@ struct ChunkedArray<Element>: RandomAccessCollection {
         }
     }
 
-    /// Adds `element` at the end.
-    mutating func append(_ element: Element) {
+    /// Adds `element` at the end (moved in: a borrowed element was copied, its references retained).
+    mutating func append(_ element: consuming Element) {
         if count & (Self.chunkSize - 1) == 0 {
             var chunk: [Element] = []
             chunk.reserveCapacity(Self.chunkSize)
             chunks.append(chunk)
         }
-        chunks[chunks.count - 1].append(element)
+        chunks[chunks.count - 1].append(consume element)
         count += 1
     }
 }

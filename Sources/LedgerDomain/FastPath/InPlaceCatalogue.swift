@@ -43,8 +43,8 @@ enum InPlaceCatalogue {
         return UnsafeBufferPointer(copy)
     }
 
-    /// Every catalogue type, in `EventType.allCases` order.
-    static let entries: [Entry] = EventType.allCases.map(Entry.init)
+    /// Every catalogue type, in `EventType.allCases` order; never freed nor written after it is made.
+    nonisolated(unsafe) static let entries: UnsafeBufferPointer<Entry> = immortal(EventType.allCases.map(Entry.init))
 }
 
 // MARK: - InlineBytes

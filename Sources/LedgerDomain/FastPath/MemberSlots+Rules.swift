@@ -17,6 +17,9 @@ extension MemberSlots {
                 case .count, .flag: return false
                 case .prefixed(let prefix, let other):
                     guard isPrefixed(index, prefix, other, in: line) else { return false }
+                // The rule's own check (`MemberKind.problem`), its value kept for the view fact.
+                case .uuid: guard uuidBits(index, in: line) != nil else { return false }
+                case .timestamp: guard time(index, in: line) != nil else { return false }
                 case let kind:
                     guard withText(index, in: line, { kind.problem($0) == nil }) == true else { return false }
                 }
@@ -37,7 +40,7 @@ extension MemberSlots {
 
     /// Checked `.uuid` member `member` (nil when absent or null).
     func uuid<M: PayloadMember>(_ member: M, in line: UnsafeBufferPointer<UInt8>) -> UUIDBits? {
-        withText(member.rawValue, in: line) { UUIDBits(uuidBytes: $0) } ?? nil
+        uuidBits(member.rawValue, in: line)
     }
 
     /// Checked `.sha256` member `member`.
@@ -47,7 +50,7 @@ extension MemberSlots {
 
     /// Checked `.timestamp` member `member`.
     func timestamp<M: PayloadMember>(_ member: M, in line: UnsafeBufferPointer<UInt8>) -> Timestamp {
-        (withText(member.rawValue, in: line) { Timestamp(canonicalBytes: $0) } ?? nil) ?? Timestamp(millis: 0)
+        time(member.rawValue, in: line) ?? Timestamp(millis: 0)
     }
 
     /// Checked string member `member` (nil when absent or null).

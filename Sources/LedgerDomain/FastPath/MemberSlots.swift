@@ -32,14 +32,41 @@ struct MemberSlots {
     /// The most members a payload may declare.
     static let capacity = 8
 
-    /// Slot `i` holds the member that rule `i` of the payload's schema names.
-    private var slots = InlineArray<8, Slot>(repeating: Slot())
-    /// The text of each `.opened` member.
-    private var texts = InlineArray<8, String?>(repeating: nil)
+    /// What the slots hold, where the line's reading keeps it (`withEmpty`): the slots are a
+    /// pointer to it, so lending them to a call or a payload's `viewFact` never copies its 288
+    /// bytes (a value this size was copied into each call, and moving it copied it once more).
+    struct Storage {
+        /// Slot `i` holds the member that rule `i` of the payload's schema names.
+        var slots = InlineArray<8, Slot>(repeating: Slot())
+        /// The text of each `.opened` member.
+        var texts = InlineArray<8, String?>(repeating: nil)
+        /// Member `i`'s value once read as a UUID (bit `i` of `uuids`) or a time (bit `i` of
+        /// `times`, its milliseconds in `high`): checking a line reads it, its view fact reads it
+        /// again, and a version 2 line's owner a third time.
+        var values = InlineArray<8, UUIDBits>(repeating: .zero)
+        var uuids: UInt8 = 0
+        var times: UInt8 = 0
+    }
+
+    private let storage: UnsafeMutablePointer<Storage>
+
+    private init(_ storage: UnsafeMutablePointer<Storage>) { self.storage = storage }
+
+    /// `body` of empty slots that live for the call.
+    @inline(__always)
+    static func withEmpty<T>(_ body: (inout MemberSlots) -> T) -> T {
+        withUnsafeTemporaryAllocation(of: Storage.self, capacity: 1) { buffer in
+            let storage = buffer.baseAddress!
+            storage.initialize(to: Storage())
+            defer { storage.deinitialize(count: 1) }
+            var slots = MemberSlots(storage)
+            return body(&slots)
+        }
+    }
 
     /// The slot of member `index`.
     subscript(index: Int) -> Slot {
-        @inline(__always) get { slots[index] }
+        @inline(__always) get { storage.pointee.slots[index] }
     }
 
     // MARK: - Scan
@@ -64,7 +91,7 @@ struct MemberSlots {
                 i += 1
             }
             guard i < n, let key = Self.find(UnsafeBufferPointer(rebasing: bytes[nameStart..<i]), in: rules),
-                  slots[key].kind == .absent else { return nil }
+                  storage.pointee.slots[key].kind == .absent else { return nil }
             i += 1
             guard i < n, bytes[i] == UInt8(ascii: ":") else { return nil }
             i += 1
@@ -102,7 +129,7 @@ struct MemberSlots {
             default:
                 return nil
             }
-            slots[key] = slot
+            storage.pointee.slots[key] = slot
             guard i < n else { return nil }
             if bytes[i] == UInt8(ascii: "}") { return i + 1 }
             guard bytes[i] == UInt8(ascii: ",") else { return nil }
@@ -212,10 +239,10 @@ struct MemberSlots {
                        opener: any PersonalDataOpener) -> Bool {
         guard entry.personal != 0 else { return false }
         var owner: UUIDBits?
-        if entry.owner >= 0, let uid = withText(entry.owner, in: line, { UUIDBits(uuidBytes: $0) }) ?? nil { owner = uid }
+        if entry.owner >= 0, let uid = uuidBits(entry.owner, in: line) { owner = uid }
         for index in entry.rules.indices {
             let personal = entry.personal & (1 << index) != 0
-            switch slots[index].kind {
+            switch storage.pointee.slots[index].kind {
             case .string, .escapedString: if personal { return false }
             case .sealed:
                 guard personal else { return false }
@@ -226,11 +253,11 @@ struct MemberSlots {
                 }
                 switch opened {
                 case nil: return false  // not a well-formed encrypted member of the event's subject
-                case .some(nil): slots[index].kind = .unread
+                case .some(nil): storage.pointee.slots[index].kind = .unread
                 case .some(.text(let text)?):
-                    texts[index] = text
-                    slots[index].kind = .opened
-                case .some(.some): slots[index].kind = .erased
+                    storage.pointee.texts[index] = text
+                    storage.pointee.slots[index].kind = .opened
+                case .some(.some): storage.pointee.slots[index].kind = .erased
                 }
             default: continue
             }
@@ -245,7 +272,7 @@ struct MemberSlots {
     /// nil and nothing is decoded: `scan` found its Base64 canonical, so its sizes are known.
     private func withSealedMember<T>(_ index: Int, in line: UnsafeBufferPointer<UInt8>, owner: UUIDBits?, decoding: Bool,
                                      _ body: (SealedMember?) -> T) -> T? {
-        let slot = slots[index]
+        let slot = storage.pointee.slots[index]
         // `sealedObject` checked the frame, `{"subject":"S","nonce":"N","ciphertext":"C"}`, with no
         // quote or backslash inside S and N and C canonical Base64, and noted where N and C start.
         let nonceStart = Int(slot.nonce), sealedStart = Int(slot.ciphertext)
@@ -288,17 +315,17 @@ struct MemberSlots {
 
     /// The raw bytes of unescaped string member `index`.
     func plain(_ index: Int, in line: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
-        let slot = slots[index]
+        let slot = storage.pointee.slots[index]
         guard slot.kind == .string else { return nil }
         return UnsafeBufferPointer(rebasing: line[Int(slot.start)..<Int(slot.end)])
     }
 
     /// String member `index`'s value.
     func string(_ index: Int, in line: UnsafeBufferPointer<UInt8>) -> String? {
-        let slot = slots[index]
+        let slot = storage.pointee.slots[index]
         switch slot.kind {
         case .opened:
-            return texts[index]
+            return storage.pointee.texts[index]
         case .string:
             // `scan` validated the UTF-8 already: decoding repairs nothing.
             return String(decoding: UnsafeBufferPointer(rebasing: line[Int(slot.start)..<Int(slot.end)]), as: UTF8.self)
@@ -317,9 +344,27 @@ struct MemberSlots {
         return text.withUTF8(body)
     }
 
+    /// String member `index` read as a lowercase UUID (nil when it is not one), read once per line.
+    func uuidBits(_ index: Int, in line: UnsafeBufferPointer<UInt8>) -> UUIDBits? {
+        if storage.pointee.uuids & (1 << index) != 0 { return storage.pointee.values[index] }
+        guard let bits = withText(index, in: line, { UUIDBits(uuidBytes: $0) }) ?? nil else { return nil }
+        storage.pointee.values[index] = bits
+        storage.pointee.uuids |= 1 << index
+        return bits
+    }
+
+    /// String member `index` read as a canonical time (nil when it is not one), read once per line.
+    func time(_ index: Int, in line: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        if storage.pointee.times & (1 << index) != 0 { return Timestamp(millis: Int64(bitPattern: storage.pointee.values[index].high)) }
+        guard let time = withText(index, in: line, { Timestamp(canonicalBytes: $0) }) ?? nil else { return nil }
+        storage.pointee.values[index] = UUIDBits(high: UInt64(bitPattern: time.millis), low: 0)
+        storage.pointee.times |= 1 << index
+        return time
+    }
+
     /// Integer member `index` (non-negative: `scan` takes no sign).
     func int(_ index: Int, in line: UnsafeBufferPointer<UInt8>) -> Int? {
-        let slot = slots[index]
+        let slot = storage.pointee.slots[index]
         guard slot.kind == .int else { return nil }
         var value = 0
         for i in Int(slot.start)..<Int(slot.end) { value = value * 10 + Int(line[i] &- UInt8(ascii: "0")) }

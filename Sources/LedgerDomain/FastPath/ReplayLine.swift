@@ -29,45 +29,51 @@ extension LineCodec {
     /// line read here gives the same event through `decode` and `ChainChecker.prepare`.
     /// A data version 2 line's encrypted members are opened with `opener`, as the full path opens them.
     public static func readInPlace(_ line: UnsafeBufferPointer<UInt8>, opener: any PersonalDataOpener = SealedOpener()) -> ReplayLine? {
-        // Entries are read where they lie: copying one costs more than reading its line.
-        InPlaceCatalogue.entries.withUnsafeBufferPointer { catalogue in readInPlace(line, catalogue: catalogue, opener: opener) }
+        withUnsafeTemporaryAllocation(of: ReplayLine.self, capacity: 1) { buffer in
+            let read = buffer.baseAddress!
+            return readInPlace(line, into: read, opener: opener) ? read.move() : nil
+        }
     }
 
-    private static func readInPlace(_ line: UnsafeBufferPointer<UInt8>, catalogue: UnsafeBufferPointer<InPlaceCatalogue.Entry>,
-                                    opener: any PersonalDataOpener) -> ReplayLine? {
+    /// `readInPlace(_:opener:)` written straight into `read` (uninitialized memory, initialized
+    /// only when the answer is true): a scanner's batch keeps each line's reading where it lies,
+    /// with no copy of it on the way.
+    public static func readInPlace(_ line: UnsafeBufferPointer<UInt8>, into read: UnsafeMutablePointer<ReplayLine>,
+                                   opener: any PersonalDataOpener = SealedOpener()) -> Bool {
+        // Entries are read where they lie: copying one costs more than reading its line.
+        let catalogue = InPlaceCatalogue.entries
         var r = LineCursor(line)
         guard r.expect(#"{"seq":"#), let seq = r.positiveInt(),
               r.expect(#","id":""#), let id = r.uuid(),
               r.expect(#"","at":""#), let at = r.timestamp(),
               r.expect(#"","type":""#), let entry = r.catalogueEntry(catalogue)
-        else { return nil }
+        else { return false }
         let type = catalogue[entry].type
-        var slots = MemberSlots()
         var batch = BatchMark.unmarked
         guard r.expect(#","v":"#), let v = r.positiveInt(), v == type.currentVersion || (v == 2 && PersonalMembers.rule(for: type) != nil),
               r.expect(#","stream":""#), let (category, stream) = r.stream(), type.belongs(in: category)
-        else { return nil }
+        else { return false }
         // Most lines have no `batch`: for them this is the `,"data":` check they need anyway.
         if !r.expect(#","data":"#) {
             guard r.expect(#","batch":["#), let index = r.positiveInt(), r.expect(","), let count = r.positiveInt(), r.expect("]"),
                   let mark = BatchMark(index: index, count: count), r.expect(#","data":"#)
-            else { return nil }
+            else { return false }
             batch = mark
         }
-        guard r.dataObject(into: &slots, rules: catalogue[entry].rules) else { return nil }
-        // A version 2 line's members are opened first (a version 1 line has none to open: an object there gives up).
-        if v == 2, !slots.open(catalogue[entry], eventID: id, in: line, opener: opener) { return nil }
-        // Read only from here on: a constant is lent where it lies, where a variable was copied
-        // (288 bytes) into each call.
-        let members = consume slots
-        guard members.satisfies(catalogue[entry].rules, in: line) else { return nil }
-        let bodyLength = line.count - suffixLength
-        guard r.expect(#","prev":""#), let prev = r.digest(), r.expect("\""), r.index == bodyLength,
-              r.expect(#","hash":""#), let hash = r.digest(), r.expect("\"}"), r.index == line.count
-        else { return nil }
-        let fact = catalogue[entry].payload.viewFact(members, in: line)
-        return ReplayLine(event: ViewEvent(seq: seq, at: at, category: category, stream: stream, fact: fact),
-                          id: id, prev: prev, hash: hash, bodyLength: bodyLength, batch: batch)
+        return MemberSlots.withEmpty { slots in
+            guard r.dataObject(into: &slots, rules: catalogue[entry].rules) else { return false }
+            // A version 2 line's members are opened first (a version 1 line has none to open: an object there gives up).
+            if v == 2, !slots.open(catalogue[entry], eventID: id, in: line, opener: opener) { return false }
+            guard slots.satisfies(catalogue[entry].rules, in: line) else { return false }
+            let bodyLength = line.count - suffixLength
+            guard r.expect(#","prev":""#), let prev = r.digest(), r.expect("\""), r.index == bodyLength,
+                  r.expect(#","hash":""#), let hash = r.digest(), r.expect("\"}"), r.index == line.count
+            else { return false }
+            read.initialize(to: ReplayLine(event: ViewEvent(seq: seq, at: at, category: category, stream: stream,
+                                                            fact: catalogue[entry].payload.viewFact(slots, in: line)),
+                                           id: id, prev: prev, hash: hash, bodyLength: bodyLength, batch: batch))
+            return true
+        }
     }
 }
 

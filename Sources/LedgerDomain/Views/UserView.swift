@@ -222,9 +222,9 @@ extension UserView: AccountFoldState {
 
     /// The account `uid`'s status and email.
     public func account(_ uid: UUIDBits) -> AccountFacts<ViewEmail>? {
+        // Member by member where the record lies: a copy of the record retained all its strings.
         position(of: uid).map { at in
-            let record = records[Int(at)]
-            return AccountFacts(status: record.status, email: ViewEmail(email: record.email, hash: record.emailHash))
+            AccountFacts(status: records[Int(at)].status, email: ViewEmail(email: records[Int(at)].email, hash: records[Int(at)].emailHash))
         }
     }
 

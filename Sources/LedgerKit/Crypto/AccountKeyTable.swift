@@ -65,14 +65,10 @@ final class AccountKeyTable: @unchecked Sendable {
         lines.deallocate()
     }
 
-    /// Where `uid` sits first: hashed with the process's random seed (`Hasher`), so that uids
-    /// forged to collide cannot make the table's probes long.
-    private static func home(_ uid: UUIDBits) -> Int {
-        var hasher = Hasher()
-        hasher.combine(uid.high)
-        hasher.combine(uid.low)
-        return hasher.finalize()
-    }
+    /// Where `uid` sits first: hashed with the process's random seed (`UUIDBits.seededHash`, as
+    /// the views' indexes), so that uids forged to collide cannot make the table's probes long.
+    @inline(__always)
+    private static func home(_ uid: UUIDBits) -> Int { uid.seededHash }
 
     private func uid(_ at: Int) -> UUIDBits {
         let line = UnsafeRawPointer(lines + at * Self.line)

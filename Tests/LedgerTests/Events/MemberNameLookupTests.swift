@@ -10,9 +10,10 @@ struct MemberNameLookupTests {
     private func slot(of name: [UInt8], rules: [MemberRule]) -> Int? {
         let object = Array("{\"".utf8) + name + Array("\":1}".utf8)
         return object.withUnsafeBufferPointer { bytes -> Int? in
-            var slots = MemberSlots()
-            guard rules.withUnsafeBufferPointer({ slots.scan(bytes, from: 0, rules: $0) }) == bytes.count else { return nil }
-            return rules.indices.first { slots[$0].kind == .int }
+            MemberSlots.withEmpty { slots in
+                guard rules.withUnsafeBufferPointer({ slots.scan(bytes, from: 0, rules: $0) }) == bytes.count else { return nil }
+                return rules.indices.first { slots[$0].kind == .int }
+            }
         }
     }
 

@@ -129,7 +129,7 @@ extension FileEventStore {
                     // checkpoint, restored from a backup or written before it; or members opened with
                     // a key it destroyed): the caches go, the key too, and the fold starts over —
                     // once, after every later erasure is noted too (it reads on without folding).
-                    if let erased = event.pointee.fact.erasedSubject {
+                    if let erased = ViewEvent.erasedSubject(at: event) {
                         if keyRing.noteErased(erased) || fromCache || !erasures.isEmpty {
                             if noted.insert(erased).inserted { erasures.append(erased) }
                             return true

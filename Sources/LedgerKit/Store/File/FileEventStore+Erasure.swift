@@ -152,7 +152,7 @@ extension FileEventStore {
             switch item {
             case .event(let event, _, _, _):
                 Self.noteEmails(of: event.pointee.fact, in: &scan.emails, of: nil)
-                if let subject = event.pointee.fact.erasedSubject { scan.erased.insert(subject) }
+                if let subject = ViewEvent.erasedSubject(at: event) { scan.erased.insert(subject) }
                 AccountFold.evolve(&scan.accounts, event.pointee)
                 return true
             case .problem:

@@ -56,7 +56,7 @@ public enum LogVerifier {
             erased = []
             if checkingCaches, case .postgres(let store) = source { accounts = try PostgresAccountCheck(store) }
             return try verify(source, deferringIDs: deferringIDs, anchors: wanted, found: &found, opener: keys) { event in
-                if let subject = event.pointee.fact.erasedSubject { erased.insert(subject) }
+                if let subject = ViewEvent.erasedSubject(at: event) { erased.insert(subject) }
                 accounts?.visit(event)
             }
         }

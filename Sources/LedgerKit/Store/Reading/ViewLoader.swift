@@ -112,7 +112,7 @@ public enum ViewLoader {
                     // a key a restored key store brought back), it means reading again without it.
                     // Once the read is to start over, it reads on only to note every later erasure
                     // too, so that it starts over once, not once per erased subject.
-                    if let erased = event.pointee.fact.erasedSubject, source.opener.noteErased(erased) {
+                    if let erased = ViewEvent.erasedSubject(at: event), source.opener.noteErased(erased) {
                         erasureAfterWhatWasRead = true
                     }
                     return true
@@ -120,7 +120,7 @@ public enum ViewLoader {
                 // An erasure after what was read (a checkpoint, or members opened with a key the
                 // erasure destroyed: a key store restored from a backup) means reading again from
                 // the first line, that subject erased.
-                if let erased = event.pointee.fact.erasedSubject, source.opener.noteErased(erased) || checkpoint != nil {
+                if let erased = ViewEvent.erasedSubject(at: event), source.opener.noteErased(erased) || checkpoint != nil {
                     erasureAfterWhatWasRead = true
                     return true
                 }
