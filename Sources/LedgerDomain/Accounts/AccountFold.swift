@@ -22,6 +22,9 @@ public protocol AccountFoldState {
     func emailKey(_ email: String) -> EmailKey
     /// The account `uid`, nil when it was never created.
     func account(_ uid: UUIDBits) -> AccountFacts<EmailKey>?
+    /// `account(uid)?.status`, for a storage that reads it without the email (the fold asks it of
+    /// most events; a default gives `account`'s).
+    func status(of uid: UUIDBits) -> AccountStatus?
     /// The account last created with `email` or moved to it, deleted or not.
     func lastAccount(of email: EmailKey) -> UUIDBits?
     /// Records that `event` created the account `uid` with `email`, in `status`: it is now the email's
@@ -46,6 +49,11 @@ public protocol AccountFoldState {
     mutating func appendFailure(of email: EmailKey, at time: Timestamp, by event: ViewEvent)
     /// Forgets `email`'s consecutive wrong passwords.
     mutating func clearFailures(of email: EmailKey)
+}
+
+extension AccountFoldState {
+    /// `account(uid)?.status`.
+    public func status(of uid: UUIDBits) -> AccountStatus? { account(uid)?.status }
 }
 
 // MARK: - AccountFold
@@ -90,16 +98,16 @@ public enum AccountFold {
             guard let holder, holder != uid else { return nil }
             return RuleBreak(kind: .duplicateLiveAccount, seq: event.seq, uid: uid)
         case .profileWritten(let uid, _, _, _):
-            if state.account(uid)?.status == .pending { state.setStatus(.active, of: uid) }
+            if state.status(of: uid) == .pending { state.setStatus(.active, of: uid) }
             return nil
         case .accountDeleted(let uid, _, _):
-            if let account = state.account(uid), account.status != .deleted { state.setStatus(.deleted, of: uid) }
+            if let status = state.status(of: uid), status != .deleted { state.setStatus(.deleted, of: uid) }
             return nil
         case .accountDisabled(let uid, _):
-            if state.account(uid)?.status == .active { state.setStatus(.disabled, of: uid) }
+            if state.status(of: uid) == .active { state.setStatus(.disabled, of: uid) }
             return nil
         case .accountEnabled(let uid):
-            if state.account(uid)?.status == .disabled { state.setStatus(.active, of: uid) }
+            if state.status(of: uid) == .disabled { state.setStatus(.active, of: uid) }
             return nil
         case .passwordChanged(let uid, let reason):
             guard let account = state.account(uid), account.status.holdsEmail else { return nil }
@@ -163,7 +171,7 @@ public enum AccountFold {
 
     /// The account that may sign in with `email`: its live account, when active.
     public static func signInAccount<State: AccountFoldState>(of email: State.EmailKey, in state: State) -> UUIDBits? {
-        guard let uid = liveAccount(of: email, in: state), state.account(uid)?.status.maySignIn == true else { return nil }
+        guard let uid = liveAccount(of: email, in: state), state.status(of: uid)?.maySignIn == true else { return nil }
         return uid
     }
 
@@ -179,7 +187,7 @@ public enum AccountFold {
 
     /// The status of `email`'s live account, nil when it has none.
     public static func liveStatus<State: AccountFoldState>(of email: State.EmailKey, in state: State) -> AccountStatus? {
-        liveAccount(of: email, in: state).flatMap { state.account($0)?.status }
+        liveAccount(of: email, in: state).flatMap { state.status(of: $0) }
     }
 
     /// When `email` is locked out at `now` under `policy`, the instant the lock ends; else nil: the

@@ -70,6 +70,43 @@ struct PositionIndex: Sendable {
         }
     }
 
+    /// Points `key` at `position` when it is not held, and returns nil; when it is held, leaves it
+    /// and returns its position. One probe where `find` then `set` took two (a new key's `keyAt`
+    /// is never called: `position` may name a row about to be added).
+    mutating func insertIfAbsent<Key: Hashable>(_ key: Key, at position: Int32, keyAt: (Int32) -> Key) -> Int32? {
+        exchange(key, position, replacing: false, keyAt: keyAt)
+    }
+
+    /// Points `key` at `position` and returns the position it pointed at before (nil when it was
+    /// not held): one probe where `find` then `set` took two.
+    mutating func exchange<Key: Hashable>(_ key: Key, with position: Int32, keyAt: (Int32) -> Key) -> Int32? {
+        exchange(key, position, replacing: true, keyAt: keyAt)
+    }
+
+    private mutating func exchange<Key: Hashable>(_ key: Key, _ position: Int32, replacing: Bool, keyAt: (Int32) -> Key) -> Int32? {
+        if (count + 1) * 4 > slots.count * 3 { grow() }
+        let tag = Self.tag(of: key)
+        let home = self.home(tag)
+        let entry = tag << 32 | UInt64(UInt32(bitPattern: position))
+        return slots.withUnsafeMutableBufferPointer { slots -> Int32? in
+            let mask = slots.count - 1
+            var i = home
+            while true {
+                let slot = slots[i]
+                if slot == Self.empty {
+                    slots[i] = entry
+                    count += 1
+                    return nil
+                }
+                if slot >> 32 == tag, case let held = Int32(truncatingIfNeeded: slot), keyAt(held) == key {
+                    if replacing { slots[i] = entry }
+                    return held
+                }
+                i = (i + 1) & mask
+            }
+        }
+    }
+
     /// The tag of `key`: the high 32 bits of `seededHash` for ids and strings (cheap), of
     /// `hashValue` for anything else.
     @inline(__always)

@@ -134,6 +134,8 @@ extension LedgerViews: AccountFoldState {
     public func emailKey(_ email: String) -> ViewEmail { ViewEmail(email) }
     /// The account `uid`'s status and email.
     public func account(_ uid: UUIDBits) -> AccountFacts<ViewEmail>? { users.account(uid) }
+    /// The account `uid`'s status.
+    public func status(of uid: UUIDBits) -> AccountStatus? { users.status(of: uid) }
     /// The account last created with `email`.
     public func lastAccount(of email: ViewEmail) -> UUIDBits? { users.lastAccount(of: email) }
     /// Records the creation of `uid` in the users view.

@@ -91,21 +91,28 @@ public struct SessionView: Equatable, Sendable {
 
     /// Inserts `record` (chained to its user), or replaces the one with its id in place.
     mutating func upsert(_ record: Record) {
-        if let at = position(of: record.session) {
+        // One probe of each index (a session id is new but for a line ledger never writes): the
+        // id's slot is taken for the row about to be added, its user's last session exchanged.
+        let at = Int32(records.count)
+        var held: Int32?, previous: Int32 = -1
+        do {
+            // The rows are read through a copy that ends here, before they change (a copy alive
+            // then would make the change copy them).
+            let rows = records
+            held = index.insertIfAbsent(record.session, at: at) { rows[Int($0)].session }
+            if held == nil { previous = lastOfUser.exchange(record.uid, with: at) { rows[Int($0)].uid } ?? -1 }
+        }
+        if let held {
             // Same session id again: new values, same place in its user's chain (and the same user).
-            let (previous, uid) = (records[Int(at)].previousOfUser, records[Int(at)].uid)
-            records[Int(at)] = record
-            records[Int(at)].previousOfUser = previous
-            records[Int(at)].uid = uid
+            let (previous, uid) = (records[Int(held)].previousOfUser, records[Int(held)].uid)
+            records[Int(held)] = record
+            records[Int(held)].previousOfUser = previous
+            records[Int(held)].uid = uid
             return
         }
-        let at = Int32(records.count)
         var record = record
-        record.previousOfUser = lastSession(of: record.uid) ?? -1
+        record.previousOfUser = previous
         records.append(record)
-        let rows = records
-        index.set(record.session, to: at) { rows[Int($0)].session }
-        lastOfUser.set(record.uid, to: at) { rows[Int($0)].uid }
     }
 
     /// The position of session `id`.

@@ -175,8 +175,8 @@ public struct UserView: Equatable, Sendable {
         return live(email: email) ?? rows.last { $0.email == email }
     }
 
-    /// Status of the user with `uid` (nil when unknown), without spelling the row out.
-    func status(of uid: UUIDBits) -> UserRow.Status? { position(of: uid).map { records[Int($0)].status } }
+    /// Status of the user with `uid` (nil when unknown), without spelling the row out (nor touching its email).
+    public func status(of uid: UUIDBits) -> UserRow.Status? { position(of: uid).map { records[Int($0)].status } }
 
 
     /// Checks the view's invariants; returns the violations (empty when sound).

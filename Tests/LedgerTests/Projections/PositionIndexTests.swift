@@ -24,6 +24,29 @@ struct PositionIndexTests {
         for (id, at) in reference { #expect(index.find(id) { rows[Int($0)] } == at) }
     }
 
+    @Test func oneProbeInsertAndExchangeAgreeWithADictionary() {
+        // `insertIfAbsent` and `exchange` (one probe each) against a dictionary, through growth,
+        // with keys that come back; a new key's position names a row not added yet.
+        let random = SeededRandom(seed: 31)
+        var rows: [UUIDBits] = [], firsts = PositionIndex(), lasts = PositionIndex()
+        var firstReference: [UUIDBits: Int32] = [:], lastReference: [UUIDBits: Int32] = [:]
+        for _ in 0..<30_000 {
+            let id = UUIDBits(high: UInt64(random.next(2)), low: UInt64(random.next(9_000)))
+            let at = Int32(rows.count)
+            let snapshot = rows
+            let held = firsts.insertIfAbsent(id, at: at) { snapshot[Int($0)] }
+            #expect(held == firstReference[id])
+            if firstReference[id] == nil { firstReference[id] = at }
+            let previous = lasts.exchange(id, with: at) { snapshot[Int($0)] }
+            #expect(previous == lastReference[id])
+            lastReference[id] = at
+            rows.append(id)
+        }
+        #expect(firsts.count == firstReference.count && lasts.count == lastReference.count)
+        for (id, at) in firstReference { #expect(firsts.find(id) { rows[Int($0)] } == at) }
+        for (id, at) in lastReference { #expect(lasts.find(id) { rows[Int($0)] } == at) }
+    }
+
     @Test func stringKeysAgreeWithADictionary() {
         var rows: [String] = [], index = PositionIndex(), reference: [String: Int32] = [:]
         for n in 0..<5_000 {
