@@ -47,27 +47,7 @@ struct PositionIndex: Sendable {
 
     /// Points `key` at `position`: adds it, or repoints it when held.
     mutating func set<Key: Hashable>(_ key: Key, to position: Int32, keyAt: (Int32) -> Key) {
-        if (count + 1) * 4 > slots.count * 3 { grow() }
-        let tag = Self.tag(of: key)
-        let home = self.home(tag)
-        let entry = tag << 32 | UInt64(UInt32(bitPattern: position))
-        slots.withUnsafeMutableBufferPointer { slots in
-            let mask = slots.count - 1
-            var i = home
-            while true {
-                let slot = slots[i]
-                if slot == Self.empty {
-                    slots[i] = entry
-                    count += 1
-                    return
-                }
-                if slot >> 32 == tag && keyAt(Int32(truncatingIfNeeded: slot)) == key {
-                    slots[i] = entry
-                    return
-                }
-                i = (i + 1) & mask
-            }
-        }
+        _ = exchange(key, position, replacing: true, keyAt: keyAt)
     }
 
     /// Points `key` at `position` when it is not held, and returns nil; when it is held, leaves it
@@ -83,6 +63,8 @@ struct PositionIndex: Sendable {
         exchange(key, position, replacing: true, keyAt: keyAt)
     }
 
+    /// The one walk of `set`, `insertIfAbsent` and `exchange`: adds `key` at `position`, or finds
+    /// it (and repoints it when `replacing`) and returns where it was.
     private mutating func exchange<Key: Hashable>(_ key: Key, _ position: Int32, replacing: Bool, keyAt: (Int32) -> Key) -> Int32? {
         if (count + 1) * 4 > slots.count * 3 { grow() }
         let tag = Self.tag(of: key)
