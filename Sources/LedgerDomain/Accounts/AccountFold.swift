@@ -40,6 +40,9 @@ public protocol AccountFoldState {
     /// now the email's last account and the account's email (its old email is then held by no one).
     mutating func recordEmailChange(of uid: UUIDBits, to email: EmailKey, by event: ViewEvent)
 
+    /// False when the storage keeps no wrong passwords at all (`mayHaveFailures` is then false for
+    /// every email, and the fold need not read an account's email to ask it); a default gives true.
+    var keepsFailures: Bool { get }
     /// True when `email` may have consecutive wrong passwords (false only when it has none).
     func mayHaveFailures(_ email: EmailKey) -> Bool
     /// The times of `email`'s consecutive wrong passwords, oldest first: at least the last
@@ -54,6 +57,8 @@ public protocol AccountFoldState {
 extension AccountFoldState {
     /// `account(uid)?.status`.
     public func status(of uid: UUIDBits) -> AccountStatus? { account(uid)?.status }
+    /// True: the storage may keep wrong passwords.
+    public var keepsFailures: Bool { true }
 }
 
 // MARK: - AccountFold
@@ -131,16 +136,17 @@ public enum AccountFold {
             guard locked else { return nil }
             return RuleBreak(kind: .passwordCheckedWhileLocked, seq: event.seq, uid: liveAccount(of: key, in: state) ?? .zero)
         case .sessionStarted(_, let uid, _):
-            guard let account = state.account(uid) else {
+            guard let status = state.status(of: uid) else {
                 return RuleBreak(kind: .sessionWithoutAccount, seq: event.seq, uid: uid)
             }
             var broken: RuleBreak?
-            if !account.status.maySignIn { broken = RuleBreak(kind: .sessionWithoutAccount, seq: event.seq, uid: uid) }
-            guard state.mayHaveFailures(account.email) else { return broken }
-            if broken == nil, let policy, policy.lockedUntil(recent: state.recentFailures(of: account.email), at: event.at) != nil {
+            if !status.maySignIn { broken = RuleBreak(kind: .sessionWithoutAccount, seq: event.seq, uid: uid) }
+            // The email only where failures may be kept: most sessions start where none are.
+            guard state.keepsFailures, let email = state.account(uid)?.email, state.mayHaveFailures(email) else { return broken }
+            if broken == nil, let policy, policy.lockedUntil(recent: state.recentFailures(of: email), at: event.at) != nil {
                 broken = RuleBreak(kind: .signinWhileLocked, seq: event.seq, uid: uid)
             }
-            state.clearFailures(of: account.email)
+            state.clearFailures(of: email)
             return broken
         default:
             return nil

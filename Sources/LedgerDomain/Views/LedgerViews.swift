@@ -150,6 +150,8 @@ extension LedgerViews: AccountFoldState {
     public mutating func recordEmailChange(of uid: UUIDBits, to email: ViewEmail, by event: ViewEvent) {
         users.recordEmailChange(of: uid, to: email, by: event)
     }
+    /// True when the sign-in view is folded (it keeps the failures).
+    public var keepsFailures: Bool { selection.contains(.signIns) }
     /// True unless the sign-in view surely has no failures of `email`.
     public func mayHaveFailures(_ email: ViewEmail) -> Bool { selection.contains(.signIns) && signIns.mayHaveFailures(email) }
     /// `email`'s consecutive wrong passwords in the sign-in view.

@@ -268,6 +268,8 @@ extension UserView: AccountFoldState {
     }
 
     /// The users view keeps no failures.
+    public var keepsFailures: Bool { false }
+    /// The users view keeps no failures.
     public func mayHaveFailures(_ email: ViewEmail) -> Bool { false }
     /// The users view keeps no failures.
     public func recentFailures(of email: ViewEmail) -> [Timestamp] { [] }

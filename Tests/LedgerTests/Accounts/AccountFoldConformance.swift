@@ -150,6 +150,36 @@ import Testing
         try Self.conform([Self.storage("account table", AccountTable()), try Self.indexStorage()], seed: seed, count: 600)
     }
 
+    /// A storage that says it keeps no failures (the views without the sign-in view, the users view)
+    /// answers every event as when the fold is told it may keep some: the fold skips reading an
+    /// account's email for a session only where no email can have failures.
+    @Test(arguments: [UInt64(11), 12, 13])
+    func keepingNoFailuresChangesNoAnswer(seed: UInt64) throws {
+        var narrowed = LedgerViews()
+        narrowed.narrow(to: [.users, .sessions])
+        let states: [(String, any AccountFoldState)] = [("views without sign-ins", narrowed), ("users view", UserView())]
+        for (name, state) in states {
+            #expect(!state.keepsFailures, "\(name)")
+            try Self.conform(name, state, seed: seed)
+        }
+        #expect(LedgerViews().keepsFailures)
+    }
+
+    /// `conform`'s check of one state against the same state told that it may keep failures.
+    private static func conform<State: AccountFoldState>(_ name: String, _ initial: State, seed: UInt64) throws {
+        var fast = initial, plain = KeepingFailures(state: initial)
+        var sessions = 0
+        for event in history(seed: seed, count: 600) {
+            if case .sessionStarted = event.fact { sessions += 1 }
+            let broken = AccountFold.evolve(&fast, event, policy: policy)
+            #expect(broken == AccountFold.evolve(&plain, event, policy: policy), "\(name), seq \(event.seq): \(event.fact)")
+            for email in emails { #expect(!fast.mayHaveFailures(fast.emailKey(email)), "\(name): \(email)") }
+            #expect(answers(fast, emails: emails, uids: uids, at: event.at) == answers(plain, emails: emails, uids: uids, at: event.at),
+                    "\(name), seq \(event.seq)")
+        }
+        #expect(sessions > 20)
+    }
+
     /// The PostgreSQL tables, their rows written and forgotten every few events so that the answers
     /// come back from SQL.
     @Test(arguments: [UInt64(7), 8])
@@ -179,4 +209,28 @@ import Testing
 private final class StateBox<State> {
     var state: State
     init(_ state: State) { self.state = state }
+}
+
+/// `state`, except that it tells the fold it may keep failures: the fold without its shortcut.
+private struct KeepingFailures<State: AccountFoldState>: AccountFoldState {
+    var state: State
+    var keepsFailures: Bool { true }
+    func emailKey(_ email: String) -> State.EmailKey { state.emailKey(email) }
+    func account(_ uid: UUIDBits) -> AccountFacts<State.EmailKey>? { state.account(uid) }
+    func status(of uid: UUIDBits) -> AccountStatus? { state.status(of: uid) }
+    func lastAccount(of email: State.EmailKey) -> UUIDBits? { state.lastAccount(of: email) }
+    mutating func recordCreation(of uid: UUIDBits, email: State.EmailKey, status: AccountStatus, by event: ViewEvent) {
+        state.recordCreation(of: uid, email: email, status: status, by: event)
+    }
+    mutating func setStatus(_ status: AccountStatus, of uid: UUIDBits) { state.setStatus(status, of: uid) }
+    mutating func recordPassword(of uid: UUIDBits, by event: ViewEvent) { state.recordPassword(of: uid, by: event) }
+    mutating func recordEmailChange(of uid: UUIDBits, to email: State.EmailKey, by event: ViewEvent) {
+        state.recordEmailChange(of: uid, to: email, by: event)
+    }
+    func mayHaveFailures(_ email: State.EmailKey) -> Bool { state.mayHaveFailures(email) }
+    func recentFailures(of email: State.EmailKey) -> [Timestamp] { state.recentFailures(of: email) }
+    mutating func appendFailure(of email: State.EmailKey, at time: Timestamp, by event: ViewEvent) {
+        state.appendFailure(of: email, at: time, by: event)
+    }
+    mutating func clearFailures(of email: State.EmailKey) { state.clearFailures(of: email) }
 }
