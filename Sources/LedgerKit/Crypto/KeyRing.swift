@@ -57,6 +57,9 @@ public final class KeyRing: PersonalDataOpener {
     /// Every account key of the store, once `preload` read it whole: looked up without the lock.
     /// Published under the lock, after the erasures the ring had learnt were marked in it.
     private let table = AtomicLazyReference<AccountKeyTable>()
+    /// `table`'s object once published, as bits: read on every member opened, without the retain
+    /// and release of `table.load()` (`table` keeps it alive as long as the ring).
+    private let tableBits = Atomic<UInt>(0)
     /// Bumped whenever a subject's key stops being usable in this process (`forget`, `noteErased`):
     /// the threads' last-key caches (`ThreadCache`) hold only while it has not moved.
     private let generation = Atomic<UInt64>(0)
@@ -97,17 +100,24 @@ public final class KeyRing: PersonalDataOpener {
     /// The text of `member`, read in place, opened with its subject's key: an account's key is found
     /// by its uid's bits, without spelling its id.
     public func open(_ member: SealedMember, eventID: UUIDBits, type: EventType, name: String) -> OpenedMember {
+        // Once the store was read whole, an account's key is found there first: without the lock,
+        // the thread's cache or a reference count (an erasure marks the table's entry itself; a key
+        // made since, or an entry the table cannot answer for, is looked up below).
+        if let account = member.account, case let bits = tableBits.load(ordering: .acquiring), bits != 0,
+           let opened = Unmanaged<AccountKeyTable>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef({ table -> OpenedMember? in
+               guard let entry = table.entry(of: account) else { return nil }
+               return table.open(entry) { key in
+                   Self.opened { () throws(MemberCipherError) in try MemberCipher.decrypt(member, eventID: eventID, type: type, member: name, key: key) }
+               } ?? .erased
+           }) {
+            return opened
+        }
         let cache = ThreadCache.current
         let generation = generation.load(ordering: .acquiring)
-        if cache.ring === self, cache.generation == generation, let key = cache.key,
-           member.account.map({ $0 == cache.account }) ?? cache.holdsAddress(member.subjectBytes) {
+        let sameSubject: Bool
+        if let account = member.account { sameSubject = cache.account == account } else { sameSubject = cache.holdsAddress(member.subjectBytes) }
+        if sameSubject, cache.ring === self, cache.generation == generation, let key = cache.key {
             return Self.open(member, eventID: eventID, type: type, name: name, key: key)
-        }
-        // Once the store was read whole, an account's key is found without the lock.
-        if let account = member.account, let table = table.load(), let entry = table.entry(of: account) {
-            return table.open(entry) { key in
-                Self.opened { () throws(MemberCipherError) in try MemberCipher.decrypt(member, eventID: eventID, type: type, member: name, key: key) }
-            } ?? .erased
         }
         let known = member.account.flatMap { uid in state.withLock { $0.entries.accounts[uid] } }
         let subject = known == nil ? member.subject : nil
@@ -247,7 +257,8 @@ public final class KeyRing: PersonalDataOpener {
             if case .erased = entry, let erased = accounts.entry(of: uid) { _ = accounts.erase(erased) }
         }
         Self.adopt(Self.entries(of: addresses), into: &state)
-        _ = table.storeIfNil(accounts)
+        let published = table.storeIfNil(accounts)
+        tableBits.store(UInt(bitPattern: Unmanaged.passUnretained(published).toOpaque()), ordering: .releasing)
     }
 
     /// True when the key store exists (a data version 2 folder).
