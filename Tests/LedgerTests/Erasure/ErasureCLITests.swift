@@ -207,6 +207,36 @@ import Testing
         }
     }
 
+    /// Reads alone (no writer comes to drop the caches) do not leave a views checkpoint restored from
+    /// before an erasure on the disk: not with checkpoints off (nothing reads or replaces it then), not
+    /// after an `--as-of` read that started from it (which saves none).
+    @Test(arguments: [["LEDGER_CHECKPOINT_EVERY": "0"], [:]])
+    func readsAloneDropACheckpointRestoredFromBeforeAnErasure(_ readEnv: [String: String]) throws {
+        try withTempDirectory { path in
+            let env = ["LEDGER_CHECKPOINT_EVERY": "1"]
+            let dir = LedgerDir(path: path + "/data")
+            let email = "checkpointed.carol@example.com", name = "CarolInTheCheckpoint"
+            let registered = try dir.register(email: email, username: name, password: Self.password, env: env)
+            let uid = try #require(try parseObject(registered.stdout)["uid"] as? String)
+            #expect(try dir.register(email: "olive@example.com", username: "Olive", password: Self.password, env: env).status == 0)
+            #expect(try dir.run(["users"], env: env).status == 0)
+            let checkpoint = dir.logPath + ".checkpoint"
+            let saved = try Data(contentsOf: URL(fileURLWithPath: checkpoint))
+            #expect(saved.range(of: Data(email.utf8)) != nil, "the checkpoint holds the email in clear: what this test is about")
+            #expect(try dir.run(["account", "delete", uid], env: env).status == 0)
+            #expect(!FileManager.default.fileExists(atPath: checkpoint), "the erasure dropped it")
+            try saved.write(to: URL(fileURLWithPath: checkpoint))
+            let head = try readText(dir.logPath).split(separator: "\n").count
+            let arguments = readEnv.isEmpty ? ["users", "--json", "--as-of", String(head)] : ["users", "--json"]
+            let read = try dir.run(arguments, env: readEnv)
+            #expect(read.status == 0 && !read.stdout.contains(email) && !read.stdout.contains(name), "\(read)")
+            let left = (try? Data(contentsOf: URL(fileURLWithPath: checkpoint))) ?? Data()
+            #expect(left.range(of: Data(email.utf8)) == nil && left.range(of: Data(name.utf8)) == nil,
+                    "a read left the restored checkpoint with the erased data (\(left.count) bytes)")
+            #expect(try dir.run(["verify"]).status == 0)
+        }
+    }
+
     @Test func anErasureCutShortIsFinishedByTheNextCommand() throws {
         try withTempDirectory { path in
             for next in [["recover"], ["login", "--email", "olive@example.com", "--password-stdin"]] {

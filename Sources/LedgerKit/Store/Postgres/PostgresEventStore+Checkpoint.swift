@@ -95,4 +95,10 @@ extension PostgresEventStore {
             try? save()
         } catch {}
     }
+
+    /// Empties `ledger_checkpoints` (a cache; failure leaves it as it was).
+    public func dropCheckpoints() {
+        guard let connection = try? connection() else { return }
+        _ = try? connection.execute("DELETE FROM ledger_checkpoints")
+    }
 }

@@ -85,6 +85,18 @@ public enum LogSource {
         case .postgres(let store): store.saveCheckpoint(checkpoint)
         }
     }
+
+    /// Removes this log's views checkpoint, when it has one (a cache: failure leaves it, and the
+    /// next read that meets the same erasure tries again).
+    func dropCheckpoint() {
+        switch self {
+        case .file(let path):
+            let checkpoint = Checkpoint.path(forLog: path)
+            guard FileSystem.exists(checkpoint), unlink(checkpoint) == 0 else { return }
+            try? FileSystem.syncDirectory(FileSystem.directoryName(path))
+        case .postgres(let store): store.dropCheckpoints()
+        }
+    }
 }
 
 extension LogSource {

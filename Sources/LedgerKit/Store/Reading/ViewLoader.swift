@@ -46,7 +46,10 @@ public enum ViewLoader {
             do {
                 return try load(source, asOf: asOf, now: now, selection: selection, usingCheckpoint: usingCheckpoint,
                                 deferringIDs: deferringIDs, progress: progress)
-            } catch is ErasureAfterWhatWasRead {
+            } catch let erasure as ErasureAfterWhatWasRead {
+                // A checkpoint taken in before an erasure of its subjects holds what was erased
+                // (a backup brought it back, or the erasure could not drop it): it goes now.
+                if erasure.pastCheckpoint { source.dropCheckpoint() }
                 usingCheckpoint = false
             } catch is RepeatedIDSeen {
                 usingCheckpoint = false
@@ -60,7 +63,10 @@ public enum ViewLoader {
 
     /// A `PersonalDataErased` came after what the read had taken in of its subject (a checkpoint,
     /// or members opened with a key it destroyed): the read starts over from the first line.
-    private struct ErasureAfterWhatWasRead: Error {}
+    private struct ErasureAfterWhatWasRead: Error {
+        /// True when the read had started from a checkpoint that the erasure came after.
+        var pastCheckpoint: Bool
+    }
 
     /// `load`, checking ids at the end (`deferringIDs`; throws `RepeatedIDSeen` on a maybe) or per line.
     private static func load(_ source: LogSource, asOf: AsOf?, now: Timestamp, selection: LedgerViews.Selection, usingCheckpoint: Bool, deferringIDs: Bool,
@@ -98,7 +104,7 @@ public enum ViewLoader {
             checker.noteIDs(lines: opened.lines)
         }
         var damage: LogProblem?
-        var erasureAfterWhatWasRead = false, pastAsOf = false
+        var erasureAfterWhatWasRead = false, pastAsOf = false, metErasure = false
         let watchesErasures = asOf != nil && source.mayHoldKeys
         var lastIncludedAt: Timestamp?
         var lastLine: (start: Int, end: Int)?
@@ -120,9 +126,12 @@ public enum ViewLoader {
                 // An erasure after what was read (a checkpoint, or members opened with a key the
                 // erasure destroyed: a key store restored from a backup) means reading again from
                 // the first line, that subject erased.
-                if let erased = ViewEvent.erasedSubject(at: event), source.opener.noteErased(erased) || checkpoint != nil {
-                    erasureAfterWhatWasRead = true
-                    return true
+                if let erased = ViewEvent.erasedSubject(at: event) {
+                    metErasure = true
+                    if source.opener.noteErased(erased) || checkpoint != nil {
+                        erasureAfterWhatWasRead = true
+                        return true
+                    }
                 }
                 if let asOf, !asOf.includes(seq: seq, at: at) {
                     // A log with a key store is read to its end for the erasures after the as-of point.
@@ -142,13 +151,17 @@ public enum ViewLoader {
                 return false
             }
         }
-        if erasureAfterWhatWasRead { throw ErasureAfterWhatWasRead() }
+        if erasureAfterWhatWasRead { throw ErasureAfterWhatWasRead(pastCheckpoint: checkpoint != nil) }
         if checker.idsMayRepeat() { throw RepeatedIDSeen() }
         // Save a new checkpoint when a whole-log read went far enough past the last one.
         if asOf == nil, damage == nil, interval > 0, loaded.views.selection == .all, let lastLine,
            loaded.views.events - (checkpoint?.views.events ?? 0) >= interval, let ids = checker.idFingerprints() {
             source.save(Checkpoint(views: loaded.views, ids: ids, lineStart: lastLine.start, offset: lastLine.end))
         }
+        // With checkpoints off nothing reads or replaces the views' checkpoint: one left from
+        // before (or restored from a backup taken before) an erasure this read met may hold the
+        // erased person's data, so it goes.
+        if interval == 0, metErasure, damage == nil { source.dropCheckpoint() }
         if lastIncludedAt == nil { lastIncludedAt = checkpoint?.headAt }
         if let damage { throw StoreError(.damaged, "the log is damaged at \(damage); run `ledger verify`", problem: damage) }
         if let asOf { loaded.asOfTime = asOf.instant(lastIncludedAt: lastIncludedAt) }
