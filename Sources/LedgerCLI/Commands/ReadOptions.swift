@@ -51,6 +51,9 @@ enum ReadOptions {
             if source.lacksItsKeyStore {
                 context.complain("warning: \(source.name) is data version 2 and has no key store (events.keys) beside it: "
                                  + "its personal data shows as erased; restore events.keys from a backup (`ledger verify` reports what is lost as missing-key)")
+            } else if case let count = source.subjectsNotOpened, count > 0 {
+                context.complain("warning: the personal data of \(count == 1 ? "1 subject" : "\(count) subjects") in \(source.name) did not open "
+                                 + "(a key missing from events.keys, or changed bytes) and shows as erased; `ledger verify` names the lines (missing-key)")
             }
             context.keepUntilExit(loaded)
             return loaded

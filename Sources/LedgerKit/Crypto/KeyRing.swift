@@ -65,6 +65,24 @@ public final class KeyRing: PersonalDataOpener {
     private let generation = Atomic<UInt64>(0)
     /// Where the key store is.
     public let path: String
+    /// The subjects whose members did not open in this process (no key, or a member that fails to
+    /// open under its key: data loss or changed bytes) and that no erasure the ring noted names.
+    private let unopened = Mutex<Set<SubjectID>>([])
+
+    /// How many subjects' members did not open and were not erased (`verify` names them:
+    /// `missing-key`); a read shows their members as erased.
+    public var subjectsNotOpened: Int { unopened.withLock { $0.count } }
+
+    /// `opened`, noting its subject when it did not open (the rare path: a lock only then).
+    private func noting(_ opened: OpenedMember, _ subject: @autoclosure () -> SubjectID) -> OpenedMember {
+        switch opened {
+        case .missingKey, .unreadable:
+            let subject = subject()
+            unopened.withLock { _ = $0.insert(subject) }
+        default: break
+        }
+        return opened
+    }
 
     /// The ring of data directory `directory`; its key store is opened read-only, on first use.
     public convenience init(directory: String) { self.init(keyStorePath: FileSystem.join(directory, KeyStore.fileName)) }
@@ -77,6 +95,10 @@ public final class KeyRing: PersonalDataOpener {
 
     /// The text of `member`, opened with its subject's key.
     public func open(_ member: EncryptedMember, eventID: String, type: EventType, name: String) -> OpenedMember {
+        noting(opening(member, eventID: eventID, type: type, name: name), member.subject)
+    }
+
+    private func opening(_ member: EncryptedMember, eventID: String, type: EventType, name: String) -> OpenedMember {
         // The members of one line, and a registration's lines, share a subject: this thread's last
         // key serves them without the lock.
         let cache = ThreadCache.current
@@ -100,6 +122,10 @@ public final class KeyRing: PersonalDataOpener {
     /// The text of `member`, read in place, opened with its subject's key: an account's key is found
     /// by its uid's bits, without spelling its id.
     public func open(_ member: SealedMember, eventID: UUIDBits, type: EventType, name: String) -> OpenedMember {
+        noting(opening(member, eventID: eventID, type: type, name: name), member.subject)
+    }
+
+    private func opening(_ member: SealedMember, eventID: UUIDBits, type: EventType, name: String) -> OpenedMember {
         // Once the store was read whole, an account's key is found there first: without the lock,
         // the thread's cache or a reference count (an erasure marks the table's entry itself; a key
         // made since, or an entry the table cannot answer for, is looked up below).
@@ -283,7 +309,8 @@ public final class KeyRing: PersonalDataOpener {
     /// The log erases `subject`: its members open as erased from now on, whatever the key store
     /// holds; true when some were opened to text before (see `PersonalDataOpener.noteErased`).
     public func noteErased(_ subject: SubjectID) -> Bool {
-        state.withLock { state in
+        unopened.withLock { _ = $0.remove(subject) }
+        return state.withLock { state in
             let entry = state.entries[subject]
             state.entries[subject] = .erased(opened: false)
             let fromTable = tableErase(subject)

@@ -37,6 +37,30 @@ import Testing
         }
     }
 
+    /// A read whose members did not open without an erasure (keys lost) still prints, the members
+    /// as erased, but says so on standard error and sends to `verify`; an erasure reads as none.
+    @Test func aReadSaysWhenMembersDidNotOpen() throws {
+        try withLedgerDir { dir in
+            let registered = try dir.register(email: "lost@example.com")
+            let uid = try #require(try parseObject(registered.stdout)["uid"] as? String)
+            #expect(try dir.register(email: "kept@example.com").status == 0)
+            let clean = try dir.run(["users", "--json"])
+            #expect(clean.status == 0 && clean.stderr.isEmpty, "\(clean)")
+            let keysPath = dir.path + "/events.keys"
+            let saved = try readBytes(keysPath)
+            try writeBytes(Self.slotsZeroed(saved), to: keysPath)
+            for command in [["users", "--json"], ["replay", "--json"], ["user", uid]] {
+                let read = try dir.run(command, env: ["LEDGER_CHECKPOINT_EVERY": "0"])
+                #expect(read.status == 0 && !read.stdout.contains("lost@example.com"), "\(command): \(read)")
+                #expect(read.stderr.contains("2 subjects") && read.stderr.contains("did not open") && read.stderr.contains("ledger verify"), "\(command): \(read)")
+            }
+            try writeBytes(saved, to: keysPath)
+            #expect(try dir.run(["account", "delete", uid]).status == 0)
+            let erased = try dir.run(["users", "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "0"])
+            #expect(erased.status == 0 && erased.stderr.isEmpty && !erased.stdout.contains("lost@example.com"), "an erasure is no loss: \(erased)")
+        }
+    }
+
     /// `keys` (a key store's bytes) with every slot zeroed: every key lost, the header kept.
     static func slotsZeroed(_ keys: [UInt8]) -> [UInt8] {
         var bytes = keys

@@ -124,6 +124,10 @@ extension LogSource {
         }
     }
 
+    /// How many subjects' members this process's reads met that did not open and that no erasure
+    /// names (a key missing, or changed bytes): a read shows them as erased, `verify` says why.
+    public var subjectsNotOpened: Int { (opener as? KeyRing)?.subjectsNotOpened ?? 0 }
+
     /// True for a data version 2 log file with no key store beside it (copied without it, the
     /// store lost, or one whose creation was cut short): every personal member reads as erased,
     /// which a read should say.
