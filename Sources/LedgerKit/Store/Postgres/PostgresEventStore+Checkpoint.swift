@@ -97,7 +97,7 @@ extension PostgresEventStore {
     }
 
     /// Empties `ledger_checkpoints` (a cache; failure leaves it as it was).
-    public func dropCheckpoints() {
+    func dropCheckpoints() {
         guard let connection = try? connection() else { return }
         _ = try? connection.execute("DELETE FROM ledger_checkpoints")
     }
