@@ -170,16 +170,25 @@ import Testing
         }
     }
 
+    /// Checkpoints at every event, so that the folder holds every cache there is.
+    private static let everyCache = ["LEDGER_CHECKPOINT_EVERY": "1"]
+
+    /// Registers `email` (named `name`) and Olive in `dir` and reads the users, with `everyCache`;
+    /// returns the uid of `email`'s account.
+    private static func registerWithEveryCache(_ dir: LedgerDir, email: String, name: String) throws -> String {
+        let registered = try dir.register(email: email, username: name, password: password, env: everyCache)
+        let uid = try #require(try parseObject(registered.stdout)["uid"] as? String)
+        #expect(try dir.register(email: "olive@example.com", username: "Olive", password: password, env: everyCache).status == 0)
+        #expect(try dir.run(["users"], env: everyCache).status == 0)
+        return uid
+    }
+
     @Test func aBackupRestoredAfterAnErasureBringsNothingBack() throws {
         try withTempDirectory { path in
-            // Checkpoints at every event, so the backup holds every cache there is.
-            let env = ["LEDGER_CHECKPOINT_EVERY": "1"]
+            let env = Self.everyCache
             let dir = LedgerDir(path: path + "/data")
             let email = "restored.erin@example.com", name = "ErinFromTheBackup"
-            let registered = try dir.register(email: email, username: name, password: Self.password, env: env)
-            let uid = try #require(try parseObject(registered.stdout)["uid"] as? String)
-            #expect(try dir.register(email: "olive@example.com", username: "Olive", password: Self.password, env: env).status == 0)
-            #expect(try dir.run(["users"], env: env).status == 0)
+            let uid = try Self.registerWithEveryCache(dir, email: email, name: name)
             #expect(try dir.run(["login", "--email", "olive@example.com", "--password-stdin"], stdin: Self.password + "\n", env: env).status == 0)
             let secrets = [email, name] + Self.hashes(email)
             // A backup of every file but the log, taken before the erasure.
@@ -213,13 +222,10 @@ import Testing
     @Test(arguments: [["LEDGER_CHECKPOINT_EVERY": "0"], [:]])
     func readsAloneDropACheckpointRestoredFromBeforeAnErasure(_ readEnv: [String: String]) throws {
         try withTempDirectory { path in
-            let env = ["LEDGER_CHECKPOINT_EVERY": "1"]
+            let env = Self.everyCache
             let dir = LedgerDir(path: path + "/data")
             let email = "checkpointed.carol@example.com", name = "CarolInTheCheckpoint"
-            let registered = try dir.register(email: email, username: name, password: Self.password, env: env)
-            let uid = try #require(try parseObject(registered.stdout)["uid"] as? String)
-            #expect(try dir.register(email: "olive@example.com", username: "Olive", password: Self.password, env: env).status == 0)
-            #expect(try dir.run(["users"], env: env).status == 0)
+            let uid = try Self.registerWithEveryCache(dir, email: email, name: name)
             let checkpoint = dir.logPath + ".checkpoint"
             let saved = try Data(contentsOf: URL(fileURLWithPath: checkpoint))
             #expect(saved.range(of: Data(email.utf8)) != nil, "the checkpoint holds the email in clear: what this test is about")
