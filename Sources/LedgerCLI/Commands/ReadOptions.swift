@@ -55,10 +55,25 @@ enum ReadOptions {
                 context.complain("warning: the personal data of \(count == 1 ? "1 subject" : "\(count) subjects") in \(source.name) did not open "
                                  + "(a key missing from events.keys, or changed bytes) and shows as erased; `ledger verify` names the lines (missing-key)")
             }
+            finishErasures(source, after: loaded, context)
             context.keepUntilExit(loaded)
             return loaded
         } catch let error as SystemError where error.isNotFound {
             throw CLIError.noLog(at: source.name)
+        }
+    }
+
+    /// What a start does after a read that met erasures whose keys or caches a restored backup
+    /// brought back (`LogSource.finishErasures`): each key destroyed is said on stderr, as `recover`
+    /// says it; a folder this process cannot write is warned about, the read's output unchanged.
+    private static func finishErasures(_ source: LogSource, after loaded: LoadedViews, _ context: Context) {
+        do {
+            for subject in try source.finishErasures(lastErasureSeq: loaded.lastErasureSeq) {
+                context.complain("destroyed the key of erased \(subject): restored from a backup taken before its erasure")
+            }
+        } catch {
+            context.complain("warning: the key store or caches of \(source.name) hold data of erased subjects (restored from a backup?) "
+                             + "and could not be cleaned (\(CLIError.from(error).message)); run `ledger recover`")
         }
     }
 }

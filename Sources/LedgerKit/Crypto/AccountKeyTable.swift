@@ -109,10 +109,11 @@ final class AccountKeyTable: @unchecked Sendable {
         return body(UnsafeRawBufferPointer(start: lines + entry * Self.line + Self.keyAt, count: AESGCM.keySize))
     }
 
-    /// Marks `entry` erased; true when members were opened with its key since it was last asked
-    /// (the mark is taken: a second erasure of the same entry reports nothing new).
-    func erase(_ entry: Int) -> Bool {
-        stateOf(entry).pointee.store(State.erased.rawValue, ordering: .sequentiallyConsistent)
-        return openedOf(entry).pointee.exchange(false, ordering: .sequentiallyConsistent)
+    /// Marks `entry` erased: `opened` is true when members were opened with its key since it was
+    /// last asked (the mark is taken: a second erasure of the same entry reports nothing new), `wasLive`
+    /// when the key was there until now (the store read held it).
+    func erase(_ entry: Int) -> (opened: Bool, wasLive: Bool) {
+        let before = stateOf(entry).pointee.exchange(State.erased.rawValue, ordering: .sequentiallyConsistent)
+        return (openedOf(entry).pointee.exchange(false, ordering: .sequentiallyConsistent), before == State.live.rawValue)
     }
 }

@@ -69,6 +69,15 @@ public final class KeyRing: PersonalDataOpener {
     /// open under its key: data loss or changed bytes) and that no erasure the ring noted names.
     private let unopened = Mutex<Set<SubjectID>>([])
 
+    /// The subjects an erasure of the log names whose key the key store still held when this
+    /// process met the erasure (the store restored from a backup taken before it): a read destroys
+    /// them afterwards (`LogSource.finishErasures`), as a start must. A key this process destroys
+    /// itself (`forget`) leaves the set.
+    private let keptAfterErasure = Mutex<Set<SubjectID>>([])
+
+    /// The erased subjects whose key the key store still held when this process met their erasure.
+    public var erasedSubjectsWithKeysKept: Set<SubjectID> { keptAfterErasure.withLock { $0 } }
+
     /// How many subjects' members did not open and were not erased (`verify` names them:
     /// `missing-key`); a read shows their members as erased.
     public var subjectsNotOpened: Int { unopened.withLock { $0.count } }
@@ -293,30 +302,49 @@ public final class KeyRing: PersonalDataOpener {
     /// Forgets what the ring read of `subject`: its key was destroyed (by this process).
     public func forget(_ subject: SubjectID) {
         state.withLock { state in
-            let opened = tableErase(subject)
+            let opened = tableErase(subject)?.opened ?? false
             state.entries[subject] = .erased(opened: Self.opened(state.entries[subject]) || opened)
         }
+        keptAfterErasure.withLock { _ = $0.remove(subject) }
         generation.add(1, ordering: .sequentiallyConsistent)
     }
 
-    /// Marks `subject` erased in the key table, when it is there; true when members were opened
-    /// with its key from the table. Called under the lock, as the table is published.
-    private func tableErase(_ subject: SubjectID) -> Bool {
-        guard let uid = subject.accountBits, let table = table.load(), let entry = table.entry(of: uid) else { return false }
+    /// Marks `subject` erased in the key table, when it is there (nil otherwise): whether members
+    /// were opened with its key from the table, and whether the key was live there. Called under
+    /// the lock, as the table is published.
+    private func tableErase(_ subject: SubjectID) -> (opened: Bool, wasLive: Bool)? {
+        guard let uid = subject.accountBits, let table = table.load(), let entry = table.entry(of: uid) else { return nil }
         return table.erase(entry)
     }
 
     /// The log erases `subject`: its members open as erased from now on, whatever the key store
-    /// holds; true when some were opened to text before (see `PersonalDataOpener.noteErased`).
+    /// holds; true when some were opened to text before (see `PersonalDataOpener.noteErased`). A
+    /// key the store still holds for it is noted (`erasedSubjectsWithKeysKept`).
     public func noteErased(_ subject: SubjectID) -> Bool {
         unopened.withLock { _ = $0.remove(subject) }
-        return state.withLock { state in
+        let (opened, kept) = state.withLock { state -> (Bool, Bool) in
             let entry = state.entries[subject]
             state.entries[subject] = .erased(opened: false)
             let fromTable = tableErase(subject)
             generation.add(1, ordering: .sequentiallyConsistent)
-            return Self.opened(entry) || fromTable
+            // A key the ring holds, or the table read from the store, answers; otherwise the store
+            // is asked (what the ring learnt may be older than the file: a store restored since this
+            // process destroyed the key). One `pread` per erasure event of an address, at most.
+            let kept: Bool = if case .key? = entry { true } else if let fromTable { fromTable.wasLive } else { storeHoldsLiveKey(of: subject, &state) }
+            return (Self.opened(entry) || fromTable?.opened == true, kept)
         }
+        if kept { keptAfterErasure.withLock { _ = $0.insert(subject) } }
+        return opened
+    }
+
+    /// True when the key store holds a live key of `subject` (one `pread`; the store opened
+    /// read-only when it was not yet). Called under the lock, for an erasure event only.
+    private func storeHoldsLiveKey(of subject: SubjectID, _ state: inout State) -> Bool {
+        if state.store == nil {
+            guard access(path, F_OK) == 0, let store = try? KeyStore(path: path, writable: false) else { return false }
+            state.store = store
+        }
+        return (try? state.store?.state(of: subject)) == .live
     }
 
     /// True when members of the subject of `entry` were opened to text and not reported since.

@@ -59,6 +59,7 @@ extension Ledger {
             guard let log = call.log else { return [] }
             let now = SystemClock().now()
             let loaded = try ViewLoader.load(log, asOf: nil, now: now, views: [.registrations, .images, .signIns, .accountChanges, .sessions])
+            Self.finishErasures(log, after: loaded)
             return Auditor.anomalies(loaded.views, at: now, blobs: blobs, locks: call.registrationLocks, snapshot: snapshot)
                 .map { Anomaly(kind: $0.kind, key: $0.key, value: $0.value, message: $0.message) }
         }

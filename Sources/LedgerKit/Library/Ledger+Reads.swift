@@ -37,6 +37,7 @@ extension Ledger {
         try await perform { call in
             guard let log = call.log else { return [] }
             let loaded = try ViewLoader.load(log, asOf: asOf.map { .seq($0) }, now: SystemClock().now(), views: .users)
+            Self.finishErasures(log, after: loaded)
             return loaded.views.users.rows.map { row in
                 let erased = ErasedText.isErased(row.email)
                 return User(uid: row.uid, email: erased ? nil : row.email, userName: erased ? nil : row.userName,
@@ -51,8 +52,17 @@ extension Ledger {
     public func views(_ selection: LedgerViews.Selection = .all, asOf: AsOf? = nil) async throws(LedgerError) -> LedgerViews {
         try await perform { call in
             guard let log = call.log else { return LedgerViews() }
-            return try ViewLoader.load(log, asOf: asOf, now: SystemClock().now(), views: selection).views
+            let loaded = try ViewLoader.load(log, asOf: asOf, now: SystemClock().now(), views: selection)
+            Self.finishErasures(log, after: loaded)
+            return loaded.views
         }
+    }
+
+    /// What a start does after a read that met erasures whose keys or caches a restored backup
+    /// brought back (`LogSource.finishErasures`); the read's answer stands whether or not it can
+    /// (a folder this process cannot write: `recover()` then reports why).
+    static func finishErasures(_ log: LogSource, after loaded: LoadedViews) {
+        _ = try? log.finishErasures(lastErasureSeq: loaded.lastErasureSeq)
     }
 
     /// The head of the verified log.

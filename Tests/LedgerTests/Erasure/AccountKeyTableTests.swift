@@ -63,14 +63,14 @@ import Testing
         let table = key.withUnsafeBytes { AccountKeyTable([(Self.uid(1), $0), (Self.uid(2), $0)]) }
         let opened = try #require(table.entry(of: Self.uid(1))), untouched = try #require(table.entry(of: Self.uid(2)))
         #expect(table.open(opened) { Array($0) } == key)
-        #expect(table.erase(opened), "opened before: what it gave must be read again")
+        #expect(table.erase(opened) == (opened: true, wasLive: true), "opened before: what it gave must be read again")
         #expect(table.open(opened) { Array($0) } == nil, "erased from now on")
-        #expect(!table.erase(untouched), "never opened")
+        #expect(table.erase(untouched) == (opened: false, wasLive: true), "never opened, its key there until now")
         #expect(table.open(untouched) { Array($0) } == nil)
         // An erased entry is never marked by an attempt to open it: a read that starts over
         // because of an erasure is not told to start over again by the same erasure.
         #expect(table.open(opened) { Array($0) } == nil)
-        #expect(!table.erase(opened), "reported once")
+        #expect(table.erase(opened) == (opened: false, wasLive: false), "reported once; no key left")
     }
 
     /// A read of a log whose key store the ring loads into its table (more subjects than it looks

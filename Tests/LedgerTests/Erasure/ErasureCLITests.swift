@@ -216,6 +216,49 @@ import Testing
         }
     }
 
+    /// The 16 bytes the writers' index keys an email by (the first half of SHA-256 of `email\0…`), in
+    /// both byte orders of its two words: what a restored index would hold of the address.
+    private static func indexKeys(_ email: String) -> [Data] {
+        let digest = Array(("email\u{0}" + email).utf8).withUnsafeBytes { SHA256.digest($0) }
+        let straight = Data(digest.prefix(16))
+        return [straight, Data(digest[0..<8].reversed() + digest[8..<16].reversed())]
+    }
+
+    /// A read alone, with no writer or `recover` after it, finishes what a backup restored after an
+    /// erasure brought back, as a start must: the key the erasure destroyed (with every file but the
+    /// log restored), or only the writers' index files recorded before the erasure. Nothing of the
+    /// erased person is left in any file, under any name or as the index's key of the email.
+    @Test(arguments: [true, false])
+    func aReadAloneFinishesWhatARestoredBackupBroughtBack(_ everyFileButTheLog: Bool) throws {
+        try withTempDirectory { path in
+            let env = Self.everyCache
+            let dir = LedgerDir(path: path + "/data")
+            let email = "read.rita@example.com", name = "RitaRestoredAgain"
+            let uid = try Self.registerWithEveryCache(dir, email: email, name: name)
+            let indexFiles = ["events.jsonl.index", "events.jsonl.index.checkpoint"]
+            let saved = try Self.everyFile(dir.path).filter { everyFileButTheLog ? $0.name != "events.jsonl" : indexFiles.contains($0.name) }
+            #expect(Set(indexFiles).isSubset(of: saved.map(\.name)), "\(saved.map(\.name))")
+            #expect(saved.contains { file in Self.indexKeys(email).contains { file.bytes.range(of: $0) != nil } },
+                    "a saved index keys the email: what this test is about")
+            #expect(try dir.run(["account", "delete", uid], env: env).status == 0)
+            for (name, bytes) in saved { try bytes.write(to: URL(fileURLWithPath: dir.path + "/" + name)) }
+            let read = try dir.run(["users", "--json"])
+            #expect(read.status == 0 && !read.stdout.contains(email) && !read.stdout.contains(name), "\(read)")
+            #expect(read.stderr.contains("destroyed the key of erased account-\(uid)") == everyFileButTheLog, "\(read.stderr)")
+            // Nothing of Rita under any name or in any file, the index's key of her email included.
+            let found = try Self.findings(of: [email, name] + Self.hashes(email), in: dir, outputs: [:])
+            #expect(found.isEmpty, "\(found)")
+            for file in try Self.everyFile(dir.path) where Self.indexKeys(email).contains(where: { file.bytes.range(of: $0) != nil }) {
+                Issue.record("\(file.name) still keys the erased email")
+            }
+            #expect(!(try Self.decrypted(dir)).contains { ($0["data"] as? [String: Any])?["email"] as? String == email }, "the key is gone")
+            // Olive reads and signs in as before; a second read changes nothing more.
+            #expect(try dir.run(["login", "--email", "olive@example.com", "--password-stdin"], stdin: Self.password + "\n").status == 0)
+            #expect(!(try dir.run(["users"])).stderr.contains("destroyed"))
+            #expect(try dir.run(["verify"]).status == 0)
+        }
+    }
+
     /// Reads alone (no writer comes to drop the caches) do not leave a views checkpoint restored from
     /// before an erasure on the disk: not with checkpoints off (nothing reads or replaces it then), not
     /// after an `--as-of` read that started from it (which saves none).

@@ -168,12 +168,20 @@ import Testing
             #expect(try pg.run(["account", "delete", gone]).status == 0)
             // The table restored from a backup taken before the erasure.
             _ = try connection.execute("UPDATE ledger_keys SET erased = false, key = decode($1, 'hex') WHERE subject = $2", [hex, subject])
-            // Before any recover: the log's erasure wins in every read, and verify finds the tables right.
+            // Before any recover: the log's erasure wins in every read, and the first read that meets
+            // it destroys the restored key, as a start must (and says so); verify finds the tables right.
+            var restored = true
             for command in [["users", "--json"], ["user", gone, "--json"], ["audit", "--json"], ["events", "--json"],
                             ["users", "--as-of", "2", "--json"], ["user", gone, "--as-of", "3", "--json"]] {
                 let read = try pg.run(command, env: ["LEDGER_CHECKPOINT_EVERY": "0"])
                 #expect(!read.stdout.contains("goes@example.com") && !read.stdout.contains("\"Goes\""), "\(command): \(read)")
+                #expect(read.stderr.contains("destroyed the key of erased \(subject)") == restored, "\(command): \(read.stderr)")
+                restored = false
+                let row = try connection.execute("SELECT erased FROM ledger_keys WHERE subject = $1", [subject])
+                #expect(row.string(0, 0) == "t", "\(command) left the restored key")
             }
+            // The table restored again, for the rest: only `recover` and writers run from here on.
+            _ = try connection.execute("UPDATE ledger_keys SET erased = false, key = decode($1, 'hex') WHERE subject = $2", [hex, subject])
             let verified = try pg.run(["verify", "--json"])
             #expect(verified.status == 0, "\(verified)")
             // An export of the keys writes the key the log erased as erased.

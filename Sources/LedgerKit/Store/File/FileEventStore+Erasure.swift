@@ -130,6 +130,35 @@ extension FileEventStore {
         return Array(Set(keysDestroyedOnTheWay + live)).sorted { $0.text < $1.text }
     }
 
+    /// What a start must do after a read met erasure events (the last at seq `lastErasureSeq`) when
+    /// the key store still held a key one of them names, or the writers' index or its checkpoint was
+    /// recorded before the last of them (files restored from a backup taken before the erasure):
+    /// `destroyKeysTheLogErased` (the keys, the sign-in lock files of the emails they open, the
+    /// caches), then, under the writers' lock, the index files still recorded before that erasure
+    /// dropped. Returns the subjects whose keys it destroyed.
+    public func finishErasuresARestoreBroughtBack(lastErasureSeq: Int) throws -> [SubjectID] {
+        let destroyed = try destroyKeysTheLogErased()
+        let lock = try StoreError.mapping { try lockForAppend() }
+        defer { lock.unlock() }
+        let stale = [indexCheckpointPath, indexPath].filter { Self.recorded($0, before: lastErasureSeq) }
+        if !stale.isEmpty {
+            try StoreError.mapping {
+                for path in stale where unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink", path: path, code: errno) }
+                try FileSystem.syncDirectory(directory)
+            }
+            prefix = VerifiedPrefix()  // the index this process mapped is gone: the next append rebuilds it
+        }
+        return destroyed
+    }
+
+    /// True when there is a file at `path` (the writers' index or its checkpoint) that does not say
+    /// it covers line `seq`: written before that line, or not an index at all.
+    static func recorded(_ path: String, before seq: Int) -> Bool {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return false }
+        return (WritersIndex.recordedSeq(atPath: path) ?? 0) < seq
+    }
+
     /// What an erasure's last steps need from the whole log, read under the writers' lock.
     struct ErasureScan {
         /// The subjects its erasure events name.

@@ -78,3 +78,21 @@ extension WritersIndex {
         return WritersIndex(path: path, fd: fd, base: base, mappedSize: size, inode: (UInt64(info.st_dev), UInt64(info.st_ino)))
     }
 }
+
+extension WritersIndex {
+    /// The seq of the last line the index (or index checkpoint) file at `path` says it covers, read
+    /// from its header without mapping or changing it; nil when there is no such file, it is not a
+    /// regular file, or its header is not an index's (what a writer would replace anyway).
+    static func recordedSeq(atPath path: String) -> Int? {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        let length = Header.coveredSeq.offset + 8
+        var header = [UInt8](repeating: 0, count: length)
+        let read = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, length, 0) }
+        guard read == length, Array(header.prefix(magic.count)) == magic else { return nil }
+        return Int(header.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: Header.coveredSeq.offset, as: Int64.self) })
+    }
+}

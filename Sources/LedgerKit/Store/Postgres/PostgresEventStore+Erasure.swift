@@ -100,6 +100,17 @@ extension PostgresEventStore {
     }
 }
 
+extension PostgresEventStore {
+    /// True when `ledger_keys` still holds a key of one of `subjects` (one query): subjects the log
+    /// erased, so the table was restored from a backup taken before their erasure.
+    public func holdsLiveKeys(of subjects: Set<SubjectID>) throws -> Bool {
+        guard !subjects.isEmpty else { return false }
+        let rows = try connection().execute("SELECT 1 FROM ledger_keys WHERE subject = ANY($1::text[]) AND NOT erased LIMIT 1",
+                                            [PostgresAccounts.textArray(subjects.map(\.text).sorted())])
+        return rows.count > 0
+    }
+}
+
 // MARK: - Keys for an export
 
 extension PostgresEventStore {

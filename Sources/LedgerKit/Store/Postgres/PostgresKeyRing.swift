@@ -24,8 +24,14 @@ public final class PostgresKeyRing: PersonalDataOpener {
     }
 
     private let state = Mutex<State>(State())
+    /// The subjects whose erasure events this process met (`noteErased`).
+    private let erasedMet = Mutex<Set<SubjectID>>([])
     /// The store.
     public let url: PostgresURL
+
+    /// The subjects whose erasure events this process met: a read asks `ledger_keys` whether it
+    /// still holds a key of one (`LogSource.finishErasures`).
+    public var erasedSubjectsMet: Set<SubjectID> { erasedMet.withLock { $0 } }
 
     /// The ring of the store at `url` (connected on first use).
     public init(url: PostgresURL) { self.url = url }
@@ -84,7 +90,8 @@ public final class PostgresKeyRing: PersonalDataOpener {
     /// the ring held its key, so members of it may have been opened to text: what was read of them
     /// must be read again.
     public func noteErased(_ subject: SubjectID) -> Bool {
-        state.withLock { state in
+        erasedMet.withLock { _ = $0.insert(subject) }
+        return state.withLock { state in
             let had = state.entries[subject]
             state.entries[subject] = .erased
             if case .key = had { return true }

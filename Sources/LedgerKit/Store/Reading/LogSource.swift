@@ -100,6 +100,28 @@ public enum LogSource {
 }
 
 extension LogSource {
+    /// After a read that met erasure events, the last at seq `lastErasureSeq`: when the key store
+    /// still holds a key one of them names, or the writers' index or its checkpoint was recorded
+    /// before the last of them (files a backup taken before the erasure brought back), does what a
+    /// start must — destroys those keys, with the sign-in lock files of their emails and the caches,
+    /// and drops those index files, under the writers' lock
+    /// (`FileEventStore.finishErasuresARestoreBroughtBack`) — and returns the subjects whose keys it
+    /// destroyed. Otherwise nothing is written (two headers are read). Only a data folder's own log
+    /// (`DIR/events.jsonl`). On PostgreSQL: when `ledger_keys` still holds a key of a subject the read
+    /// saw erased (one query), `recover`'s sweep (`PostgresEventStore.destroyKeysTheLogErased`).
+    public func finishErasures(lastErasureSeq: Int) throws -> [SubjectID] {
+        guard lastErasureSeq > 0 else { return [] }
+        if case .postgres(let store) = self {
+            return try store.holdsLiveKeys(of: store.keyRing.erasedSubjectsMet) ? try store.destroyKeysTheLogErased() : []
+        }
+        guard case .file(let path) = self, let ring = opener as? KeyRing, ring.hasKeyStore else { return [] }
+        let store = FileEventStore(directory: FileSystem.directoryName(path))
+        guard let read = FileIdentity(path: path), read == FileIdentity(path: store.logPath) else { return [] }
+        guard !ring.erasedSubjectsWithKeysKept.isEmpty || FileEventStore.recorded(store.indexPath, before: lastErasureSeq)
+              || FileEventStore.recorded(store.indexCheckpointPath, before: lastErasureSeq) else { return [] }
+        return try store.finishErasuresARestoreBroughtBack(lastErasureSeq: lastErasureSeq)
+    }
+
     /// Refuses to read a log file whose folder has a key store that cannot be opened (a symbolic
     /// link, a directory, a FIFO, a file it may not read, a damaged header): every personal member
     /// would read as erased, and the output would say so without a word of why. A folder without a

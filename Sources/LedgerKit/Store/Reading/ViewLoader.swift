@@ -11,6 +11,9 @@ public struct LoadedViews {
     public var asOfTime: Timestamp
     /// The torn last line that was skipped, if any.
     public var tornTail: LogProblem?
+    /// The seq of the last erasure event (`PersonalDataErased`) the read met, 0 when it met none
+    /// (`LogSource.finishErasures` takes it).
+    public var lastErasureSeq = 0
 }
 
 // MARK: - ViewLoader
@@ -113,6 +116,7 @@ public enum ViewLoader {
             case .event(let event, let hash, let offset, let length):
                 let (seq, at) = (event.pointee.seq, event.pointee.at)
                 if let progress, seq & 0xFFFF == 0 { progress(offset + length, total, loaded.views.events) }
+                if ViewEvent.erasedSubject(at: event) != nil { loaded.lastErasureSeq = seq }
                 if erasureAfterWhatWasRead || pastAsOf {
                     // Past the as-of point only an erasure matters: of a subject read before it (with
                     // a key a restored key store brought back), it means reading again without it.
