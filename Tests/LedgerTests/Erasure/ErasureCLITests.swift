@@ -206,7 +206,7 @@ import Testing
             let users = try #require(try dir.json(["users"]) as? [[String: Any]])
             #expect(users.first { $0["uid"] as? String == uid }?["erased"] as? Bool == true, "\(users)")
             #expect(try dir.run(["user", uid]).stdout.contains("[erased]"))
-            // A writer then destroys the restored key again and drops the restored caches.
+            // That read destroyed the restored key again and dropped the restored caches; a writer finds nothing left.
             #expect(try dir.run(["login", "--email", "olive@example.com", "--password-stdin"], stdin: Self.password + "\n", env: env).status == 0)
             let found = try Self.findings(of: secrets, in: dir, outputs: try Self.outputs(dir, uid: uid))
             #expect(found.isEmpty, "\(found)")
