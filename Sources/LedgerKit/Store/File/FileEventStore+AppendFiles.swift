@@ -22,8 +22,18 @@ extension FileEventStore {
     /// checked after locking that `lockPath` still names it, so that a lock file replaced meanwhile
     /// (which another writer may hold) is never trusted.
     func lockForAppend() throws -> FileDescriptor {
+        // Waiting, the lock is always taken.
+        try lockForAppend(waiting: true)!
+    }
+
+    /// `lockForAppend`, or nil at once when another process holds the lock (`waiting` false).
+    func lockForAppend(waiting: Bool) throws -> FileDescriptor? {
+        func take(_ file: FileDescriptor) throws -> Bool {
+            if waiting { try file.lock(LOCK_EX); return true }
+            return try file.tryLock(LOCK_EX)
+        }
         if let files = appendFiles {
-            try files.lock.lock(LOCK_EX)
+            guard try take(files.lock) else { return nil }
             if FileIdentity(path: lockPath) == files.lockIdentity { return files.lock }
             files.lock.unlock()
             appendFiles = nil
@@ -31,7 +41,7 @@ extension FileEventStore {
         for _ in 0..<100 {
             try FileSystem.makeDirectories(directory)
             let lock = try FileDescriptor(path: lockPath, flags: O_RDWR | O_CREAT)
-            try lock.lock(LOCK_EX)
+            guard try take(lock) else { return nil }
             if let identity = lock.identity(), FileIdentity(path: lockPath) == identity {
                 appendFiles = AppendFiles(lock: lock, lockIdentity: identity, log: nil, logIdentity: nil)
                 return lock

@@ -149,7 +149,10 @@ extension FileEventStore {
             }
             // A line before damage may be a forgery whose hash was made anew: nothing is destroyed for it.
             if !erasures.isEmpty, damage == nil {
-                keysDestroyedOnTheWay += try destroyHoldingLock(erasures)
+                // The emails those keys still open first: their sign-in lock files go with them.
+                let scan = try self.erasures(in: log)
+                let emails: [String] = scan.intact ? erasures.compactMap(\.account).flatMap { Array(scan.emails[$0] ?? []) } : []
+                keysDestroyedOnTheWay += try destroyHoldingLock(erasures, emails: emails, heldByLiveAccount: scan.accounts.holdsLiveAccount)
                 try syncIndexFile(log)
                 return try catchUp(log, repairing: repairing)
             }

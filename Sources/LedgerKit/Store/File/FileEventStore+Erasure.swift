@@ -109,6 +109,11 @@ extension FileEventStore {
     public func destroyKeysTheLogErased() throws -> [SubjectID] {
         let lock = try StoreError.mapping { try lockForAppend() }
         defer { lock.unlock() }
+        return try destroyKeysTheLogErasedHoldingLock()
+    }
+
+    /// `destroyKeysTheLogErased` for a caller that holds the writers' lock.
+    private func destroyKeysTheLogErasedHoldingLock() throws -> [SubjectID] {
         let log = try StoreError.mapping { try logForAppend() }
         guard let keys = try dataKeys() else { return [] }
         // What a writer meets first (an erasure past the caches: its keys destroyed on the way) is
@@ -136,10 +141,23 @@ extension FileEventStore {
     /// `destroyKeysTheLogErased` (the keys, the sign-in lock files of the emails they open, the
     /// caches), then, under the writers' lock, the index files still recorded before that erasure
     /// dropped. Returns the subjects whose keys it destroyed.
-    public func finishErasuresARestoreBroughtBack(lastErasureSeq: Int) throws -> [SubjectID] {
-        let destroyed = try destroyKeysTheLogErased()
-        let lock = try StoreError.mapping { try lockForAppend() }
+    public func finishErasuresARestoreBroughtBack(lastErasureSeq: Int, keysKept: Set<SubjectID>) throws -> [SubjectID] {
+        // A writer at work (it may be rebuilding the index the erasure dropped) is not waited for:
+        // it, or the next command, meets what is left.
+        guard let lock = try StoreError.mapping({ try lockForAppend(waiting: false) }) else { return [] }
         defer { lock.unlock() }
+        // What the read saw, asked again under the lock: a key still live, an index file still
+        // recorded before the erasure (a writer may have finished the job meanwhile).
+        let keys = try dataKeys()
+        var live = false
+        if let keys {
+            live = try StoreError.mappingKeys { () throws(KeyStoreError) in
+                for subject in keysKept where try keys.state(of: subject) == .live { return true }
+                return false
+            }
+        }
+        guard live || [indexCheckpointPath, indexPath].contains(where: { Self.recorded($0, before: lastErasureSeq) }) else { return [] }
+        let destroyed = try destroyKeysTheLogErasedHoldingLock()
         let stale = [indexCheckpointPath, indexPath].filter { Self.recorded($0, before: lastErasureSeq) }
         if !stale.isEmpty {
             try StoreError.mapping {
@@ -151,12 +169,13 @@ extension FileEventStore {
         return destroyed
     }
 
-    /// True when there is a file at `path` (the writers' index or its checkpoint) that does not say
-    /// it covers line `seq`: written before that line, or not an index at all.
+    /// True when the file at `path` (the writers' index or its checkpoint) is an index that says it
+    /// covers the log up to a line before `seq`: restored from before that line. One being built
+    /// (covering nothing yet), one this process cannot read, or anything that is not an index is
+    /// not (a writer replaces it).
     static func recorded(_ path: String, before seq: Int) -> Bool {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return false }
-        return (WritersIndex.recordedSeq(atPath: path) ?? 0) < seq
+        guard let covered = WritersIndex.recordedSeq(atPath: path) else { return false }
+        return covered > 0 && covered < seq
     }
 
     /// What an erasure's last steps need from the whole log, read under the writers' lock.
@@ -173,10 +192,12 @@ extension FileEventStore {
         var intact = true
     }
 
-    /// The `ErasureScan` of `log`.
+    /// The `ErasureScan` of `log`. Its members are opened by a ring of its own over the key store,
+    /// which knows only the erasures it meets: this process's ring may have noted an erased subject
+    /// already (a read before the sweep), and would not open the emails whose lock files must go.
     func erasures(in log: FileDescriptor) throws -> ErasureScan {
         var scan = ErasureScan()
-        var checker = ChainChecker(opener: keyRing)
+        var checker = ChainChecker(opener: KeyRing(keyStorePath: keyRing.path))
         try LogScanner.scanFacts(log, checker: &checker) { item in
             switch item {
             case .event(let event, _, _, _):

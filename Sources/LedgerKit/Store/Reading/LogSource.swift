@@ -119,7 +119,7 @@ extension LogSource {
         guard let read = FileIdentity(path: path), read == FileIdentity(path: store.logPath) else { return [] }
         guard !ring.erasedSubjectsWithKeysKept.isEmpty || FileEventStore.recorded(store.indexPath, before: lastErasureSeq)
               || FileEventStore.recorded(store.indexCheckpointPath, before: lastErasureSeq) else { return [] }
-        return try store.finishErasuresARestoreBroughtBack(lastErasureSeq: lastErasureSeq)
+        return try store.finishErasuresARestoreBroughtBack(lastErasureSeq: lastErasureSeq, keysKept: ring.erasedSubjectsWithKeysKept)
     }
 
     /// Refuses to read a log file whose folder has a key store that cannot be opened (a symbolic

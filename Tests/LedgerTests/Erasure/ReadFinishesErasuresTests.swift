@@ -1,0 +1,111 @@
+import Foundation
+import LedgerDomain
+@testable import LedgerKit
+import Testing
+
+// MARK: - ReadFinishesErasuresTests
+
+/// What a read does, and does not do, after meeting erasure events (`LogSource.finishErasures`),
+/// from an attack on it: a healthy folder is left alone (nothing written, the writers' lock not
+/// taken: an index being built, or one the reader cannot open, is no sign of a restore); a writer
+/// at work is not waited for; and a restored sign-in lock file of an erased email goes with the key.
+@Suite struct ReadFinishesErasuresTests {
+    /// Two accounts, the first deleted (its key destroyed), a writer after it (the index rebuilt):
+    /// returns the deleted uid, its email and the key store's bytes from before the deletion.
+    private static func deletedOne(_ dir: LedgerDir, email: String) throws -> (uid: String, keys: [UInt8]) {
+        let uid = try #require(try parseObject(try dir.register(email: email, username: "Gone", password: "password gone").stdout)["uid"] as? String)
+        #expect(try dir.register(email: "stays@example.com", username: "Stays", password: "password stays").status == 0)
+        let keys = try readBytes(dir.path + "/events.keys")
+        #expect(try dir.run(["account", "delete", uid]).status == 0)
+        #expect(try dir.login(email: "stays@example.com", password: "password stays").status == 0)
+        return (uid, keys)
+    }
+
+    /// Every file of the folder with its bytes.
+    private static func snapshot(_ dir: LedgerDir) throws -> [String: [UInt8]] {
+        let names = try FileManager.default.subpathsOfDirectory(atPath: dir.path)
+        var files: [String: [UInt8]] = [:]
+        for name in names where !name.hasSuffix(".lock") {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: dir.path + "/" + name, isDirectory: &isFolder), !isFolder.boolValue {
+                files[name] = try readBytes(dir.path + "/" + name)
+            }
+        }
+        return files
+    }
+
+    /// A read of a healthy folder whose log holds an erasure changes no file, also with the index's
+    /// header saying it covers nothing yet (a writer building it), and says nothing on stderr.
+    @Test(arguments: [false, true])
+    func aHealthyFolderIsLeftAlone(_ indexBeingBuilt: Bool) throws {
+        try withLedgerDir { dir in
+            _ = try Self.deletedOne(dir, email: "healthy@example.com")
+            let index = dir.path + "/events.jsonl.index"
+            if indexBeingBuilt {
+                var bytes = try readBytes(index)
+                for i in WritersIndex.Header.coveredSeq.offset..<(WritersIndex.Header.coveredSeq.offset + 8) { bytes[i] = 0 }
+                try writeBytes(bytes, to: index)
+                #expect(WritersIndex.recordedSeq(atPath: index) == 0)
+            }
+            let before = try Self.snapshot(dir)
+            for command in [["users"], ["replay"], ["audit"], ["sessions"]] {
+                let read = try dir.run(command, env: ["LEDGER_CHECKPOINT_EVERY": "0"])
+                #expect(read.stderr.isEmpty, "\(command): \(read.stderr)")
+            }
+            #expect(try Self.snapshot(dir) == before, "a read changed a file")
+        }
+    }
+
+    /// While another process holds the writers' lock, a read that would destroy a restored key does
+    /// not wait for it: it answers at once and leaves the key to the next command, which destroys it.
+    @Test func aReadDoesNotWaitForAWriter() throws {
+        try withLedgerDir { dir in
+            let (uid, keys) = try Self.deletedOne(dir, email: "waiting@example.com")
+            try writeBytes(keys, to: dir.path + "/events.keys")
+            let subject = SubjectID.account(try #require(UUIDBits(uuid: uid)))
+            // Another process holds the lock for a few seconds (a read that waited for it would
+            // then destroy the key: the state after the read tells).
+            let lockPath = dir.path + "/events.lock"
+            let holder = Process()
+            holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+            holder.arguments = ["-x", lockPath, "sleep", "3"]
+            try holder.run()
+            let probe = try FileDescriptor(path: lockPath, flags: O_RDWR | O_CREAT)
+            while try probe.tryLock(LOCK_EX) { probe.unlock(); usleep(10_000) }
+            let read = try dir.run(["users", "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "0"])
+            #expect(read.status == 0 && !read.stdout.contains("waiting@example.com"), "\(read)")
+            #expect(!read.stderr.contains("destroyed"), "\(read.stderr)")
+            #expect(try KeyStore(directory: dir.path, writable: false).state(of: subject) == .live, "the read waited for the writer")
+            holder.waitUntilExit()
+            let next = try dir.run(["users", "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "0"])
+            #expect(next.stderr.contains("destroyed the key of erased \(subject.text)"), "\(next.stderr)")
+            #expect(try KeyStore(directory: dir.path, writable: false).state(of: subject) == .erased)
+        }
+    }
+
+    /// A sign-in lock file of the erased email, left with a check in it and restored from a backup
+    /// with the key store and the caches, goes when the read destroys the key again (the key still
+    /// opens the email it is named by).
+    @Test func aRestoredLockFileOfTheErasedEmailGoesWithTheKey() throws {
+        try withLedgerDir { dir in
+            let email = "locked@example.com"
+            let uid = try #require(try parseObject(try dir.register(email: email, username: "Locked", password: "password locked").stdout)["uid"] as? String)
+            #expect(try dir.register(email: "stays@example.com", username: "Stays", password: "password stays").status == 0)
+            let failed = try dir.run(["login", "--email", email, "--password-stdin"], stdin: "not the password\n",
+                                     env: ["LEDGER_FAILPOINTS": "SignInFailed=error"])
+            #expect(failed.status != 0, "\(failed)")
+            let lockFile = FileSignInLocks.path(directory: dir.path, email: email)
+            #expect(FileManager.default.fileExists(atPath: lockFile), "a check left in the lock file: what this test is about")
+            let saved = try Self.snapshot(dir).filter { $0.key != "events.jsonl" }
+            #expect(try dir.run(["account", "delete", uid]).status == 0)
+            #expect(!FileManager.default.fileExists(atPath: lockFile))
+            for (name, bytes) in saved { try writeBytes(bytes, to: dir.path + "/" + name) }
+            #expect(FileManager.default.fileExists(atPath: lockFile))
+            let read = try dir.run(["users"])
+            #expect(read.stderr.contains("destroyed the key of erased account-\(uid)"), "\(read.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: lockFile), "the restored lock file of the erased email stayed")
+            #expect(try dir.login(email: "stays@example.com", password: "password stays").status == 0)
+            #expect(try dir.run(["verify"]).status == 0)
+        }
+    }
+}
