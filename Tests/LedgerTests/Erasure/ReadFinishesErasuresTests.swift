@@ -83,6 +83,39 @@ import Testing
         }
     }
 
+    /// An erasure of a live account forged into the middle of the log, every later line chained
+    /// again: the caches remember the other history, so a read (as writers) destroys no key because
+    /// of it and keeps the evidence (it saves no views checkpoint over it); `verify` names it.
+    @Test func aForgedErasureInARewrittenLogDestroysNoKey() throws {
+        try withLedgerDir { dir in
+            let env = ["LEDGER_CHECKPOINT_EVERY": "1"]
+            let alice = try #require(try parseObject(try dir.register(email: "alice@example.com", username: "Alice", password: "password alice", env: env).stdout)["uid"] as? String)
+            let bob = try #require(try parseObject(try dir.register(email: "bob@example.com", username: "Bob", password: "password bob", env: env).stdout)["uid"] as? String)
+            #expect(try dir.run(["account", "delete", bob], env: env).status == 0)
+            #expect(try dir.run(["users"], env: env).status == 0)
+            let checkpoint = try readBytes(dir.logPath + ".checkpoint")
+            var all = try LogRewriting.envelopes(try dir.logBytes())
+            var forged = try #require(all.first { $0.type == "PersonalDataErased" })
+            forged.id = UUID().uuidString.lowercased()
+            forged.batch = nil
+            forged.stream = "account-" + alice
+            forged.data = JSONObject([("uid", .string(alice)), ("subject", .string("account-" + alice)), ("reason", .string("account-deleted"))])
+            // Between two batches, before Bob's deletion: the lines after it are chained again.
+            all.insert(forged, at: try #require(all.firstIndex { $0.type == "AccountDeleted" }))
+            try writeBytes(LogRewriting.chained(all, renumbering: true), to: dir.logPath)
+            let subject = SubjectID.account(try #require(UUIDBits(uuid: alice)))
+
+            let read = try dir.run(["users", "--json"], env: env)
+            #expect(read.status == 0, "\(read)")
+            #expect(!read.stderr.contains("destroyed"), "\(read.stderr)")
+            #expect(try KeyStore(directory: dir.path, writable: false).state(of: subject) == .live, "a forged erasure destroyed a live key")
+            #expect(try readBytes(dir.logPath + ".checkpoint") == checkpoint, "the read replaced the evidence")
+            let login = try dir.login(email: "alice@example.com", password: "password alice")
+            #expect(login.status == 1 && login.stdout.contains("history-rewritten"), "\(login)")
+            #expect(try dir.run(["verify"]).stdout.contains("history-rewritten"))
+        }
+    }
+
     /// A sign-in lock file of the erased email, left with a check in it and restored from a backup
     /// with the key store and the caches, goes when the read destroys the key again (the key still
     /// opens the email it is named by).

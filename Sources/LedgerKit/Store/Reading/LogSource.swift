@@ -114,12 +114,22 @@ extension LogSource {
         if case .postgres(let store) = self {
             return try store.holdsLiveKeys(of: store.keyRing.erasedSubjectsMet) ? try store.destroyKeysTheLogErased() : []
         }
-        guard case .file(let path) = self, let ring = opener as? KeyRing, ring.hasKeyStore else { return [] }
+        guard case .file(let path) = self, let ring = opener as? KeyRing, ring.hasKeyStore, !cachesRememberAnotherHistory else { return [] }
         let store = FileEventStore(directory: FileSystem.directoryName(path))
         guard let read = FileIdentity(path: path), read == FileIdentity(path: store.logPath) else { return [] }
         guard !ring.erasedSubjectsWithKeysKept.isEmpty || FileEventStore.recorded(store.indexPath, before: lastErasureSeq)
               || FileEventStore.recorded(store.indexCheckpointPath, before: lastErasureSeq) else { return [] }
         return try store.finishErasuresARestoreBroughtBack(lastErasureSeq: lastErasureSeq, keysKept: ring.erasedSubjectsWithKeysKept)
+    }
+
+    /// True when a cache beside a log file recorded another hash for a line the log holds
+    /// (`RecordedHeads.rewrite`: the log was rewritten, or restored from a backup on purpose): the
+    /// evidence writers refuse on and `verify` names. A read keeps it (saves no views checkpoint
+    /// over it) and destroys nothing because of the log's word. A few bytes of each cache are read,
+    /// and the log's prefix only when a cache's line is not where it says.
+    var cachesRememberAnotherHistory: Bool {
+        guard case .file(let path) = self, let log = try? FileDescriptor(path: path, flags: O_RDONLY) else { return false }
+        return ((try? RecordedHeads.rewrite(logPath: path, log: log)) ?? nil) != nil
     }
 
     /// Refuses to read a log file whose folder has a key store that cannot be opened (a symbolic

@@ -159,13 +159,14 @@ public enum ViewLoader {
         if checker.idsMayRepeat() { throw RepeatedIDSeen() }
         // Save a new checkpoint when a whole-log read went far enough past the last one.
         if asOf == nil, damage == nil, interval > 0, loaded.views.selection == .all, let lastLine,
-           loaded.views.events - (checkpoint?.views.events ?? 0) >= interval, let ids = checker.idFingerprints() {
+           loaded.views.events - (checkpoint?.views.events ?? 0) >= interval, let ids = checker.idFingerprints(),
+           !source.cachesRememberAnotherHistory {
             source.save(Checkpoint(views: loaded.views, ids: ids, lineStart: lastLine.start, offset: lastLine.end))
         }
         // With checkpoints off nothing reads or replaces the views' checkpoint: one left from
         // before (or restored from a backup taken before) an erasure this read met may hold the
         // erased person's data, so it goes.
-        if interval == 0, metErasure, damage == nil { source.dropCheckpoint() }
+        if interval == 0, metErasure, damage == nil, !source.cachesRememberAnotherHistory { source.dropCheckpoint() }
         if lastIncludedAt == nil { lastIncludedAt = checkpoint?.headAt }
         if let damage { throw StoreError(.damaged, "the log is damaged at \(damage); run `ledger verify`", problem: damage) }
         if let asOf { loaded.asOfTime = asOf.instant(lastIncludedAt: lastIncludedAt) }
