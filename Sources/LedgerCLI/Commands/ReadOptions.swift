@@ -69,7 +69,7 @@ enum ReadOptions {
     private static func finishErasures(_ source: LogSource, after loaded: LoadedViews, _ context: Context) {
         do {
             for subject in try source.finishErasures(lastErasureSeq: loaded.lastErasureSeq) {
-                context.complain("destroyed the key of erased \(subject), which the log erases (a key store restored from a backup taken before the erasure, or an erasure cut short)")
+                context.complain("destroyed the key of erased \(subject), which the log erases: restored from a backup taken before the erasure")
             }
         } catch {
             context.complain("warning: the key store or caches of \(source.name) hold data of erased subjects (restored from a backup?) "

@@ -78,6 +78,10 @@ public final class KeyRing: PersonalDataOpener {
     /// The erased subjects whose key the key store still held when this process met their erasure.
     public var erasedSubjectsWithKeysKept: Set<SubjectID> { keptAfterErasure.withLock { $0 } }
 
+    /// `subjects` were looked at under the writers' lock (`LogSource.finishErasures`): their keys
+    /// are destroyed now, so they leave `erasedSubjectsWithKeysKept`.
+    func noteLooked(_ subjects: Set<SubjectID>) { keptAfterErasure.withLock { $0.subtract(subjects) } }
+
     /// How many subjects' members did not open and were not erased (`verify` names them:
     /// `missing-key`); a read shows their members as erased.
     public var subjectsNotOpened: Int { unopened.withLock { $0.count } }

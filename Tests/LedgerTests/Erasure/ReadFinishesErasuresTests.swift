@@ -83,6 +83,28 @@ import Testing
         }
     }
 
+    /// An erasure under way — its event durable, its key not destroyed yet, `erasure.pending` naming
+    /// it (the eraser between the two, or killed there) — is its own process's or the next writer's
+    /// to finish: a read takes no lock, changes no file and says nothing; a writer then finishes it.
+    @Test func aReadLeavesAnErasureUnderWayToItsWriter() throws {
+        try withLedgerDir { dir in
+            let uid = try #require(try parseObject(try dir.register(email: "midway@example.com", username: "Midway", password: "password midway").stdout)["uid"] as? String)
+            #expect(try dir.register(email: "stays@example.com", username: "Stays", password: "password stays").status == 0)
+            let killed = try dir.run(["account", "delete", uid], env: ["LEDGER_FAILPOINTS": "PersonalDataErased=crash"])
+            #expect(killed.status != 0, "\(killed)")
+            let subject = SubjectID.account(try #require(UUIDBits(uuid: uid)))
+            #expect(try KeyStore(directory: dir.path, writable: false).state(of: subject) == .live)
+            let before = try Self.snapshot(dir)
+            let read = try dir.run(["users", "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "0"])
+            #expect(read.status == 0 && !read.stdout.contains("midway@example.com"), "\(read)")
+            #expect(read.stderr.isEmpty, "\(read.stderr)")
+            #expect(try Self.snapshot(dir) == before, "a read did the erasure's work")
+            #expect(try dir.login(email: "stays@example.com", password: "password stays").status == 0)
+            #expect(try KeyStore(directory: dir.path, writable: false).state(of: subject) == .erased, "the writer finished it")
+            #expect(!FileManager.default.fileExists(atPath: dir.path + "/erasure.pending"))
+        }
+    }
+
     /// An erasure of a live account forged into the middle of the log, every later line chained
     /// again: the caches remember the other history, so a read (as writers) destroys no key because
     /// of it and keeps the evidence (it saves no views checkpoint over it); `verify` names it.

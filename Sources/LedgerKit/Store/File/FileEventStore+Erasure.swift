@@ -140,12 +140,17 @@ extension FileEventStore {
     /// recorded before the last of them (files restored from a backup taken before the erasure):
     /// `destroyKeysTheLogErased` (the keys, the sign-in lock files of the emails they open, the
     /// caches), then, under the writers' lock, the index files still recorded before that erasure
-    /// dropped. Returns the subjects whose keys it destroyed.
-    public func finishErasuresARestoreBroughtBack(lastErasureSeq: Int, keysKept: Set<SubjectID>) throws -> [SubjectID] {
+    /// dropped. Returns the subjects whose keys it destroyed; nil when it did not look: a writer
+    /// holds the lock, or an erasure is under way (`erasure.pending`: its own process, or the next
+    /// writer when it was cut short, finishes it).
+    public func finishErasuresARestoreBroughtBack(lastErasureSeq: Int, keysKept: Set<SubjectID>) throws -> [SubjectID]? {
         // A writer at work (it may be rebuilding the index the erasure dropped) is not waited for:
-        // it, or the next command, meets what is left.
-        guard let lock = try StoreError.mapping({ try lockForAppend(waiting: false) }) else { return [] }
+        // it, or the next command, meets what is left. Nor is an erasure between its event and
+        // its keys' destruction, which an erasure leaves the lock between.
+        guard !FileSystem.exists(erasureMarkerPath),
+              let lock = try StoreError.mapping({ try lockForAppend(waiting: false) }) else { return nil }
         defer { lock.unlock() }
+        guard !FileSystem.exists(erasureMarkerPath) else { return nil }
         // What the read saw, asked again under the lock: a key still live, an index file still
         // recorded before the erasure (a writer may have finished the job meanwhile).
         let keys = try dataKeys()

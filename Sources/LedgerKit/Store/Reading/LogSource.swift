@@ -119,7 +119,12 @@ extension LogSource {
         guard let read = FileIdentity(path: path), read == FileIdentity(path: store.logPath) else { return [] }
         guard !ring.erasedSubjectsWithKeysKept.isEmpty || FileEventStore.recorded(store.indexPath, before: lastErasureSeq)
               || FileEventStore.recorded(store.indexCheckpointPath, before: lastErasureSeq) else { return [] }
-        return try store.finishErasuresARestoreBroughtBack(lastErasureSeq: lastErasureSeq, keysKept: ring.erasedSubjectsWithKeysKept)
+        let kept = ring.erasedSubjectsWithKeysKept
+        guard let destroyed = try store.finishErasuresARestoreBroughtBack(lastErasureSeq: lastErasureSeq, keysKept: kept) else { return [] }
+        // Looked at under the lock: none of those keys is live now (a long-lived process's later
+        // reads do not look again for them).
+        ring.noteLooked(kept)
+        return destroyed
     }
 
     /// True when a cache beside a log file recorded another hash for a line the log holds
