@@ -19,9 +19,12 @@ public struct CheckpointReader {
     /// The views and id fingerprints read from `source`, which must end right after them. The
     /// fingerprints must be one per event the views applied, strictly increasing. Only the views
     /// `selection` keeps (`LedgerViews.narrow`) are restored; the others are checked and dropped,
-    /// so a read that prints a few views never holds the rest.
+    /// so a read that prints a few views never holds the rest. `erasures` are the account erasures
+    /// the account changes record (`personal-data-erased`, in log order), whatever the selection:
+    /// a read from the checkpoint asks the key store about them (`Checkpoint.erasures`).
     public static func read(policy: SignInPolicy = SignInPolicy(), views selection: LedgerViews.Selection = .all,
-                            source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) throws -> (views: LedgerViews, ids: IDFingerprints) {
+                            source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int)
+        throws -> (views: LedgerViews, ids: IDFingerprints, erasures: [RecordedErasure]) {
         var r = CheckpointReader(source: source)
         var views = LedgerViews()
         views.signIns = SignInView(policy: policy)
@@ -92,6 +95,7 @@ public struct CheckpointReader {
             for _ in 0..<recent { row.recentFailures.append(try r.time()) }
             if kept.contains(.signIns) { views.signIns.restore(row) }
         }
+        var erasures: [RecordedErasure] = []
         var moved: [String: UUIDBits] = [:]
         for _ in 0..<(try r.count()) { moved[try r.string()] = try r.uuid() }
         if kept.contains(.users) { views.users.restoreMovedAway(moved) }
@@ -104,6 +108,7 @@ public struct CheckpointReader {
                 seq: try r.count(), at: try r.time(), uid: try r.uuid(), email: try r.string(),
                 change: try r.choice(AccountChangeView.Change.allCases), reason: try r.optionalString(), newEmail: try r.optionalString())
             if kept.contains(.accountChanges) { views.accountChanges.changes.append(row) }
+            if row.change == .personalDataErased { erasures.append(RecordedErasure(seq: row.seq, subject: .account(row.uid))) }
         }
         for _ in 0..<(try r.count()) {
             let row = AccountChangeView.RevokedRow(
@@ -111,7 +116,7 @@ public struct CheckpointReader {
             if kept.contains(.accountChanges) { views.accountChanges.revoked.append(row) }
         }
         guard try r.atEnd() else { throw CheckpointError(message: "bytes after the views") }
-        return (views, ids)
+        return (views, ids, erasures)
     }
 
     // MARK: - Bytes

@@ -23,6 +23,9 @@ public struct Checkpoint {
     public var offset: Int
     /// The covered line's time (set by `load`).
     public var headAt: Timestamp?
+    /// The account erasures up to the covered line, in log order (set by `load`, from the views'
+    /// account changes whatever views it restored): what a read from it asks the key store about.
+    public var erasures: [RecordedErasure] = []
 
     /// A checkpoint of `views` and `ids`, which reflect the log up to the line at `[lineStart, offset)`.
     public init(views: LedgerViews, ids: IDFingerprints, lineStart: Int, offset: Int, headAt: Timestamp? = nil) {
@@ -59,7 +62,7 @@ public struct Checkpoint {
         // The header is not trusted yet (the seal is checked below): an offset outside the log means no tail.
         let logSize = (try? file.size()) ?? 0
         let restored = selection(offset >= 0 && offset <= logSize ? logSize - offset : 0)
-        guard let (views, ids) = try? CheckpointReader.read(views: restored, source: { buffer in
+        guard let (views, ids, erasures) = try? CheckpointReader.read(views: restored, source: { buffer in
             let n = try saved.read(into: buffer.baseAddress!, count: min(buffer.count, end - position), at: position)
             sha.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             position += n
@@ -70,7 +73,9 @@ public struct Checkpoint {
               trailer == Array(sha.finalize().utf8),
               let headAt = SavedHeadLine.verifiedTime(in: file, lineStart: lineStart, offset: offset, head: views.head)
         else { return nil }
-        return Checkpoint(views: views, ids: ids, lineStart: lineStart, offset: offset, headAt: headAt)
+        var checkpoint = Checkpoint(views: views, ids: ids, lineStart: lineStart, offset: offset, headAt: headAt)
+        checkpoint.erasures = erasures
+        return checkpoint
     }
 
     /// True when this may be saved. A checkpoint holds every view, and a load trusts it to: views

@@ -95,7 +95,7 @@ import Testing
         let ids = try #require(IDFingerprints(seed: UUIDBits(high: 1, low: 2), ids: s.recorded.compactMap { UUIDBits(uuid: $0.envelope.id) }))
         CheckpointWriter.write(s.views, ids: ids) { bytes.append(contentsOf: $0) }
         var at = 0
-        let (back, backIDs) = try CheckpointReader.read { out in
+        let (back, backIDs, _) = try CheckpointReader.read { out in
             let n = min(out.count, bytes.count - at)
             out.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.withUnsafeBytes { $0 }[at..<(at + n)]))
             at += n

@@ -163,4 +163,43 @@ import Testing
             #expect(try dir.run(["verify"]).status == 0)
         }
     }
+    /// A key store restored on its own (or with the writers' index files) from a backup taken
+    /// before an erasure, beside a views checkpoint saved after it: a read from the checkpoint never
+    /// meets the erasure event, yet it finds the restored key (the checkpoint records the erasure)
+    /// and destroys it, and drops index files recorded before the erasure; the next read is quiet.
+    @Test(arguments: [false, true])
+    func aReadFromACheckpointAfterTheErasureFindsARestoredKeyStore(_ withIndexFiles: Bool) throws {
+        try withLedgerDir { dir in
+            let env = ["LEDGER_CHECKPOINT_EVERY": "1"]
+            let email = "behind@example.com"
+            let uid = try #require(try parseObject(try dir.register(email: email, username: "Behind", password: "password behind", env: env).stdout)["uid"] as? String)
+            #expect(try dir.register(email: "stays@example.com", username: "Stays", password: "password stays", env: env).status == 0)
+            let restored = ["events.keys"] + (withIndexFiles ? ["events.jsonl.index", "events.jsonl.index.checkpoint"] : [])
+            let saved = try Self.snapshot(dir).filter { restored.contains($0.key) }
+            #expect(saved.count == restored.count, "\(saved.keys.sorted())")
+            #expect(try dir.run(["account", "delete", uid], env: env).status == 0)
+            #expect(try dir.run(["login", "--email", "stays@example.com", "--password-stdin"], stdin: "password stays\n", env: env).status == 0)
+            #expect(try dir.run(["users"], env: env).status == 0)
+            let erasureSeq = try #require(try LogRewriting.envelopes(try dir.logBytes()).first { $0.type == "PersonalDataErased" }?.seq)
+            let checkpoint = try #require(Checkpoint.load(forLog: dir.logPath, file: try FileDescriptor(path: dir.logPath, flags: O_RDONLY)))
+            #expect(checkpoint.views.head.seq > erasureSeq && checkpoint.erasures.map(\.seq) == [erasureSeq],
+                    "a checkpoint saved after the erasure: what this test is about")
+            for (name, bytes) in saved { try writeBytes(bytes, to: dir.path + "/" + name) }
+            let subject = SubjectID.account(try #require(UUIDBits(uuid: uid)))
+            #expect(try KeyStore(directory: dir.path, writable: false).state(of: subject) == .live)
+
+            let read = try dir.run(["users", "--json"], env: env)
+            #expect(read.status == 0 && !read.stdout.contains(email), "\(read)")
+            #expect(read.stderr.contains("destroyed the key of erased \(subject.text)"), "\(read.stderr)")
+            #expect(try KeyStore(directory: dir.path, writable: false).state(of: subject) == .erased, "the restored key is still live")
+            for name in ["events.jsonl.index", "events.jsonl.index.checkpoint"] {
+                if let covered = WritersIndex.recordedSeq(atPath: dir.path + "/" + name) {
+                    #expect(covered == 0 || covered >= erasureSeq, "\(name) still records the log before the erasure")
+                }
+            }
+            #expect(try dir.run(["users"], env: env).stderr.isEmpty)
+            #expect(try dir.run(["login", "--email", "stays@example.com", "--password-stdin"], stdin: "password stays\n", env: env).status == 0)
+            #expect(try dir.run(["verify"]).status == 0)
+        }
+    }
 }

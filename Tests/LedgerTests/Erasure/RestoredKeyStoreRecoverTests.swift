@@ -180,6 +180,15 @@ import Testing
                 let row = try connection.execute("SELECT erased FROM ledger_keys WHERE subject = $1", [subject])
                 #expect(row.string(0, 0) == "t", "\(command) left the restored key")
             }
+            // A read from a checkpoint saved after the erasure never meets the event: it asks
+            // `ledger_keys` about the erasures the checkpoint records, and destroys the restored key too.
+            #expect(try pg.run(["users"], env: ["LEDGER_CHECKPOINT_EVERY": "1"]).status == 0)
+            #expect(try connection.execute("SELECT count(*) FROM ledger_checkpoints").string(0, 0) != "0", "a checkpoint row past the erasure")
+            _ = try connection.execute("UPDATE ledger_keys SET erased = false, key = decode($1, 'hex') WHERE subject = $2", [hex, subject])
+            let fromCheckpoint = try pg.run(["users", "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "1"])
+            #expect(!fromCheckpoint.stdout.contains("goes@example.com"), "\(fromCheckpoint)")
+            #expect(fromCheckpoint.stderr.contains("destroyed the key of erased \(subject)"), "\(fromCheckpoint.stderr)")
+            #expect(try connection.execute("SELECT erased FROM ledger_keys WHERE subject = $1", [subject]).string(0, 0) == "t")
             // The table restored again, for the rest: only `recover` and writers run from here on.
             _ = try connection.execute("UPDATE ledger_keys SET erased = false, key = decode($1, 'hex') WHERE subject = $2", [hex, subject])
             let verified = try pg.run(["verify", "--json"])

@@ -29,12 +29,13 @@ struct CheckpointCodecTests {
 
     private func decodeWhole(_ bytes: [UInt8]) throws -> (views: LedgerViews, ids: IDFingerprints) {
         var position = 0
-        return try CheckpointReader.read { buffer in
+        let read = try CheckpointReader.read { buffer in
             let n = min(buffer.count, bytes.count - position)
             bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + position, byteCount: n) }
             position += n
             return n
         }
+        return (read.views, read.ids)
     }
 
     private func decode(_ bytes: [UInt8]) throws -> LedgerViews { try decodeWhole(bytes).views }

@@ -54,7 +54,9 @@ extension PostgresEventStore {
               let line = try? connection.execute("SELECT line FROM ledger_events WHERE seq = $1", [String(seq)]), line.count == 1,
               let headAt = line.bytes(0, 0, { SavedHeadLine.verifiedTime(line: $0, head: read.views.head) })
         else { return nil }
-        return Checkpoint(views: read.views, ids: read.ids, lineStart: 0, offset: 0, headAt: headAt)
+        var checkpoint = Checkpoint(views: read.views, ids: read.ids, lineStart: 0, offset: 0, headAt: headAt)
+        checkpoint.erasures = read.erasures
+        return checkpoint
     }
 
     /// Keeps `checkpoint` as the store's newest (the older ones deleted), unless an erasure was

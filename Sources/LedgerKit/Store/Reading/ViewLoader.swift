@@ -11,8 +11,8 @@ public struct LoadedViews {
     public var asOfTime: Timestamp
     /// The torn last line that was skipped, if any.
     public var tornTail: LogProblem?
-    /// The seq of the last erasure event (`PersonalDataErased`) the read met, 0 when it met none
-    /// (`LogSource.finishErasures` takes it).
+    /// The seq of the last erasure event (`PersonalDataErased`) the read met, or that the
+    /// checkpoint it started from records; 0 when none (`LogSource.finishErasures` takes it).
     public var lastErasureSeq = 0
 }
 
@@ -61,6 +61,21 @@ public enum ViewLoader {
         }
     }
 
+    /// The most erasures before a checkpoint whose subjects a read from it asks the key store about.
+    static let erasuresAskedAbout = 4096
+
+    /// A read from `checkpoint` meets none of the erasures before it: it tells the key ring of the
+    /// subjects of the last `erasuresAskedAbout` of them (one `pread` each, or one query on
+    /// PostgreSQL, for a key the store still holds) and takes the last one's seq, so that
+    /// `LogSource.finishErasures` finds a key store, or writers' index files, restored from a
+    /// backup taken before them. The checkpoint only says where to look: what is destroyed then is
+    /// what the log's own erasure events name.
+    private static func noteErasures(recordedBy checkpoint: Checkpoint, source: LogSource, into loaded: inout LoadedViews) {
+        guard let last = checkpoint.erasures.last, source.mayHoldKeys else { return }
+        for erasure in checkpoint.erasures.suffix(erasuresAskedAbout) { _ = source.opener.noteErased(erasure.subject) }
+        loaded.lastErasureSeq = max(loaded.lastErasureSeq, last.seq)
+    }
+
     /// A line's id repeated an earlier one's in a read that deferred the id check.
     private struct RepeatedIDSeen: Error {}
 
@@ -95,6 +110,7 @@ public enum ViewLoader {
             loaded.views = checkpoint.views
             checker = ChainChecker(continuingAfter: checkpoint.views.head)
             checker.opener = source.opener
+            noteErasures(recordedBy: checkpoint, source: source, into: &loaded)
         }
         if asOf != nil || interval == 0 { loaded.views.narrow(to: selection) }
         // The lines read in place open only the personal members the views folded read.
