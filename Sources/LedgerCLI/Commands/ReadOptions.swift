@@ -68,7 +68,7 @@ enum ReadOptions {
     /// says it; a folder this process cannot write is warned about, the read's output unchanged.
     private static func finishErasures(_ source: LogSource, after loaded: LoadedViews, _ context: Context) {
         do {
-            for subject in try source.finishErasures(lastErasureSeq: loaded.lastErasureSeq) {
+            for subject in try source.finishErasures(lastErasureSeq: loaded.lastErasureSeq, recorded: loaded.recordedErasures) {
                 context.complain("destroyed the key of erased \(subject), which the log erases: restored from a backup taken before the erasure")
             }
         } catch {

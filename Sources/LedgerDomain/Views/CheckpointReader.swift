@@ -20,8 +20,9 @@ public struct CheckpointReader {
     /// fingerprints must be one per event the views applied, strictly increasing. Only the views
     /// `selection` keeps (`LedgerViews.narrow`) are restored; the others are checked and dropped,
     /// so a read that prints a few views never holds the rest. `erasures` are the account erasures
-    /// the account changes record (`personal-data-erased`, in log order), whatever the selection:
-    /// a read from the checkpoint asks the key store about them (`Checkpoint.erasures`).
+    /// the account changes record (`personal-data-erased`, in log order, at a seq up to the head),
+    /// whatever the selection: a read from the checkpoint asks the key store about them
+    /// (`Checkpoint.erasures`).
     public static func read(policy: SignInPolicy = SignInPolicy(), views selection: LedgerViews.Selection = .all,
                             source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int)
         throws -> (views: LedgerViews, ids: IDFingerprints, erasures: [RecordedErasure]) {
@@ -108,7 +109,9 @@ public struct CheckpointReader {
                 seq: try r.count(), at: try r.time(), uid: try r.uuid(), email: try r.string(),
                 change: try r.choice(AccountChangeView.Change.allCases), reason: try r.optionalString(), newEmail: try r.optionalString())
             if kept.contains(.accountChanges) { views.accountChanges.changes.append(row) }
-            if row.change == .personalDataErased { erasures.append(RecordedErasure(seq: row.seq, subject: .account(row.uid))) }
+            if row.change == .personalDataErased, row.seq >= 1, row.seq <= views.head.seq {
+                erasures.append(RecordedErasure(seq: row.seq, subject: .account(row.uid)))
+            }
         }
         for _ in 0..<(try r.count()) {
             let row = AccountChangeView.RevokedRow(

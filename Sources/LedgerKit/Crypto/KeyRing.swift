@@ -342,6 +342,10 @@ public final class KeyRing: PersonalDataOpener {
     }
 
     /// True when the key store holds a live key of `subject` (one `pread`; the store opened
+    /// read-only when it was not yet), whatever the ring knows: nothing is noted.
+    func storeHoldsLiveKey(of subject: SubjectID) -> Bool { state.withLock { storeHoldsLiveKey(of: subject, &$0) } }
+
+    /// True when the key store holds a live key of `subject` (one `pread`; the store opened
     /// read-only when it was not yet). Called under the lock, for an erasure event only.
     private func storeHoldsLiveKey(of subject: SubjectID, _ state: inout State) -> Bool {
         if state.store == nil {

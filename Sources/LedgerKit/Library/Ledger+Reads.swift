@@ -62,7 +62,7 @@ extension Ledger {
     /// brought back (`LogSource.finishErasures`); the read's answer stands whether or not it can
     /// (a folder this process cannot write: `recover()` then reports why).
     static func finishErasures(_ log: LogSource, after loaded: LoadedViews) {
-        _ = try? log.finishErasures(lastErasureSeq: loaded.lastErasureSeq)
+        _ = try? log.finishErasures(lastErasureSeq: loaded.lastErasureSeq, recorded: loaded.recordedErasures)
     }
 
     /// The head of the verified log.

@@ -1,5 +1,5 @@
 import Foundation
-import LedgerDomain
+@testable import LedgerDomain
 @testable import LedgerKit
 import Testing
 
@@ -200,6 +200,44 @@ import Testing
             #expect(try dir.run(["users"], env: env).stderr.isEmpty)
             #expect(try dir.run(["login", "--email", "stays@example.com", "--password-stdin"], stdin: "password stays\n", env: env).status == 0)
             #expect(try dir.run(["verify"]).status == 0)
+        }
+    }
+}
+
+// MARK: - Forged checkpoints
+
+/// A views checkpoint re-sealed by someone who can write the folder, to record an erasure the log
+/// does not hold: a read takes nothing for erased because of it (the log's line at that seq is
+/// looked up first), so no cache is rebuilt with a live person erased and no second account takes
+/// their email; a seq past the checkpoint's head is not taken either (no index file dropped).
+@Suite struct ForgedCheckpointErasureTests {
+    @Test(arguments: [false, true])
+    func aForgedErasureInTheCheckpointErasesNothing(_ pastTheHead: Bool) throws {
+        try withLedgerDir { dir in
+            let env = ["LEDGER_CHECKPOINT_EVERY": "1"]
+            let bob = try #require(try parseObject(try dir.register(email: "bob@example.com", username: "Bob", password: "password bob", env: env).stdout)["uid"] as? String)
+            let gone = try #require(try parseObject(try dir.register(email: "gone@example.com", username: "Gone", password: "password gone", env: env).stdout)["uid"] as? String)
+            #expect(try dir.run(["account", "delete", gone], env: env).status == 0)
+            #expect(try dir.login(email: "bob@example.com", password: "password bob").status == 0)
+            #expect(try dir.run(["users"], env: env).status == 0)
+            let log = try FileDescriptor(path: dir.logPath, flags: O_RDONLY)
+            var checkpoint = try #require(Checkpoint.load(forLog: dir.logPath, file: log))
+            let head = checkpoint.views.head.seq
+            checkpoint.views.accountChanges.changes.append(AccountChangeView.ChangeRow(
+                seq: pastTheHead ? head + 1 : head, at: Timestamp(millis: 0), uid: try #require(UUIDBits(uuid: pastTheHead ? gone : bob)),
+                email: "", change: .personalDataErased, reason: "operator"))
+            checkpoint.save(forLog: dir.logPath)
+            let forged = try #require(Checkpoint.load(forLog: dir.logPath, file: log))
+            #expect(forged.erasures.count == (pastTheHead ? 1 : 2), "the reader takes a seq up to the head only")
+            let index = try readBytes(dir.logPath + ".index")
+
+            let read = try dir.run(["users", "--json"], env: env)
+            #expect(read.status == 0 && read.stderr.isEmpty, "\(read)")
+            #expect(try readBytes(dir.logPath + ".index") == index, "a read rebuilt or dropped the index because of the forged row")
+            #expect(try dir.login(email: "bob@example.com", password: "password bob").status == 0, "Bob cannot sign in")
+            let taken = try dir.register(email: "bob@example.com", username: "Mallory", password: "password mallory")
+            #expect(taken.status == 1, "a second live account took Bob's email: \(taken)")
+            #expect(try KeyStore(directory: dir.path, writable: false).state(of: .account(try #require(UUIDBits(uuid: bob)))) == .live)
         }
     }
 }

@@ -18,7 +18,8 @@ import Testing
     /// `count` accounts `NAME<n>@example.com` (password `password number <n>`), the key store backed
     /// up, account `erasing` deleted, caches written after it (the writers' index by a sign-in of
     /// account `signingIn`, the views' checkpoint), then the key store restored from the backup.
-    /// Returns the uids and the erased subject.
+    /// Returns the uids and the erased subject. The next writer finds the restored key (from the
+    /// erasures the writers' index records) and destroys it: `reviveKey` brings it back once more.
     private static func restoredAfterAnErasure(_ dir: LedgerDir, name: String, count: Int, erasing: Int,
                                                signingIn: Int) throws -> (uids: [String], erased: SubjectID) {
         var uids: [String] = []
@@ -30,16 +31,33 @@ import Testing
         #expect(try dir.login(email: "\(name)\(signingIn)@example.com", password: "password number \(signingIn)").status == 0)
         #expect(try dir.run(["users", "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "1"]).status == 0)
         try writeBytes(backup, to: dir.path + "/events.keys")
+        try writeBytes(backup, to: dir.path + "/events.keys.backup")
         return (uids, SubjectID.account(try #require(UUIDBits(uuid: uids[erasing]))))
+    }
+
+    /// The slot of `subject` in `events.keys` put back as the backup `restoredAfterAnErasure` kept
+    /// holds it (its key live), every other slot as it is: a key restored again after a writer
+    /// destroyed it, where restoring the whole file would lose the keys made since.
+    private static func reviveKey(of subject: SubjectID, in dir: LedgerDir) throws {
+        let backup = try readBytes(dir.path + "/events.keys.backup")
+        var keys = try readBytes(dir.path + "/events.keys")
+        let id = Array(subject.text.utf8)
+        let slot = try #require(stride(from: 128, to: backup.count, by: 128).first { at in
+            backup[at] == 1 && Int(backup[at + 1]) == id.count && Array(backup[(at + 8)..<(at + 8 + id.count)]) == id
+        })
+        #expect(keys.count == backup.count && keys[slot] == 2, "the same slot, erased")
+        keys.replaceSubrange(slot..<(slot + 128), with: backup[slot..<(slot + 128)])
+        try writeBytes(keys, to: dir.path + "/events.keys")
     }
 
     @Test func recoverDestroysTheKeysARestoredKeyStoreBroughtBack() throws {
         try withLedgerDir { dir in
             let (uids, erased) = try Self.restoredAfterAnErasure(dir, name: "keeper", count: 3, erasing: 1, signingIn: 0)
             #expect(try KeyStore(directory: dir.path, writable: false).state(of: erased) == .live, "the backup brought the key back")
-            // A writer resumes from its index: it does not meet the erasure again, and keeps the key.
+            // A writer resumes from its index, and finds the restored key from the erasures it records.
             #expect(try dir.login(email: "keeper2@example.com", password: "password number 2").status == 0)
-            #expect(try KeyStore(directory: dir.path, writable: false).state(of: erased) == .live)
+            #expect(try KeyStore(directory: dir.path, writable: false).state(of: erased) == .erased)
+            try Self.reviveKey(of: erased, in: dir)
 
             let recovered = try dir.run(["recover", "--json"])
             #expect(recovered.status == 0, "\(recovered)")
@@ -89,6 +107,7 @@ import Testing
             let failed = try dir.run(["login", "--email", "shared0@example.com", "--password-stdin"], stdin: "not the password\n",
                                      env: ["LEDGER_FAILPOINTS": "SignInFailed=error"])
             #expect(failed.status != 0, "\(failed)")
+            try Self.reviveKey(of: erased, in: dir)
             let lock = FileSignInLocks.path(directory: dir.path, email: "shared0@example.com")
             #expect(FileManager.default.fileExists(atPath: lock))
             let lockBytes = try readBytes(lock)
@@ -135,6 +154,7 @@ import Testing
             let (_, erased) = try Self.restoredAfterAnErasure(dir, name: "before", count: 2, erasing: 0, signingIn: 1)
             #expect(try dir.register(email: "after@example.com", username: "After", password: "password after").status == 0)
             #expect(try dir.login(email: "before1@example.com", password: "password number 1").status == 0)
+            try Self.reviveKey(of: erased, in: dir)
             let keys = try readBytes(dir.path + "/events.keys")
             // Damage on a line after the erasure, not the last one.
             var lines = try readText(dir.logPath).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

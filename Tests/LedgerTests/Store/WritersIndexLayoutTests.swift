@@ -5,7 +5,7 @@ import Testing
 
 // MARK: - WritersIndexLayoutTests
 
-/// The bytes of `events.jsonl.index` (format `LDGRIX06`) at the offsets the format fixes, read
+/// The bytes of `events.jsonl.index` (format `LDGRIX07`) at the offsets the format fixes, read
 /// from the file rather than through `WritersIndex`, so a change of its declared layout that would
 /// move a field fails here (an older or newer binary must find each field where it always was).
 struct WritersIndexLayoutTests {
@@ -32,7 +32,7 @@ struct WritersIndexLayoutTests {
             let bytes = try readBytes(store.indexPath)
 
             // The header.
-            #expect(Array(bytes[0..<8]) == Array("LDGRIX06".utf8))
+            #expect(Array(bytes[0..<8]) == Array("LDGRIX07".utf8))
             #expect(bytes.count == 4096 + 4096 * 48)
             let lastLine = try #require(log.dropLast().lastIndex(of: 0x0A)) + 1
             #expect(value(Int64.self, bytes, at: 48) == Int64(log.count))

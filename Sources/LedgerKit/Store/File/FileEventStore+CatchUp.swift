@@ -68,6 +68,7 @@ extension FileEventStore {
         }
         prefix.table?.setCoverage(prefix.coverage, logDevice: logIdentity.dev, inode: logIdentity.ino)
         checkpointIndexIfDue()
+        try finishErasuresTheIndexRecords(log)
     }
 
     /// After the index file was told what it covers: its durable checkpoint rewritten once it covers

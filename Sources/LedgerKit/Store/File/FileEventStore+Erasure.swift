@@ -135,6 +135,34 @@ extension FileEventStore {
         return Array(Set(keysDestroyedOnTheWay + live)).sorted { $0.text < $1.text }
     }
 
+    /// A writer's start (and its first catch-up after each erasure it folds): when the key store
+    /// still holds a live key of one of the last erasures the writers' index records (a key store
+    /// restored on its own from a backup taken before them, beside caches written after them, so
+    /// no line the writer folds meets those events again) and the log holds that erasure's line
+    /// where the index says (`ErasureLine`), `recover`'s sweep, whose keys destroyed `recover`
+    /// reports; then the caches it dropped are caught up again. The index only says where to look:
+    /// the sweep destroys what the log's own erasure events name. Under the writers' lock,
+    /// never during an erasure under way (`erasure.pending`: `finishErasureLeftBehind`'s), at most
+    /// `WritersIndex.Header.recentErasures` lookups of the key store.
+    func finishErasuresTheIndexRecords(_ log: FileDescriptor) throws {
+        guard let table = prefix.table, !prefix.lostTable, case let count = table.erasureCount, count > 0, count != erasuresLookedAt else { return }
+        erasuresLookedAt = count  // first, so that the sweep's own catch-up does not look again
+        guard !FileSystem.exists(erasureMarkerPath), FileSystem.exists(keyStorePath), let keys = try dataKeys() else { return }
+        let recent = table.recentErasures
+        let live = try StoreError.mappingKeys { () throws(KeyStoreError) in
+            var live: [(erasure: RecordedErasure, offset: Int)] = []
+            for entry in recent where try keys.state(of: entry.erasure.subject) == .live { live.append(entry) }
+            return live
+        }
+        // Only an erasure the verified prefix holds where the record says (a forged record names a live subject).
+        guard !live.isEmpty, live.contains(where: { $0.offset < prefix.verifiedSize && ErasureLine.holds($0.erasure, in: log, size: prefix.verifiedSize, at: $0.offset) })
+        else { return }
+        keysDestroyedOnTheWay += try destroyKeysTheLogErasedHoldingLock()
+        try syncIndexFile(log)
+        try catchUp(log, repairing: true)
+        prefix.table?.setCoverage(prefix.coverage, logDevice: logIdentity.dev, inode: logIdentity.ino)
+    }
+
     /// What a start must do after a read met erasure events (the last at seq `lastErasureSeq`) when
     /// the key store still held a key one of them names, or the writers' index or its checkpoint was
     /// recorded before the last of them (files restored from a backup taken before the erasure):

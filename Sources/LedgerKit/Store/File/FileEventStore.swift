@@ -45,6 +45,9 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
     /// Subjects whose live key this store destroyed on its way, for an erasure event it met past
     /// its caches or an erasure cut short (not one it was asked to make): `recover` reports them.
     var keysDestroyedOnTheWay: [SubjectID] = []
+    /// How many erasures the writers' index had folded when this store last looked for their keys
+    /// (`finishErasuresTheIndexRecords`).
+    var erasuresLookedAt = 0
     /// Set by `appendCutByPowerLoss`: the next write keeps only this many lines of its batch.
     private var powerCut: Int?
     /// When set, this store's appends (but erasures, which go alone) are handed to this group

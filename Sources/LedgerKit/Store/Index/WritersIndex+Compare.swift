@@ -53,6 +53,7 @@ extension WritersIndex {
     /// The first slot whose content differs between this table and `expected` (one holds it and the
     /// other not, or they say different things), described; nil when they hold the same facts.
     func firstDifference(from expected: WritersIndex) -> String? {
+        if !sameErasures(as: expected) { return "its record of the last erasures differs from the log's" }
         var held = 0
         for i in 0..<capacity {
             let slot = Self.headerSize + i * Self.slotSize

@@ -2,7 +2,7 @@ import LedgerDomain
 
 // MARK: - WritersIndex: the record layout
 
-/// Where each field of `events.jsonl.index` lies (format `LDGRIX06`), declared once: a 4096-byte
+/// Where each field of `events.jsonl.index` lies (format `LDGRIX07`), declared once: a 4096-byte
 /// header, then `capacity` slots of 48 bytes. Every slot starts with its tag (0 = empty) and its
 /// 16-byte key; what its other bytes mean depends on the tag, so each kind of slot has its own
 /// layout below. Integers are in the host's byte order, stored unaligned.
@@ -22,7 +22,7 @@ extension WritersIndex {
     /// The header's fields.
     enum Header {
         static let size = 4096
-        /// `LDGRIX06`, 8 bytes at 0.
+        /// `LDGRIX07`, 8 bytes at 0.
         static let magic = 0
         /// The boot id the coverage was written in, 36 bytes.
         static let bootID = 8
@@ -45,6 +45,15 @@ extension WritersIndex {
         static var trusted: Field<Int64> { Field(offset: 176) }
         /// The seq of the covered line the last durable checkpoint was written (or tried) at, 0 before the first.
         static var checkpointSeq: Field<Int64> { Field(offset: 184) }
+        /// How many erasure events the table folded (`WritersIndex+Erasures`), then the last
+        /// `recentErasures` of them, the n-th (from 0) at `erasures + n % recentErasures *
+        /// erasureSize`: its seq, where its line starts, then its subject's id (ASCII,
+        /// zero-padded to `subjectLength`).
+        static var erasureCount: Field<Int64> { Field(offset: 192) }
+        static let erasures = 200
+        static let erasureSize = 16 + subjectLength
+        static let subjectLength = 44
+        static let recentErasures = 64
     }
 
     /// What every slot has, whatever its tag.

@@ -19,7 +19,7 @@ import LedgerDomain
 final class WritersIndex {
     // MARK: - Layout
 
-    static let magic: [UInt8] = Array("LDGRIX06".utf8)
+    static let magic: [UInt8] = Array("LDGRIX07".utf8)
     static let headerSize = Header.size
     static let slotSize = Slot.size
     static let initialCapacity = 1 << 12
@@ -159,6 +159,7 @@ final class WritersIndex {
                 self[slot, Slot.seq] = seq
             }
         }
+        noteErasure(event, offset: offset)
         return applyAccounts(event, hash: hash, offset: offset, seq: seq)
     }
 

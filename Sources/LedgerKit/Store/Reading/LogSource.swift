@@ -109,17 +109,36 @@ extension LogSource {
     /// destroyed. Otherwise nothing is written (two headers are read). Only a data folder's own log
     /// (`DIR/events.jsonl`). On PostgreSQL: when `ledger_keys` still holds a key of a subject the read
     /// saw erased (one query), `recover`'s sweep (`PostgresEventStore.destroyKeysTheLogErased`).
-    public func finishErasures(lastErasureSeq: Int) throws -> [SubjectID] {
-        guard lastErasureSeq > 0 else { return [] }
+    ///
+    /// A read that started from a checkpoint passes the erasures it records (`recorded`): a subject
+    /// of one whose key the key store still holds is taken as met when the log holds its line
+    /// (`ErasureLine`), and so is the last one's seq, for the index files; the checkpoint is a
+    /// cache, and only says where to look.
+    public func finishErasures(lastErasureSeq: Int, recorded: [RecordedErasure] = []) throws -> [SubjectID] {
+        guard lastErasureSeq > 0 || !recorded.isEmpty else { return [] }
         if case .postgres(let store) = self {
-            return try store.holdsLiveKeys(of: store.keyRing.erasedSubjectsMet) ? try store.destroyKeysTheLogErased() : []
+            let subjects = store.keyRing.erasedSubjectsMet.union(recorded.map(\.subject))
+            return try store.holdsLiveKeys(of: subjects) ? try store.destroyKeysTheLogErased() : []
         }
         guard case .file(let path) = self, let ring = opener as? KeyRing, ring.hasKeyStore, !cachesRememberAnotherHistory else { return [] }
         let store = FileEventStore(directory: FileSystem.directoryName(path))
         guard let read = FileIdentity(path: path), read == FileIdentity(path: store.logPath) else { return [] }
-        guard !ring.erasedSubjectsWithKeysKept.isEmpty || FileEventStore.recorded(store.indexPath, before: lastErasureSeq)
+        var lastErasureSeq = lastErasureSeq
+        var restored = Set<SubjectID>()
+        if !recorded.isEmpty, let log = try? FileDescriptor(path: path, flags: O_RDONLY), let size = try? log.size() {
+            for erasure in recorded where ring.storeHoldsLiveKey(of: erasure.subject) && ErasureLine.holds(erasure, in: log, size: size) {
+                restored.insert(erasure.subject)
+            }
+            if let last = recorded.last, last.seq > lastErasureSeq,
+               [store.indexPath, store.indexCheckpointPath].contains(where: { FileEventStore.recorded($0, before: last.seq) }),
+               ErasureLine.holds(last, in: log, size: size) {
+                lastErasureSeq = last.seq
+            }
+        }
+        let kept = ring.erasedSubjectsWithKeysKept.union(restored)
+        guard lastErasureSeq > 0 || !kept.isEmpty else { return [] }
+        guard !kept.isEmpty || FileEventStore.recorded(store.indexPath, before: lastErasureSeq)
               || FileEventStore.recorded(store.indexCheckpointPath, before: lastErasureSeq) else { return [] }
-        let kept = ring.erasedSubjectsWithKeysKept
         guard let destroyed = try store.finishErasuresARestoreBroughtBack(lastErasureSeq: lastErasureSeq, keysKept: kept) else { return [] }
         // Looked at under the lock: none of those keys is live now (a long-lived process's later
         // reads do not look again for them).

@@ -11,9 +11,12 @@ public struct LoadedViews {
     public var asOfTime: Timestamp
     /// The torn last line that was skipped, if any.
     public var tornTail: LogProblem?
-    /// The seq of the last erasure event (`PersonalDataErased`) the read met, or that the
-    /// checkpoint it started from records; 0 when none (`LogSource.finishErasures` takes it).
+    /// The seq of the last erasure event (`PersonalDataErased`) the read met, 0 when it met none
+    /// (`LogSource.finishErasures` takes it).
     public var lastErasureSeq = 0
+    /// The last account erasures the checkpoint the read started from records (it met none of
+    /// them): `LogSource.finishErasures` asks the key store about them.
+    public var recordedErasures: [RecordedErasure] = []
 }
 
 // MARK: - ViewLoader
@@ -62,18 +65,15 @@ public enum ViewLoader {
     }
 
     /// The most erasures before a checkpoint whose subjects a read from it asks the key store about.
-    static let erasuresAskedAbout = 4096
+    static let erasuresAskedAbout = 1024
 
-    /// A read from `checkpoint` meets none of the erasures before it: it tells the key ring of the
-    /// subjects of the last `erasuresAskedAbout` of them (one `pread` each, or one query on
-    /// PostgreSQL, for a key the store still holds) and takes the last one's seq, so that
-    /// `LogSource.finishErasures` finds a key store, or writers' index files, restored from a
-    /// backup taken before them. The checkpoint only says where to look: what is destroyed then is
-    /// what the log's own erasure events name.
+    /// A read from `checkpoint` meets none of the erasures before it: it keeps the last
+    /// `erasuresAskedAbout` of them, for `LogSource.finishErasures` to find a key store, or writers'
+    /// index files, restored from a backup taken before them. Nothing is noted as erased because
+    /// of them (the checkpoint is a cache: what it says is looked up in the log first).
     private static func noteErasures(recordedBy checkpoint: Checkpoint, source: LogSource, into loaded: inout LoadedViews) {
-        guard let last = checkpoint.erasures.last, source.mayHoldKeys else { return }
-        for erasure in checkpoint.erasures.suffix(erasuresAskedAbout) { _ = source.opener.noteErased(erasure.subject) }
-        loaded.lastErasureSeq = max(loaded.lastErasureSeq, last.seq)
+        guard source.mayHoldKeys else { return }
+        loaded.recordedErasures = Array(checkpoint.erasures.suffix(erasuresAskedAbout))
     }
 
     /// A line's id repeated an earlier one's in a read that deferred the id check.
