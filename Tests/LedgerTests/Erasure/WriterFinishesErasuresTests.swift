@@ -100,6 +100,28 @@ import Testing
         }
     }
 
+    /// A count in the record no log reaches (negative, past any log: a forged header) is taken as
+    /// none: an erasure writes a record of its own, inside the header's ring, and goes through.
+    @Test(arguments: [-20, -1, -2, Int64.max, 1 << 41] as [Int64])
+    func aForgedCountBreaksNoErasure(_ count: Int64) throws {
+        try withLedgerDir { dir in
+            let ann = try #require(try parseObject(try dir.register(email: "ann@example.com", username: "Ann", password: "password ann").stdout)["uid"] as? String)
+            let ben = try #require(try parseObject(try dir.register(email: "ben@example.com", username: "Ben", password: "password ben").stdout)["uid"] as? String)
+            #expect(try dir.login(email: "ann@example.com", password: "password ann").status == 0)
+            let path = dir.logPath + ".index"
+            var bytes = try readBytes(path)
+            withUnsafeBytes(of: count.littleEndian) { bytes.replaceSubrange(Self.countAt..<(Self.countAt + 8), with: $0) }
+            try writeBytes(bytes, to: path)
+            let deleted = try dir.run(["account", "delete", ben])
+            #expect(deleted.status == 0, "\(deleted)")
+            #expect(try Self.state(dir, ben) == .erased)
+            #expect(!FileManager.default.fileExists(atPath: dir.path + "/erasure.pending"))
+            #expect(try dir.login(email: "ann@example.com", password: "password ann").status == 0)
+            #expect(try Self.state(dir, ann) == .live)
+            #expect(try dir.run(["verify"]).status == 0)
+        }
+    }
+
     /// What `decrypt_log.py` prints of the log with the key store (each line, its members opened).
     private static func decrypted(_ dir: LedgerDir) throws -> String {
         let result = try pythonTool("decrypt_log.py", [dir.logPath, dir.path + "/events.keys"])

@@ -10,8 +10,15 @@ import LedgerDomain
 /// (`ErasureLine`), sends the writer to the sweep over the whole verified log
 /// (`FileEventStore.finishErasuresTheIndexRecords`), which destroys what the log's own events name.
 extension WritersIndex {
-    /// How many erasure events the table folded.
-    var erasureCount: Int { Int(self[header: Header.erasureCount]) }
+    /// How many erasure events the table folded; 0 for a count no log reaches (a damaged or
+    /// forged header: the record then starts again, and `verify` names the difference).
+    var erasureCount: Int {
+        let count = Int(self[header: Header.erasureCount])
+        return count >= 0 && count <= Self.mostErasures ? count : 0
+    }
+
+    /// More erasures than any log holds.
+    private static let mostErasures = 1 << 40
 
     /// Notes `event` (its line starting at `offset`) when it is an erasure
     /// (`ViewEvent.Fact.erasedSubject`), once: an event already noted (its seq not after the last

@@ -109,6 +109,26 @@ extension PostgresEventStore {
                                             [PostgresAccounts.textArray(subjects.map(\.text).sorted())])
         return rows.count > 0
     }
+
+    /// The erasures of `recorded` (a checkpoint's) whose subject `ledger_keys` still holds a key of
+    /// and whose line the log holds at their seq (`ErasureLine`): two queries at most, one when no
+    /// such key is left (a forged record of a live subject is looked up in the log, and not taken).
+    public func restoredKeys(of recorded: [RecordedErasure]) throws -> Set<SubjectID> {
+        guard !recorded.isEmpty else { return [] }
+        let connection = try connection()
+        let live = try connection.execute("SELECT subject FROM ledger_keys WHERE subject = ANY($1::text[]) AND NOT erased",
+                                          [PostgresAccounts.textArray(Set(recorded.map(\.subject.text)).sorted())])
+        let subjects = Set((0..<live.count).compactMap { live.string($0, 0).flatMap(SubjectID.init) })
+        let asked = recorded.filter { subjects.contains($0.subject) }
+        guard !asked.isEmpty else { return [] }
+        let lines = try connection.execute("SELECT seq, line FROM ledger_events WHERE seq = ANY($1::bigint[])",
+                                           ["{" + Set(asked.map { String($0.seq) }).sorted().joined(separator: ",") + "}"], binaryResults: true)
+        var held = Set<SubjectID>()
+        for row in 0..<lines.count {
+            for erasure in asked where lines.bytes(row, 1, { ErasureLine.holds(erasure, line: $0) }) { held.insert(erasure.subject) }
+        }
+        return held
+    }
 }
 
 // MARK: - Keys for an export

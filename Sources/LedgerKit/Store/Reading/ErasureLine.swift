@@ -22,13 +22,17 @@ enum ErasureLine {
         guard erasure.seq > 0, let start = offset ?? lineStart(seq: erasure.seq, in: log, size: size),
               start >= 0, start < size, let line = bytes(of: log, at: start, count: min(longestLine, size - start)),
               let end = line.firstIndex(of: 0x0A) else { return false }
-        return line[..<end].withUnsafeBufferPointer { text -> Bool in
-            guard let (envelope, bodyLength) = try? LineCodec.decode(text, lineNumber: erasure.seq), envelope.seq == erasure.seq,
-                  SHA256.hex(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: text[0..<bodyLength]))) == envelope.hash,
-                  let type = EventType(rawValue: envelope.type),
-                  let event = try? LedgerEvent.decode(type: type, data: envelope.data) else { return false }
-            return event.erasedSubject == erasure.subject
-        }
+        return line[..<end].withUnsafeBufferPointer { holds(erasure, line: $0) }
+    }
+
+    /// True when `line` (without its newline) is the erasure of `erasure.subject` at `erasure.seq`,
+    /// its hash holding.
+    static func holds(_ erasure: RecordedErasure, line: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let (envelope, bodyLength) = try? LineCodec.decode(line, lineNumber: erasure.seq), envelope.seq == erasure.seq,
+              SHA256.hex(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: line[0..<bodyLength]))) == envelope.hash,
+              let type = EventType(rawValue: envelope.type),
+              let event = try? LedgerEvent.decode(type: type, data: envelope.data) else { return false }
+        return event.erasedSubject == erasure.subject
     }
 
     /// Where the line whose seq is `target` starts, found by bisection (lines are numbered from 1

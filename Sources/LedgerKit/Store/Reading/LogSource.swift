@@ -117,8 +117,8 @@ extension LogSource {
     public func finishErasures(lastErasureSeq: Int, recorded: [RecordedErasure] = []) throws -> [SubjectID] {
         guard lastErasureSeq > 0 || !recorded.isEmpty else { return [] }
         if case .postgres(let store) = self {
-            let subjects = store.keyRing.erasedSubjectsMet.union(recorded.map(\.subject))
-            return try store.holdsLiveKeys(of: subjects) ? try store.destroyKeysTheLogErased() : []
+            let restored = try store.holdsLiveKeys(of: store.keyRing.erasedSubjectsMet) || !(try store.restoredKeys(of: recorded)).isEmpty
+            return restored ? try store.destroyKeysTheLogErased() : []
         }
         guard case .file(let path) = self, let ring = opener as? KeyRing, ring.hasKeyStore, !cachesRememberAnotherHistory else { return [] }
         let store = FileEventStore(directory: FileSystem.directoryName(path))
