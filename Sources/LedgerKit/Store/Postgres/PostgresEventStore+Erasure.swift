@@ -110,30 +110,6 @@ extension PostgresEventStore {
         return rows.count > 0
     }
 
-    /// A writer's start (its first append): when `ledger_keys` holds a live key of a subject one of
-    /// the last 64 erasure events of the log names (a row restored from a backup taken before them,
-    /// beside account tables and checkpoints written after them, so no catch-up meets those events
-    /// again), `recover`'s sweep (`destroyKeysTheLogErased`, which destroys what the log's erasure
-    /// events name). One query through the erasures' partial index (`PostgresSchema.erasuresIndex`),
-    /// and one to see it exists: a store `ledger init` has not upgraded is not asked.
-    func finishErasuresOfTheLastLines() throws {
-        guard !lookedForRestoredKeys else { return }
-        lookedForRestoredKeys = true
-        let restored: Bool
-        do {
-            let connection = try connection()
-            guard try connection.execute("SELECT 1 FROM pg_indexes WHERE tablename = 'ledger_events' AND indexname = $1",
-                                         [PostgresSchema.erasuresIndex]).count > 0 else { return }
-            restored = try connection.execute("""
-                SELECT 1 FROM ledger_keys WHERE NOT erased AND subject IN (SELECT data->>'subject' FROM ledger_events
-                    WHERE type IN \(PostgresSchema.erasureTypes) ORDER BY seq DESC LIMIT 64) LIMIT 1
-                """).count > 0
-        } catch {
-            throw storeError(error, during: "looking for restored keys of erased subjects")
-        }
-        if restored { _ = try destroyKeysTheLogErased() }
-    }
-
     /// The erasures of `recorded` (a checkpoint's) whose subject `ledger_keys` still holds a key of
     /// and whose line the log holds at their seq (`ErasureLine`): two queries at most, one when no
     /// such key is left (a forged record of a live subject is looked up in the log, and not taken).

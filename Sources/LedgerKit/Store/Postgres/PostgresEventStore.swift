@@ -21,8 +21,6 @@ public final class PostgresEventStore: LedgerStore {
     let random: any RandomSource
     /// The connection in use, nil before the first and after a loss (`connection()` makes one).
     var open: PostgresConnection?
-    /// Set once this store's first append looked for restored keys (`finishErasuresOfTheLastLines`).
-    var lookedForRestoredKeys = false
     /// When set, this store's appends (but erasures and folded conditions, which go alone) are
     /// handed to this group committer, shared with the other stores of one `Ledger`: its store
     /// appends them with others' in one transaction (`appendGroup`).
@@ -94,7 +92,6 @@ public final class PostgresEventStore: LedgerStore {
     /// Runs `appendOnce` until the store has what this build adds to it (at most four fixes):
     /// each batch's recorded events or its refusal; throws what failed the transaction as a whole.
     func appendTransaction(_ batches: [TransactionBatch]) throws -> [Result<[RecordedEvent], any Error>] {
-        try finishErasuresOfTheLastLines()
         var attempts = 0
         while true {
             attempts += 1

@@ -50,15 +50,7 @@ public enum PostgresSchema {
         pendingCheckStatement,
         pendingCheckOutcomeColumn,
         dropLegacyStatusCheck,
-        erasuresIndexStatement,
     ] + checkpointTable + treeTable
-
-    /// The partial index of the erasure events (`PersonalDataErased`, `AddressDataErased`) by seq:
-    /// a writer's start reads the last ones through it (`PostgresEventStore.finishErasuresOfTheLastLines`).
-    /// A store without it (not upgraded by `ledger init`) is read as before; older builds ignore it.
-    static let erasuresIndex = "ledger_events_erasures"
-    static let erasureTypes = "('PersonalDataErased', 'AddressDataErased')"
-    static let erasuresIndexStatement = "CREATE INDEX IF NOT EXISTS \(erasuresIndex) ON ledger_events (seq) WHERE type IN \(erasureTypes)"
 
     /// The table of the views checkpoint the store keeps (`ledger_checkpoints`): the views and id
     /// fingerprints after the line `seq`/`hash` (`CheckpointWriter`'s bytes in `body`, their SHA-256
