@@ -1,6 +1,6 @@
 import Foundation
 import LedgerDomain
-import LedgerKit
+@testable import LedgerKit
 import Testing
 
 // Issue 27, item 9 on PostgreSQL: the account-state tables record the seq and hash of the last line
@@ -38,6 +38,38 @@ import Testing
             let registered = try pg.run(LedgerDir.registerArguments(email: uniqueEmail("after"), username: "A"), stdin: password + "\n")
             #expect(registered.status == 0, "\(registered)")
             #expect(try pg.run(["verify"]).status == 0)
+        }
+    }
+    /// An erasure of a live account forged into the middle of `ledger_events`, every later line
+    /// chained again: a read that meets it destroys no key (the account-state tables remember the
+    /// other history, as writers find), and writers still refuse.
+    @Test func aForgedErasureInARewrittenHistoryDestroysNoKey() throws {
+        try withPostgresLedger { pg in
+            let password = "correct horse rewrite"
+            let victim = try #require(try parseObject(try pg.run(LedgerDir.registerArguments(email: "victim@example.com", username: "Victim"),
+                                                                  stdin: password + "\n").stdout)["uid"] as? String)
+            #expect(try pg.run(LedgerDir.registerArguments(email: "other@example.com", username: "Other"), stdin: password + "\n").status == 0)
+            #expect(try pg.run(["login", "--email", "other@example.com", "--password-stdin"], stdin: password + "\n").status == 0)
+            var envelopes = try LogRewriting.envelopes(Array(try pg.export().stdout.utf8))
+            let at = try #require(envelopes.lastIndex { $0.type == "SessionStarted" })
+            envelopes[at].type = "PersonalDataErased"
+            envelopes[at].v = 1
+            envelopes[at].batch = nil
+            envelopes[at].stream = "account-" + victim
+            envelopes[at].data = JSONObject([("uid", .string(victim)), ("subject", .string("account-" + victim)), ("reason", .string("operator"))])
+            let admin = try PostgresConnection(pg.url)
+            for (n, line) in splitLines(LogRewriting.chained(envelopes)).enumerated() where n >= at {
+                let text = String(decoding: line.dropLast(), as: UTF8.self)
+                #expect(try admin.execute("UPDATE ledger_events SET line = $1, hash = $2 WHERE seq = $3",
+                                          [text, String(text.suffix(66).prefix(64)), String(n + 1)]).affectedRows == 1)
+            }
+            let read = try pg.run(["users", "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "0"])
+            #expect(read.status == 0, "\(read)")
+            #expect(!read.stderr.contains("destroyed"), "\(read.stderr)")
+            let key = try admin.execute("SELECT erased FROM ledger_keys WHERE subject = $1", ["account-" + victim])
+            #expect(key.string(0, 0) == "f", "a forged erasure destroyed a live key")
+            let refused = try pg.run(["login", "--email", "victim@example.com", "--password-stdin"], stdin: password + "\n")
+            #expect(refused.status == 1 && refused.stderr.contains("the history was rewritten"), "\(refused)")
         }
     }
 }

@@ -117,8 +117,12 @@ extension LogSource {
     public func finishErasures(lastErasureSeq: Int, recorded: [RecordedErasure] = []) throws -> [SubjectID] {
         guard lastErasureSeq > 0 || !recorded.isEmpty else { return [] }
         if case .postgres(let store) = self {
-            let restored = try store.holdsLiveKeys(of: store.keyRing.erasedSubjectsMet) || !(try store.restoredKeys(of: recorded)).isEmpty
-            return restored ? try store.destroyKeysTheLogErased() : []
+            guard try store.holdsLiveKeys(of: store.keyRing.erasedSubjectsMet) || !(try store.restoredKeys(of: recorded)).isEmpty else { return [] }
+            do {
+                return try store.destroyKeysTheLogErased()
+            } catch let error as StoreError where error.code == .historyRewritten {
+                return []  // as on the file store: a log rewritten under its caches destroys nothing, and says so to writers
+            }
         }
         guard case .file(let path) = self, let ring = opener as? KeyRing, ring.hasKeyStore, !cachesRememberAnotherHistory else { return [] }
         let store = FileEventStore(directory: FileSystem.directoryName(path))
