@@ -3,4 +3,6 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <openssl/crypto.h>
+#include <openssl/provider.h>
+#include <openssl/core_dispatch.h>
 #endif

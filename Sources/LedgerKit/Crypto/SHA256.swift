@@ -74,27 +74,58 @@ public final class SHA256Stream {
 // MARK: - SHA256Context
 
 /// A reusable SHA-256 context for one thread: digests many short inputs without allocating a
-/// context for each (what `EVP_Digest` does per call).
+/// context for each (what `EVP_Digest` does per call, and `EVP_DigestInit_ex` on OpenSSL 3.0): the
+/// provider's own SHA-256 state, made once and initialised again per input
+/// (`SHA256.ProviderFunctions`), or an EVP context when the provider's functions are not found.
 public final class SHA256Context {
-    private let context: OpaquePointer
+    private enum State {
+        case provider(SHA256.ProviderFunctions, UnsafeMutableRawPointer)
+        case evp(OpaquePointer)
+    }
+
+    private let state: State
     /// The process's fetched SHA-256 (`SHA256.algorithm`), never freed.
     private let algorithm = SHA256.algorithm
 
     /// A fresh context.
-    public init() {
+    public convenience init() { self.init(usingProvider: true) }
+
+    /// A fresh context; `usingProvider: false` takes the EVP path (the tests compare the two).
+    init(usingProvider: Bool) {
+        if usingProvider, let functions = SHA256.ProviderFunctions.shared, let state = functions.newContext(functions.providerContext) {
+            self.state = .provider(functions, state)
+            return
+        }
         guard let context = EVP_MD_CTX_new() else { preconditionFailure("libcrypto cannot make a digest context") }
-        self.context = context
+        state = .evp(context)
     }
 
-    deinit { EVP_MD_CTX_free(context) }
+    deinit {
+        switch state {
+        case .provider(let functions, let context): functions.freeContext(context)  // cleanses the state
+        case .evp(let context): EVP_MD_CTX_free(context)
+        }
+    }
+
+    /// True when the provider's functions serve this context (for the tests).
+    var usesProvider: Bool { if case .provider = state { true } else { false } }
 
     /// SHA-256 of `bytes`.
     public func digest(_ bytes: UnsafeRawBufferPointer) -> Digest32 {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { out in
-            var length: UInt32 = 0
-            let ok = EVP_DigestInit_ex(context, algorithm, nil) == 1 && EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1
-                && EVP_DigestFinal_ex(context, out.baseAddress, &length) == 1
-            precondition(ok && length == 32, "SHA-256 failed")
+            let ok: Bool
+            switch state {
+            case .provider(let functions, let context):
+                var length = 0
+                ok = functions.initialize(context, nil) == 1
+                    && (bytes.count == 0 || functions.update(context, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count) == 1)
+                    && functions.finish(context, out.baseAddress, &length, 32) == 1 && length == 32
+            case .evp(let context):
+                var length: UInt32 = 0
+                ok = EVP_DigestInit_ex(context, algorithm, nil) == 1 && EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1
+                    && EVP_DigestFinal_ex(context, out.baseAddress, &length) == 1 && length == 32
+            }
+            precondition(ok, "SHA-256 failed")
             return Digest32(bytes: UnsafeRawBufferPointer(out))
         }
     }
