@@ -56,22 +56,34 @@ public enum Base64 {
     /// nonce and ciphertext of an encrypted member into buffers of its own.
     public static func decode(bytes chars: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Int? {
         guard chars.count % 4 == 0, out.count >= chars.count / 4 * 3 else { return nil }
+        guard chars.count > 0 else { return 0 }
         return values.withUnsafeBufferPointer { values -> Int? in
+            let table = values.baseAddress!, text = chars.baseAddress!, bytes = out.baseAddress!
+            // Every group but the last holds four characters of the alphabet (`=` is outside it:
+            // 255): their values or'ed together stay under 64 unless one is not.
             var count = 0, i = 0
-            while i < chars.count {
-                let last = i + 4 == chars.count
-                let padding = last ? (chars[i + 3] == UInt8(ascii: "=") ? (chars[i + 2] == UInt8(ascii: "=") ? 2 : 1) : 0) : 0
-                var group: UInt32 = 0
-                for j in 0..<4 {
-                    let value = j >= 4 - padding ? 0 : values[Int(chars[i + j])]
-                    guard value != 255 else { return nil }
-                    group = group << 6 | UInt32(value)
-                }
-                out[count] = UInt8(group >> 16 & 0xFF); count += 1
-                if padding < 2 { out[count] = UInt8(group >> 8 & 0xFF); count += 1 } else if group & 0xFFFF != 0 { return nil }
-                if padding < 1 { out[count] = UInt8(group & 0xFF); count += 1 } else if group & 0xFF != 0 { return nil }
+            let lastGroup = chars.count - 4
+            while i < lastGroup {
+                let a = table[Int(text[i])], b = table[Int(text[i + 1])], c = table[Int(text[i + 2])], d = table[Int(text[i + 3])]
+                guard (a | b | c | d) & 0xC0 == 0 else { return nil }
+                let group = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                bytes[count] = UInt8(truncatingIfNeeded: group >> 16)
+                bytes[count + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                bytes[count + 2] = UInt8(truncatingIfNeeded: group)
+                count += 3
                 i += 4
             }
+            // The last group: up to two `=`, with zero bits under them.
+            let padding = text[i + 3] == UInt8(ascii: "=") ? (text[i + 2] == UInt8(ascii: "=") ? 2 : 1) : 0
+            var group: UInt32 = 0
+            for j in 0..<4 {
+                let value = j >= 4 - padding ? 0 : table[Int(text[i + j])]
+                guard value != 255 else { return nil }
+                group = group << 6 | UInt32(value)
+            }
+            bytes[count] = UInt8(group >> 16 & 0xFF); count += 1
+            if padding < 2 { bytes[count] = UInt8(group >> 8 & 0xFF); count += 1 } else if group & 0xFFFF != 0 { return nil }
+            if padding < 1 { bytes[count] = UInt8(group & 0xFF); count += 1 } else if group & 0xFF != 0 { return nil }
             return count
         }
     }

@@ -14,6 +14,29 @@ struct SealedMemberCheckTests {
     /// Bytes outside the alphabet a stored member may hold by damage.
     private static let foreign: [UInt8] = Array("=-_ .\"\\".utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xFF]
 
+    /// `Base64.decode` against Foundation's decoder on the same random texts: the same bytes when
+    /// the text is canonical (Foundation's encoding of them spells it again), nil otherwise.
+    @Test func decodeAgreesWithFoundation() {
+        let random = SeededRandom(seed: 22)
+        var accepted = 0
+        for _ in 0..<40_000 {
+            var text = (0..<(random.next(16) * 4)).map { _ in Self.alphabet[random.next(64)] }
+            switch random.next(6) {
+            case 0 where text.count >= 4: text[text.count - 1] = UInt8(ascii: "=")
+            case 1 where text.count >= 4: text.replaceSubrange((text.count - 2)..., with: Array("==".utf8))
+            case 2 where !text.isEmpty: text[random.next(text.count)] = Self.foreign[random.next(Self.foreign.count)]
+            case 3 where !text.isEmpty: text.removeLast()
+            default: break
+            }
+            let ours = Base64.decode(String(decoding: text, as: UTF8.self))
+            let theirs = Data(base64Encoded: Data(text)).map { [UInt8]($0) }
+            let canonical = theirs.map { Data($0).base64EncodedString() == String(decoding: text, as: UTF8.self) } ?? false
+            #expect(ours == (canonical ? theirs : nil), "\(String(decoding: text, as: UTF8.self))")
+            if ours != nil { accepted += 1 }
+        }
+        #expect(accepted > 5_000)
+    }
+
     @Test func canonicalEndAgreesWithDecode() {
         let random = SeededRandom(seed: 21)
         var accepted = 0, refused = 0

@@ -76,7 +76,7 @@ struct KeySlot: Equatable {
     /// rule `decode` and a whole store's read into a key table share).
     static func check(_ r: UnsafeRawBufferPointer, checksum: (UnsafeRawBufferPointer) -> UInt64) -> Checked {
         precondition(r.count == KeyStoreLayout.slotSize)
-        if r.allSatisfy({ $0 == 0 }) { return .empty }
+        if allZero(r) { return .empty }
         let length = Int(r[KeyStoreLayout.Slot.subjectLength])
         let subject = (1...SubjectID.maxLength).contains(length)
             ? UnsafeBufferPointer(start: r.baseAddress!.assumingMemoryBound(to: UInt8.self) + KeyStoreLayout.Slot.subject, count: length)
@@ -84,11 +84,26 @@ struct KeySlot: Equatable {
         let key = r[KeyStoreLayout.Slot.key..<(KeyStoreLayout.Slot.key + 32)]
         guard let state = State(rawValue: r[KeyStoreLayout.Slot.state]), state != .empty, let subject,
               checksum(r) == UInt64(littleEndian: r.loadUnaligned(fromByteOffset: KeyStoreLayout.checksumOffset, as: UInt64.self)),
-              r[2..<KeyStoreLayout.Slot.subject].allSatisfy({ $0 == 0 }),
-              r[(KeyStoreLayout.Slot.subject + length)..<KeyStoreLayout.Slot.key].allSatisfy({ $0 == 0 }),
-              r[(KeyStoreLayout.Slot.key + 32)..<KeyStoreLayout.checksumOffset].allSatisfy({ $0 == 0 }),
-              state == .live || key.allSatisfy({ $0 == 0 })
+              allZero(UnsafeRawBufferPointer(rebasing: r[2..<KeyStoreLayout.Slot.subject])),
+              allZero(UnsafeRawBufferPointer(rebasing: r[(KeyStoreLayout.Slot.subject + length)..<KeyStoreLayout.Slot.key])),
+              allZero(UnsafeRawBufferPointer(rebasing: r[(KeyStoreLayout.Slot.key + 32)..<KeyStoreLayout.checksumOffset])),
+              state == .live || allZero(UnsafeRawBufferPointer(rebasing: key))
         else { return .torn(subject: subject) }
         return .whole(state, subject: subject)
+    }
+
+    /// True when every byte of `r` is zero: eight bytes at a time (a whole store's read checks the
+    /// empty half of its slots this way).
+    static func allZero(_ r: UnsafeRawBufferPointer) -> Bool {
+        var i = 0, bits: UInt64 = 0
+        while i + 8 <= r.count {
+            bits |= r.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < r.count {
+            bits |= UInt64(r[i])
+            i += 1
+        }
+        return bits == 0
     }
 }
