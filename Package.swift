@@ -24,10 +24,12 @@ let package = Package(
         .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // glibc's prctl(2), wrapped (it is variadic): the `ledger` process made not dumpable.
         .systemLibrary(name: "CProcessControl"),
+        // The compiler's prefetch hint, which Swift cannot name: the key table's lines asked for ahead.
+        .systemLibrary(name: "CMemoryHints"),
         // The pure core: events, JSON, views, deciders. No Foundation, no I/O.
         .target(name: "LedgerDomain", swiftSettings: strictSettings),
         // The shell: stores, hashing, passwords, images, the saga coordinator.
-        .target(name: "LedgerKit", dependencies: ["LedgerDomain", "CLibcrypto", "CCrypt", "CLibpq"], swiftSettings: strictSettings),
+        .target(name: "LedgerKit", dependencies: ["LedgerDomain", "CLibcrypto", "CCrypt", "CLibpq", "CMemoryHints"], swiftSettings: strictSettings),
         // The command-line interface as a library, so tests can drive it in-process. A client of
         // LedgerKit alone (it cannot name a rule of LedgerDomain): the values LedgerKit hands it are
         // LedgerDomain's, given by `typealias`, so their members must be visible through LedgerKit's

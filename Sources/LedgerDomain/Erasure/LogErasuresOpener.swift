@@ -34,6 +34,8 @@ public struct LogErasuresOpener: PersonalDataOpener {
 
     /// `base`'s answer.
     public func noteErased(_ subject: SubjectID) -> Bool { base.noteErased(subject) }
+    /// `base`'s hint.
+    public func prepareToOpen(account uid: UUIDBits) { base.prepareToOpen(account: uid) }
 
     /// `base`'s answer.
     public func opens(_ name: String, of type: EventType) -> Bool { base.opens(name, of: type) }

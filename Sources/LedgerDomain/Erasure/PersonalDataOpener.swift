@@ -18,6 +18,10 @@ public protocol PersonalDataOpener: Sendable {
     /// (`LineCodec.readInPlace`) then checks its form and leaves it sealed, read as no value, without
     /// calling `open`. The full path opens every member whatever this says.
     func opens(_ name: String, of type: EventType) -> Bool
+    /// A hint, never a decision: a member of account `uid` is about to be opened, so the opener may
+    /// start fetching what finding its key reads (the in-place reader says it before decoding the
+    /// member's Base64). Nothing by default.
+    func prepareToOpen(account uid: UUIDBits)
 }
 
 extension PersonalDataOpener {
@@ -25,6 +29,8 @@ extension PersonalDataOpener {
     public func noteErased(_ subject: SubjectID) -> Bool { false }
     /// Every member is read.
     public func opens(_ name: String, of type: EventType) -> Bool { true }
+    /// Nothing to prepare.
+    public func prepareToOpen(account uid: UUIDBits) {}
 
     /// The member spelled out (`SealedMember.encrypted`) and opened as such.
     public func open(_ member: SealedMember, eventID: UUIDBits, type: EventType, name: String) -> OpenedMember {

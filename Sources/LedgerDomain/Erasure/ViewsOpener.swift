@@ -24,6 +24,8 @@ public struct ViewsOpener: PersonalDataOpener {
 
     /// `base`'s answer.
     public func noteErased(_ subject: SubjectID) -> Bool { base.noteErased(subject) }
+    /// `base`'s hint.
+    public func prepareToOpen(account uid: UUIDBits) { base.prepareToOpen(account: uid) }
 
     /// True when a view of `selection` reads the member.
     public func opens(_ name: String, of type: EventType) -> Bool { selection.reads(name, of: type) }

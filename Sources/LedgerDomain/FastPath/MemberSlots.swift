@@ -248,7 +248,7 @@ struct MemberSlots {
                 guard personal else { return false }
                 let name = entry.names[index]
                 let opens = opener.opens(name, of: entry.type)
-                let opened = withSealedMember(index, in: line, owner: owner, decoding: opens) { member -> OpenedMember? in
+                let opened = withSealedMember(index, in: line, owner: owner, ownerIndex: Int(entry.owner), decoding: opens, opener: opener) { member -> OpenedMember? in
                     member.map { opener.open($0, eventID: eventID, type: entry.type, name: name) }
                 }
                 switch opened {
@@ -270,7 +270,8 @@ struct MemberSlots {
     /// account `owner` when it has one), its nonce and ciphertext decoded into buffers of the call;
     /// nil when it is not such a member. Without `decoding` (a member left sealed), `body` is given
     /// nil and nothing is decoded: `scan` found its Base64 canonical, so its sizes are known.
-    private func withSealedMember<T>(_ index: Int, in line: UnsafeBufferPointer<UInt8>, owner: UUIDBits?, decoding: Bool,
+    private func withSealedMember<T>(_ index: Int, in line: UnsafeBufferPointer<UInt8>, owner: UUIDBits?, ownerIndex: Int, decoding: Bool,
+                                     opener: any PersonalDataOpener,
                                      _ body: (SealedMember?) -> T) -> T? {
         let slot = storage.pointee.slots[index]
         // `sealedObject` checked the frame, `{"subject":"S","nonce":"N","ciphertext":"C"}`, with no
@@ -283,13 +284,22 @@ struct MemberSlots {
         // any valid id.
         let account: UUIDBits?
         if subjectText.count == 44, equal(subjectText.baseAddress!, "account-") {
-            guard let uid = UUIDBits(uuidBytes: UnsafeBufferPointer(rebasing: subjectText[8...])), owner.map({ $0 == uid }) ?? true else { return nil }
-            account = uid
+            let uuidText = UnsafeBufferPointer(rebasing: subjectText[8...])
+            if let owner, let ownerText = plain(ownerIndex, in: line), ownerText.count == 36 {
+                // The owner's text parsed as a lowercase UUID, the one spelling of its bits: the
+                // subject names it exactly when it spells the same 36 bytes (no parse per member).
+                guard sameUUIDText(uuidText.baseAddress!, ownerText.baseAddress!) else { return nil }
+                account = owner
+            } else {
+                guard let uid = UUIDBits(uuidBytes: uuidText), owner.map({ $0 == uid }) ?? true else { return nil }
+                account = uid
+            }
         } else {
             guard owner == nil, SubjectID(utf8: subjectText) != nil else { return nil }
             account = nil
         }
         let nonceSize = EncryptedMember.nonceSize
+        if decoding, let account { opener.prepareToOpen(account: account) }  // its key fetched while the Base64 is decoded
         guard decoding else {
             // Canonical Base64 of n characters, p of them padding, holds n / 4 * 3 - p bytes.
             let n = sealedText.count, pad = UInt8(ascii: "=")

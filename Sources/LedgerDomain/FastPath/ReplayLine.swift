@@ -171,6 +171,18 @@ func equal(_ pointer: UnsafePointer<UInt8>, _ literal: StaticString) -> Bool {
     return true
 }
 
+/// True when the 36 bytes at `a` and at `b` are the same (a UUID's text): eight bytes at a time.
+@inline(__always)
+func sameUUIDText(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> Bool {
+    let x = UnsafeRawPointer(a), y = UnsafeRawPointer(b)
+    var differ: UInt64 = 0
+    for offset in stride(from: 0, to: 32, by: 8) {
+        differ |= x.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ y.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+    }
+    differ |= UInt64(x.loadUnaligned(fromByteOffset: 32, as: UInt32.self) ^ y.loadUnaligned(fromByteOffset: 32, as: UInt32.self))
+    return differ == 0
+}
+
 /// True when `a` and `b` hold the same bytes.
 @inline(__always)
 func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {

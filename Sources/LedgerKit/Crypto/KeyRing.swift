@@ -138,6 +138,13 @@ public final class KeyRing: PersonalDataOpener {
         noting(opening(member, eventID: eventID, type: type, name: name), member.subject)
     }
 
+    /// Asks for the key table's line of `uid` once the table is published (a hint: nothing else).
+    public func prepareToOpen(account uid: UUIDBits) {
+        let bits = tableBits.load(ordering: .acquiring)
+        guard bits != 0 else { return }
+        Unmanaged<AccountKeyTable>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef { $0.prefetch(uid) }
+    }
+
     private func opening(_ member: SealedMember, eventID: UUIDBits, type: EventType, name: String) -> OpenedMember {
         // Once the store was read whole, an account's key is found there first: without the lock,
         // the thread's cache or a reference count (an erasure marks the table's entry itself; a key

@@ -36,4 +36,7 @@ final class OpenedSubjects: PersonalDataOpener {
 
     /// `base`'s answer.
     func opens(_ name: String, of type: EventType) -> Bool { base.opens(name, of: type) }
+
+    /// `base`'s hint.
+    func prepareToOpen(account uid: UUIDBits) { base.prepareToOpen(account: uid) }
 }

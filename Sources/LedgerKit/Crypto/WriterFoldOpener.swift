@@ -36,6 +36,9 @@ final class WriterFoldOpener: PersonalDataOpener {
     /// `base`'s answer.
     func opens(_ name: String, of type: EventType) -> Bool { base.opens(name, of: type) }
 
+    /// `base`'s hint.
+    func prepareToOpen(account uid: UUIDBits) { base.prepareToOpen(account: uid) }
+
     /// The subjects whose members the fold could not open, but for those the log erases (`erasing`).
     func lost(erasing erased: Set<SubjectID>) -> Set<SubjectID> { missing.withLock { $0.subtracting(erased) } }
 

@@ -102,6 +102,38 @@ struct SealedMemberCheckTests {
         return out
     }
 
+    /// A member whose subject is another account than the line's own (a valid id, one hex digit
+    /// changed, or the same id in capitals) is refused by the in-place reader, opened or left
+    /// sealed, as the full path refuses it; the line as written is read.
+    @Test func aMemberOfAnotherAccountIsRefused() throws {
+        try withTempDirectory { dir in
+            let store = FileEventStore(directory: dir, clock: FixedClock(step: 1), random: SeededRandom(seed: 14))
+            _ = try store.append([Fixtures.event(.accountCreated, 1)], to: Fixtures.stream(for: .accountCreated, 1), expected: .noStream)
+            let line = Array(try readBytes(store.logPath).dropLast())
+            let text = String(decoding: line, as: UTF8.self)
+            let subject = try #require(text.range(of: #""subject":"account-"#))
+            let uuidStart = text.utf8.distance(from: text.startIndex, to: subject.upperBound)
+            let keys = KeyRing(directory: dir)
+            #expect(line.withUnsafeBufferPointer { LineCodec.readInPlace($0, opener: keys) } != nil)
+            let original = line[uuidStart..<(uuidStart + 36)]
+            var variants: [[UInt8]] = []
+            for at in [0, 7, 9, 20, 35] {
+                var changed = line
+                changed[uuidStart + at] = original[original.startIndex + at] == UInt8(ascii: "0") ? UInt8(ascii: "1") : UInt8(ascii: "0")
+                variants.append(changed)
+            }
+            var capitals = line
+            for at in uuidStart..<(uuidStart + 36) where (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(capitals[at]) { capitals[at] -= 32 }
+            if capitals != line { variants.append(capitals) }
+            for variant in variants {
+                variant.withUnsafeBufferPointer { buffer in
+                    #expect(LineCodec.readInPlace(buffer, opener: keys) == nil, "\(String(decoding: variant, as: UTF8.self))")
+                    #expect(LineCodec.readInPlace(buffer, opener: ReadsNothing(base: keys)) == nil)
+                }
+            }
+        }
+    }
+
     @Test func membersLeftSealedAreCheckedAsMembersOpened() throws {
         try withTempDirectory { dir in
             let store = FileEventStore(directory: dir, clock: FixedClock(step: 1), random: SeededRandom(seed: 13))
