@@ -43,6 +43,14 @@ struct PositionIndex: Sendable {
         }
     }
 
+    /// Calls `hint` with the address of `key`'s home slot, where a lookup of it starts (the
+    /// shell's prefetch: the address is never read here, and a hint is all it is).
+    func prefetch<Key: Hashable>(_ key: Key, _ hint: (UnsafeRawPointer) -> Void) {
+        guard !slots.isEmpty else { return }
+        let home = self.home(Self.tag(of: key))
+        slots.withUnsafeBufferPointer { hint(UnsafeRawPointer($0.baseAddress! + home)) }
+    }
+
     // MARK: - Writes
 
     /// Points `key` at `position`: adds it, or repoints it when held.

@@ -60,6 +60,31 @@ public struct LedgerViews: Equatable, Sendable {
         events += 1
     }
 
+    /// Calls `hint` with the addresses where `apply` of `event`, a few lines ahead, will look first
+    /// (the home slots of its account, session and registration in the views' indexes), so the
+    /// shell can ask for them before the fold gets there: the fold's lookups miss the cache on most
+    /// events otherwise. Decides nothing and reads none of those addresses.
+    public func prefetch(for event: UnsafePointer<ViewEvent>, hint: (UnsafeRawPointer) -> Void) {
+        if event.pointee.category == .registration, selection.contains(.registrations) {
+            registrations.prefetch(stream: event.pointee.stream, hint)
+        }
+        if selection.contains(.users) {
+            switch event.pointee.fact {
+            case .sessionStarted(_, let uid, _), .profileWritten(let uid, _, _, _), .accountDeleted(let uid, _, _): users.prefetch(uid: uid, hint)
+            default: break
+            }
+        }
+        if selection.contains(.sessions) { sessions.prefetch(event.pointee.fact, hint) }
+    }
+
+    /// `apply(_:hash:)`, first calling `hint` with the addresses the fold of `ahead`, a line a few
+    /// ahead, will look at (`prefetch(for:hint:)`).
+    public mutating func apply(_ event: ViewEvent, hash: Digest32, prefetching ahead: UnsafePointer<ViewEvent>?,
+                               hint: (UnsafeRawPointer) -> Void) {
+        if let ahead { prefetch(for: ahead, hint: hint) }
+        apply(event, hash: hash)
+    }
+
     /// The account fold over the users view and, when selected, the sign-in view; the users view's
     /// details; the sign-in view's count of refusals. A rule break is kept while both views are folded.
     private mutating func foldAccounts(_ event: ViewEvent) {

@@ -44,6 +44,9 @@ public struct RegistrationView: Equatable, Sendable {
         return at
     }
 
+    /// Hints where `apply` of an event of registration stream `id` will look (see `LedgerViews.prefetch`).
+    func prefetch(stream id: UUIDBits, _ hint: (UnsafeRawPointer) -> Void) { index.prefetch(id, hint) }
+
     /// The position of registration `id`.
     private func position(of id: UUIDBits) -> Int32? { index.find(id) { states[Int($0)].id } }
 

@@ -115,6 +115,18 @@ public struct SessionView: Equatable, Sendable {
         records.append(record)
     }
 
+    /// Hints where `apply` of `fact` will look (see `LedgerViews.prefetch`).
+    func prefetch(_ fact: borrowing ViewEvent.Fact, _ hint: (UnsafeRawPointer) -> Void) {
+        switch fact {
+        case .sessionStarted(let session, let uid, _):
+            index.prefetch(session, hint)
+            lastOfUser.prefetch(uid, hint)
+        case .sessionEnded(let session, _): index.prefetch(session, hint)
+        case .accountDeleted(let uid, _, _): lastOfUser.prefetch(uid, hint)
+        default: break
+        }
+    }
+
     /// The position of session `id`.
     private func position(of id: UUIDBits) -> Int32? { index.find(id) { records[Int($0)].session } }
 

@@ -122,6 +122,9 @@ public struct UserView: Equatable, Sendable {
     /// The position of the user with `uid`.
     func position(of uid: UUIDBits) -> Int32? { index.find(uid) { records[Int($0)].uid } }
 
+    /// Hints where a lookup of `uid` starts (see `LedgerViews.prefetch`).
+    func prefetch(uid: UUIDBits, _ hint: (UnsafeRawPointer) -> Void) { index.prefetch(uid, hint) }
+
     /// Restores a checkpointed row. Rows come in first-creation order, which is not the order of the
     /// last creation when a uid was created again, so an email goes to the account created with it
     /// last (the fold's `lastAccount`), by the seq of its creation.

@@ -1,4 +1,3 @@
-import CMemoryHints
 import Glibc
 import LedgerDomain
 import Synchronization
@@ -89,7 +88,7 @@ final class AccountKeyTable: @unchecked Sendable {
 
     /// Asks for the cache line where a lookup of `uid` starts (`entry(of:)` soon after finds it
     /// there); reads nothing.
-    func prefetch(_ uid: UUIDBits) { ledger_prefetch(lines + (Self.home(uid) & mask) * Self.line) }
+    func prefetch(_ uid: UUIDBits) { MemoryHint.prefetch(lines + (Self.home(uid) & mask) * Self.line) }
 
     /// The entry of `uid`, nil when the table has none (or cannot say: `ambiguous`).
     func entry(of uid: UUIDBits) -> Int? {

@@ -41,16 +41,26 @@ public enum LogScanner {
     /// Like `scan`, for folding views: lines spelled as ledger writes them are read straight into
     /// `ViewEvent`s (`LineCodec.readInPlace`) and checked as bits; any other line, or any line with a
     /// problem, goes through the full decoder and checker, so items and problems are those of `scan`.
+    /// `lookahead`, when given, is shown the event of the line `lookaheadLines` ahead of each one
+    /// before that one reaches `body` (read in place, in the same batch): a fold asks for the memory
+    /// it will touch then (`LedgerViews.prefetch`).
     public static func scanFacts(_ file: any LogBytes, from offset: Int = 0, checker: inout ChainChecker,
+                                 lookahead: (UnsafePointer<ViewEvent>) -> Void = { _ in },
                                  _ body: (ReplayItem) -> Bool) throws {
-        try scanFactsLendingChecker(file, from: offset, checker: &checker, { item, _, _ in body(item) }, endOfChunk: { _, _ in true })
+        try scanFactsLendingChecker(file, from: offset, checker: &checker, lookahead: lookahead,
+                                    { item, _, _ in body(item) }, endOfChunk: { _, _ in true })
     }
+
+    /// How far ahead `lookahead` looks: enough lines for memory to answer (a line's fold takes
+    /// about half a microsecond), few enough that what it asked for is still in the cache.
+    static let lookaheadLines = 8
 
     /// Like `scanFacts`, also lending `body` the checker after each line, to ask it what it has
     /// deferred, and the chunk of the file the line lies in (valid only during the call), and
     /// calling `endOfChunk` after a chunk's last complete line. Export checks a chunk's ids at its
     /// end, then writes its lines from the chunk itself.
     public static func scanFactsLendingChecker(_ file: any LogBytes, from offset: Int = 0, checker: inout ChainChecker,
+                                               lookahead: (UnsafePointer<ViewEvent>) -> Void = { _ in },
                                                _ body: (ReplayItem, inout ChainChecker, ScanChunk) -> Bool,
                                                endOfChunk: (inout ChainChecker, ScanChunk) -> Bool) throws {
         try pipeline(file, from: offset, firstLine: checker.lines + 1, fast: true, opener: checker.opener) { batch, all in
@@ -59,6 +69,12 @@ public enum LogScanner {
             for i in 0..<batch.ranges.count {
                 if i == closed, let torn = cutBatch(batch, all, checker: checker) {
                     return ReplayItem.with(torn, { body($0, &checker, chunk) })
+                }
+                if i + lookaheadLines < closed, let ahead = batch.facts(i + lookaheadLines) {
+                    lookahead(ReplayLine.event(at: ahead))
+                }
+                if i + lookaheadLines < closed, let ahead = batch.facts(i + lookaheadLines) {
+                    lookahead(ReplayLine.event(at: ahead))
                 }
                 let range = batch.ranges[i]
                 let bytes = UnsafeBufferPointer(rebasing: all[range])

@@ -127,7 +127,13 @@ public enum ViewLoader {
         let watchesErasures = asOf != nil && source.mayHoldKeys
         var lastIncludedAt: Timestamp?
         var lastLine: (start: Int, end: Int)?
-        try LogScanner.scanFacts(opened.bytes, from: start, checker: &checker) { item in
+        // The fold's lookups of the line a few ahead are asked for as this one is folded.
+        // (Kept behind a pointer both closures capture as a constant: a captured variable would be
+        // boxed, each access checked for exclusivity, on every line.)
+        let ahead = UnsafeMutablePointer<UnsafePointer<ViewEvent>?>.allocate(capacity: 1)
+        ahead.initialize(to: nil)
+        defer { ahead.deallocate() }
+        try LogScanner.scanFacts(opened.bytes, from: start, checker: &checker, lookahead: { ahead.pointee = $0 }) { item in
             switch item {
             case .event(let event, let hash, let offset, let length):
                 let (seq, at) = (event.pointee.seq, event.pointee.at)
@@ -159,7 +165,8 @@ public enum ViewLoader {
                     pastAsOf = true
                     return true
                 }
-                loaded.views.apply(event.pointee, hash: hash)
+                loaded.views.apply(event.pointee, hash: hash, prefetching: ahead.pointee, hint: MemoryHint.prefetch)
+                ahead.pointee = nil
                 lastIncludedAt = at
                 lastLine = (offset, offset + length)
                 return true

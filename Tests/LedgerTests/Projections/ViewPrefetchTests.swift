@@ -1,0 +1,65 @@
+@testable import LedgerDomain
+import Testing
+
+// MARK: - ViewPrefetchTests
+
+/// `LedgerViews.prefetch`, the hints a read gives the processor for a line a few ahead: one
+/// address per index the fold of that line will look in first (the views selected only), none
+/// for an index still empty, and the views left as they were; a fold given the hints ends where
+/// the plain fold ends.
+struct ViewPrefetchTests {
+    private let ann = UUIDBits(high: 1, low: 71), registration = UUIDBits(high: 2, low: 72), session = UUIDBits(high: 3, low: 73)
+
+    private func event(_ n: Int, _ category: StreamCategory, _ stream: UUIDBits, _ fact: ViewEvent.Fact) -> ViewEvent {
+        ViewEvent(seq: n, at: Timestamp(millis: Int64(n) * 60_000), category: category, stream: stream, fact: fact)
+    }
+
+    private var life: [ViewEvent] {
+        [event(1, .registration, registration, .accountCreated(uid: ann, email: "ann@example.com", withImage: nil)),
+         event(2, .registration, registration, .profileWritten(uid: ann, userName: "Ann", profileImage: nil, createdAt: Timestamp(millis: 0))),
+         event(3, .session, session, .sessionStarted(session: session, uid: ann, expiresAt: Timestamp(millis: 9_000_000))),
+         event(4, .session, session, .sessionEnded(session: session)),
+         event(5, .signin, UUIDBits(high: 4, low: 74), .signInFailed(email: "eve@example.com", reason: .unknownEmail))]
+    }
+
+    /// The hints for `event` given `views`.
+    private func hints(_ views: LedgerViews, _ event: ViewEvent) -> [UnsafeRawPointer] {
+        var out: [UnsafeRawPointer] = []
+        withUnsafePointer(to: event) { views.prefetch(for: $0) { out.append($0) } }
+        return out
+    }
+
+    @Test func oneHintPerIndexTheFoldLooksInFirst() {
+        var views = LedgerViews()
+        for e in life { views.apply(e, hash: Digest32(bytes: [UInt8](repeating: UInt8(e.seq), count: 32).withUnsafeBytes { $0 })) }
+        let before = views
+        let (created, written, started, ended, refused) = (life[0], life[1], life[2], life[3], life[4])
+        #expect(hints(views, created).count == 1)  // its registration
+        #expect(hints(views, written).count == 2)  // its registration, its account
+        #expect(hints(views, started).count == 3)  // its account, the session, the account's last session
+        #expect(hints(views, ended).count == 1)  // the session
+        #expect(hints(views, refused).isEmpty)
+        #expect(Set(hints(views, started)).count == 3)
+        #expect(views == before)
+
+        var usersOnly = views
+        usersOnly.narrow(to: [.users])
+        #expect(hints(usersOnly, started).count == 1)
+        #expect(hints(usersOnly, created).isEmpty)
+        #expect(hints(LedgerViews(), started).isEmpty)  // nothing indexed yet
+    }
+
+    @Test func aFoldGivenTheHintsEndsWhereThePlainFoldEnds() {
+        var plain = LedgerViews(), hinted = LedgerViews()
+        var hints = 0
+        let events = life
+        for (i, e) in events.enumerated() {
+            let hash = Digest32(bytes: [UInt8](repeating: UInt8(e.seq), count: 32).withUnsafeBytes { $0 })
+            plain.apply(e, hash: hash)
+            let ahead = events[min(i + 1, events.count - 1)]
+            withUnsafePointer(to: ahead) { hinted.apply(e, hash: hash, prefetching: $0) { _ in hints += 1 } }
+        }
+        #expect(hinted == plain)
+        #expect(hints > 0)
+    }
+}
