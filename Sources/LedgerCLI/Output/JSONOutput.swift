@@ -7,9 +7,10 @@ extension Context {
     func printJSON(_ value: JSONValue) { print(JSONWriter.string(value)) }
 
     /// Prints a view's `--json` rows as `ViewRowsWriter` streams them (the bytes `printJSON` would
-    /// print for the same rows), without building them in memory first.
+    /// print for the same rows), without building them in memory first, nor a string of each piece
+    /// (`outBytes`: the writer's bytes are JSON text already).
     func printRows(_ write: (@escaping (UnsafeRawBufferPointer) -> Void) -> Void) {
-        write { [self] bytes in out(String(decoding: bytes, as: UTF8.self)) }
+        write { [self] bytes in outBytes(bytes) }
         out("\n")
     }
 }
