@@ -73,9 +73,6 @@ public enum LogScanner {
                 if i + lookaheadLines < closed, let ahead = batch.facts(i + lookaheadLines) {
                     lookahead(ReplayLine.event(at: ahead))
                 }
-                if i + lookaheadLines < closed, let ahead = batch.facts(i + lookaheadLines) {
-                    lookahead(ReplayLine.event(at: ahead))
-                }
                 let range = batch.ranges[i]
                 let bytes = UnsafeBufferPointer(rebasing: all[range])
                 let offset = batch.base + range.lowerBound
