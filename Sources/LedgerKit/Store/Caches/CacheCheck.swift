@@ -14,17 +14,112 @@ import LedgerDomain
 /// copy of the index in memory.
 enum CacheCheck {
     /// The problems found in the caches of the (intact) log at `path`, open as `log`, whose erasure
-    /// events erase `erased` (those subjects are folded as erased from every line, as the reads that
-    /// wrote the caches folded them, whatever keys a restored key store brought back).
-    static func problems(logPath path: String, log: FileDescriptor, erased: Set<SubjectID>) throws -> [LogProblem] {
+    /// events up to byte `verifiedEnd` (where the verified lines end) erase `erased` (those subjects
+    /// are folded as erased from every line, as the reads that wrote the caches folded them,
+    /// whatever keys a restored key store brought back).
+    ///
+    /// Writers append, and drop or rewrite the caches, under the writers' lock, exclusive; an
+    /// erasure drops them and destroys keys. So the caches are copied under that lock, shared, with
+    /// the log's size then, and compared with the log as it was then: its erasures up to that size
+    /// (lines appended since `verifiedEnd` are read for theirs), its members opened by a key ring
+    /// opened after the copy (it holds every key made for those lines). An erasure under way (its
+    /// marker, `erasure.pending`, is there: its event is appended, its keys and the caches not yet
+    /// gone) is waited for, and one appended while the copies are compared may have destroyed a key
+    /// the fold needed: the check is then made again from new copies (a few times; a marker left by
+    /// an erasure cut short stays until the next writer finishes it, and the caches are compared
+    /// with the log's erasures as they are).
+    /// `pause` is how the check waits before its `attempt`-th copy (2, …) when an erasure is under way.
+    static func problems(logPath path: String, log: FileDescriptor, erased: Set<SubjectID>, verifiedEnd: Int,
+                         pause: (_ attempt: Int) -> Void = CacheCheck.pause) throws -> [LogProblem] {
         let indexPath = path + ".index", checkpointPath = Checkpoint.path(forLog: path)
         let savedPath = WritersIndex.checkpointPath(forIndex: indexPath)
-        let index = indexSnapshot(path: indexPath, log: log)
-        let saved = WritersIndex.enabled ? WritersIndex.loadCheckpoint(path: savedPath, log: log, into: nil) : nil
-        let checkpoint = FileSystem.exists(checkpointPath) ? Checkpoint.load(forLog: path, file: log) : nil
-        return try problems(log: log, index: index.map { ($0.table, $0.coverage, indexPath) }, saved: saved.map { ($0.table, $0.coverage, savedPath) },
-                            checkpoint: checkpoint, naming: "\(checkpointPath) disagrees with the log up to this line", remedy: "remove it (reads rebuild it)",
-                            opener: LogErasuresOpener(base: KeyRing.forLog(path), erased: erased))
+        var later = LaterErasures(log: log, erased: erased, end: verifiedEnd)
+        var attempt = 0
+        while true {
+            attempt += 1
+            let copied = withWritersLockShared(logPath: path) {
+                (erasing: FileSystem.exists(FileSystem.join(FileSystem.directoryName(path), FileEventStore.erasureMarkerName)),
+                 index: indexSnapshot(path: indexPath, log: log),
+                 saved: WritersIndex.enabled ? WritersIndex.loadCheckpoint(path: savedPath, log: log, into: nil) : nil,
+                 checkpoint: FileSystem.exists(checkpointPath) ? Checkpoint.load(forLog: path, file: log) : nil,
+                 size: (try? log.size()) ?? verifiedEnd)
+            }
+            if copied.erasing, attempt < Self.attempts {
+                // An erasure between its event and its keys' destruction: the caches it drops next
+                // still hold what the event erases.
+                pause(attempt + 1)
+                continue
+            }
+            try later.read(upTo: copied.size)
+            let erasedThen = later.erased
+            let problems = try problems(log: log, index: copied.index.map { ($0.table, $0.coverage, indexPath) },
+                                        saved: copied.saved.map { ($0.table, $0.coverage, savedPath) }, checkpoint: copied.checkpoint,
+                                        naming: "\(checkpointPath) disagrees with the log up to this line", remedy: "remove it (reads rebuild it)",
+                                        opener: LogErasuresOpener(base: KeyRing(directory: FileSystem.directoryName(path)), erased: erasedThen))
+            if copied.erasing {
+                // Left by an erasure cut short: the caches go when the next writer finishes it.
+                return problems.map { LogProblem(line: $0.line, kind: $0.kind, message: $0.message + Self.erasureCutShort) }
+            }
+            guard !problems.isEmpty, attempt < Self.attempts else { return problems }
+            try later.read(upTo: (try? log.size()) ?? copied.size)
+            if later.erased == erasedThen { return problems }
+        }
+    }
+
+    /// How many times the caches are copied and compared while erasures keep being appended.
+    static let attempts = 6
+
+    /// The wait before the `attempt`-th copy while an erasure is under way: 25 ms, doubled each
+    /// time (under 0.8 s in all; an erasure's own process finishes within milliseconds).
+    static func pause(_ attempt: Int) { usleep(useconds_t(25_000 << max(0, min(attempt - 2, 8)))) }
+
+    /// What a mismatch found beside an erasure's marker adds.
+    static let erasureCutShort = "; an erasure was cut short (erasure.pending): the next writer, or `ledger recover`, finishes it and drops the caches"
+
+    /// The erasures of a log's lines up to a byte, read on as the log grows (its lines read, and
+    /// their chain checked, from the first once a line past `end` is asked for).
+    private struct LaterErasures {
+        let log: FileDescriptor
+        /// The subjects the erasure events of the lines read name.
+        private(set) var erased: Set<SubjectID>
+        /// Where the lines read end.
+        private(set) var end: Int
+        private var checker: ChainChecker?
+        private var resume = 0
+
+        init(log: FileDescriptor, erased: Set<SubjectID>, end: Int) {
+            self.log = log
+            self.erased = erased
+            self.end = end
+        }
+
+        /// Reads the intact lines that end by byte `limit` for their erasures.
+        mutating func read(upTo limit: Int) throws {
+            guard limit > end else { return }
+            // The members need not be opened: an erasure event holds no personal data.
+            var checker = checker ?? ChainChecker(opener: SealedOpener())
+            var erased = erased, reached = resume
+            try LogScanner.scanFacts(log, from: resume, checker: &checker) { item in
+                guard case .event(let event, _, let offset, let length) = item, offset + length <= limit else { return false }
+                if let subject = ViewEvent.erasedSubject(at: event) { erased.insert(subject) }
+                reached = offset + length
+                return true
+            }
+            self.checker = checker
+            self.erased = erased
+            resume = reached
+            end = max(end, reached)
+        }
+    }
+
+    /// `body`'s result, run under the writers' lock of the log at `logPath`, shared, when its folder
+    /// has one (else without).
+    private static func withWritersLockShared<T>(logPath: String, _ body: () -> T) -> T {
+        let lockPath = FileSystem.join(FileSystem.directoryName(logPath), "events.lock")
+        let lock = FileSystem.exists(lockPath) ? try? FileDescriptor(path: lockPath, flags: O_RDONLY | O_NOFOLLOW) : nil
+        try? lock?.lock(LOCK_SH)
+        defer { lock?.unlock() }
+        return body()
     }
 
     /// The problem of the checkpoint a PostgreSQL store keeps, against the store's lines `log`
@@ -104,16 +199,11 @@ enum CacheCheck {
         }
     }
 
-    /// A copy of the index at `path` with what it covers, when writers would adopt it for `log`.
-    /// Copied under the writers' lock, shared, when the log's folder has one (a writer changes the
-    /// file under it, exclusive).
+    /// A copy of the index at `path` with what it covers, when writers would adopt it for `log`
+    /// (taken under the writers' lock: a writer changes the file under it, exclusive).
     private static func indexSnapshot(path: String, log: FileDescriptor) -> (table: WritersIndex, coverage: WritersIndex.Coverage)? {
-        guard WritersIndex.enabled, FileSystem.exists(path), let identity = log.identity() else { return nil }
-        let lockPath = FileSystem.join(FileSystem.directoryName(path), "events.lock")
-        let lock = FileSystem.exists(lockPath) ? try? FileDescriptor(path: lockPath, flags: O_RDONLY | O_NOFOLLOW) : nil
-        try? lock?.lock(LOCK_SH)
-        defer { lock?.unlock() }
-        guard let table = WritersIndex.snapshot(path: path),
+        guard WritersIndex.enabled, FileSystem.exists(path), let identity = log.identity(),
+              let table = WritersIndex.snapshot(path: path),
               let coverage = table.coverage(logDevice: identity.device, inode: identity.inode),
               SavedHeadLine.verifiedTime(in: log, lineStart: coverage.lineStart, offset: coverage.offset, head: coverage.head) != nil
         else { return nil }

@@ -7,7 +7,10 @@ extension FileEventStore {
     /// The marker an erasure leaves while it runs (`erasure.pending`: the subjects, one per line):
     /// written before its event is appended, removed once every key it names is destroyed and every
     /// cache dropped, so a writer that finds it (the erasure was cut short) finishes the job.
-    public var erasureMarkerPath: String { FileSystem.join(directory, "erasure.pending") }
+    public var erasureMarkerPath: String { FileSystem.join(directory, Self.erasureMarkerName) }
+
+    /// The name of the erasure marker in a data folder (`erasureMarkerPath`).
+    static let erasureMarkerName = "erasure.pending"
 
     /// The files beside the log that may hold personal data in clear or as unkeyed hashes: the
     /// writers' index, its durable checkpoint and the views' checkpoint. Only caches: rebuilt from

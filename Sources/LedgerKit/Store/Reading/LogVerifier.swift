@@ -43,6 +43,7 @@ public enum LogVerifier {
         if checkingCaches, case .file(let path) = source { recorded = RecordedHeads.of(logPath: path).filter { $0.intact() } }
         let wanted = Set(anchors.map(\.seq) + recorded.map(\.head.seq))
         var found: [Int: Digest32] = [:]
+        var verifiedEnd = 0  // where the intact prefix's last line ends
         var accounts: PostgresAccountCheck?
         // The account tables of a PostgreSQL store are folded with the log's erasures winning: a
         // pass that opened an erased subject's members (a `ledger_keys` row restored from a backup)
@@ -55,7 +56,7 @@ public enum LogVerifier {
             keys = MissingKeys(watch ?? source.opener)
             erased = []
             if checkingCaches, case .postgres(let store) = source { accounts = try PostgresAccountCheck(store) }
-            return try verify(source, deferringIDs: deferringIDs, anchors: wanted, found: &found, opener: keys) { event in
+            return try verify(source, deferringIDs: deferringIDs, anchors: wanted, found: &found, end: &verifiedEnd, opener: keys) { event in
                 if let subject = ViewEvent.erasedSubject(at: event) { erased.insert(subject) }
                 accounts?.visit(event)
             }
@@ -65,7 +66,8 @@ public enum LogVerifier {
         if checkingCaches && verified.ok {
             switch source {
             case .file(let path):
-                verified.problems += try CacheCheck.problems(logPath: path, log: try FileDescriptor(path: path, flags: O_RDONLY), erased: erased)
+                verified.problems += try CacheCheck.problems(logPath: path, log: try FileDescriptor(path: path, flags: O_RDONLY), erased: erased,
+                                                               verifiedEnd: verifiedEnd)
                 verified.problems += try TreeCheck.problems(source)
             case .postgres(let store):
                 if erased.contains(where: { watch?.wasOpened($0) == true }) {
@@ -104,8 +106,8 @@ public enum LogVerifier {
     private static func accountsProblem(_ store: PostgresEventStore, erased: Set<SubjectID>) throws -> LogProblem? {
         let source = LogSource.postgres(store)
         let accounts = try PostgresAccountCheck(store)
-        var found: [Int: Digest32] = [:]
-        _ = try verify(source, deferringIDs: true, anchors: [], found: &found,
+        var found: [Int: Digest32] = [:], end = 0
+        _ = try verify(source, deferringIDs: true, anchors: [], found: &found, end: &end,
                        opener: LogErasuresOpener(base: source.opener, erased: erased), visit: { accounts.visit($0) })
         return try accounts.problem()
     }
@@ -124,9 +126,9 @@ public enum LogVerifier {
     }
 
     /// `verify`, checking ids at the end (`deferringIDs`; nil when they may repeat) or per line,
-    /// noting in `found` the hash of each line of the intact prefix whose seq is in `anchors`, and
-    /// passing each event of that prefix to `visit`.
-    private static func verify(_ source: LogSource, deferringIDs: Bool, anchors: Set<Int>, found: inout [Int: Digest32],
+    /// noting in `found` the hash of each line of the intact prefix whose seq is in `anchors` and in
+    /// `end` where its last line ends, and passing each event of that prefix to `visit`.
+    private static func verify(_ source: LogSource, deferringIDs: Bool, anchors: Set<Int>, found: inout [Int: Digest32], end: inout Int,
                                opener: any PersonalDataOpener, visit: ((UnsafePointer<ViewEvent>) -> Void)?) throws -> VerifyReport? {
         let opened = try source.open(usingCheckpoint: false)
         var report = VerifyReport()
@@ -139,7 +141,7 @@ public enum LogVerifier {
         // The head of the intact prefix, as bits until the end.
         var head: (seq: Int, hash: Digest32)?
         do {
-            try scan(opened.bytes, &checker, &report, &head, anchors: anchors, found: &found, visit: visit)
+            try scan(opened.bytes, &checker, &report, &head, anchors: anchors, found: &found, end: &end, visit: visit)
         } catch let error as StoreError where error.code == .damaged && error.problem != nil {
             // The store's rows themselves do not hold one line each in `seq` order: the stream stops there.
             if report.problems.count < maxProblems { report.problems.append(error.problem!) }
@@ -151,14 +153,15 @@ public enum LogVerifier {
 
     /// The scan of `verify`, adding to `report` and keeping the intact prefix's `head`.
     private static func scan(_ bytes: any LogBytes, _ checker: inout ChainChecker, _ report: inout VerifyReport,
-                             _ head: inout (seq: Int, hash: Digest32)?, anchors: Set<Int>, found: inout [Int: Digest32],
+                             _ head: inout (seq: Int, hash: Digest32)?, anchors: Set<Int>, found: inout [Int: Digest32], end: inout Int,
                              visit: ((UnsafePointer<ViewEvent>) -> Void)?) throws {
         try LogScanner.scanFacts(bytes, checker: &checker) { item in
             switch item {
-            case .event(let event, let hash, _, _):
+            case .event(let event, let hash, let offset, let length):
                 report.events += 1
                 if report.problems.isEmpty {
                     head = (event.pointee.seq, hash)
+                    end = offset + length
                     visit?(event)
                     if !anchors.isEmpty, anchors.contains(event.pointee.seq) { found[event.pointee.seq] = hash }
                 }
