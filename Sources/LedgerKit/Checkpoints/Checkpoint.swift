@@ -85,10 +85,25 @@ public struct Checkpoint {
 
     /// Saves this checkpoint for `log` atomically (temp file, fsync, rename). Failure leaves the
     /// previous checkpoint, or none: it is only a cache.
+    ///
+    /// Not when an erasure was appended after its line, or is under way: its views may hold the
+    /// erased data (read before the erasure), which the erasure removed from the folder. The
+    /// rename is made under the writers' lock, shared, once the log's bytes after the line are
+    /// seen to hold no erasure event and no erasure marker is there (as a PostgreSQL store's
+    /// checkpoint is saved only when no erasure follows its line).
     public func save(forLog log: String) {
         guard isWhole else { return }
         let sha = SHA256Stream()
-        try? FileSystem.writeAtomically(to: Self.path(forLog: log)) { append in
+        let offset = offset
+        let stillTrue: (() throws -> Void) throws -> Void = { rename in
+            try WritersLockShared.run(logPath: log) {
+                guard !WritersLockShared.erasureUnderWay(logPath: log),
+                      let file = try? FileDescriptor(path: log, flags: O_RDONLY),
+                      !WritersLockShared.mayHoldErasure(file, from: offset) else { return }
+                try rename()
+            }
+        }
+        try? FileSystem.writeAtomically(to: Self.path(forLog: log), renaming: stillTrue) { append in
             var header = Self.magic
             withUnsafeBytes(of: Int64(lineStart).littleEndian) { header.append(contentsOf: $0) }
             withUnsafeBytes(of: Int64(offset).littleEndian) { header.append(contentsOf: $0) }

@@ -74,7 +74,10 @@ public enum FileSystem {
 
     /// Like `writeAtomically(_:to:mode:)` for content produced in pieces: `produce` gets a function
     /// that appends bytes to the temp file. Nothing is visible at `path` unless every piece was written.
+    /// `renaming` is given the rename once the file is synced, and may decline to call it (a cache
+    /// that is no longer true): the temp file then goes and nothing changes at `path`.
     public static func writeAtomically(to path: String, mode: mode_t = 0o600,
+                                       renaming: (_ rename: () throws -> Void) throws -> Void = { try $0() },
                                        _ produce: (_ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         let temp = "\(path).tmp-\(getpid())"
         do {
@@ -91,8 +94,13 @@ public enum FileSystem {
                 offset += bytes.count
             }
             try file.sync()
-            if let code = IOFaults.fault(.rename) { throw SystemError("rename", path: path, code: code) }
-            guard rename(temp, path) == 0 else { throw SystemError("rename", path: path) }
+            var renamed = false
+            try renaming {
+                if let code = IOFaults.fault(.rename) { throw SystemError("rename", path: path, code: code) }
+                guard rename(temp, path) == 0 else { throw SystemError("rename", path: path) }
+                renamed = true
+            }
+            guard renamed else { unlink(temp); return }
         } catch {
             unlink(temp)
             throw error

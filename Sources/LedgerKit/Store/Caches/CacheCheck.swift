@@ -37,8 +37,8 @@ enum CacheCheck {
         var attempt = 0
         while true {
             attempt += 1
-            let copied = withWritersLockShared(logPath: path) {
-                (erasing: FileSystem.exists(FileSystem.join(FileSystem.directoryName(path), FileEventStore.erasureMarkerName)),
+            let copied = WritersLockShared.run(logPath: path) {
+                (erasing: WritersLockShared.erasureUnderWay(logPath: path),
                  index: indexSnapshot(path: indexPath, log: log),
                  saved: WritersIndex.enabled ? WritersIndex.loadCheckpoint(path: savedPath, log: log, into: nil) : nil,
                  checkpoint: FileSystem.exists(checkpointPath) ? Checkpoint.load(forLog: path, file: log) : nil,
@@ -110,16 +110,6 @@ enum CacheCheck {
             resume = reached
             end = max(end, reached)
         }
-    }
-
-    /// `body`'s result, run under the writers' lock of the log at `logPath`, shared, when its folder
-    /// has one (else without).
-    private static func withWritersLockShared<T>(logPath: String, _ body: () -> T) -> T {
-        let lockPath = FileSystem.join(FileSystem.directoryName(logPath), "events.lock")
-        let lock = FileSystem.exists(lockPath) ? try? FileDescriptor(path: lockPath, flags: O_RDONLY | O_NOFOLLOW) : nil
-        try? lock?.lock(LOCK_SH)
-        defer { lock?.unlock() }
-        return body()
     }
 
     /// The problem of the checkpoint a PostgreSQL store keeps, against the store's lines `log`
