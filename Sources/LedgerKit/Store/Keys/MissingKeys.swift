@@ -46,20 +46,52 @@ final class MissingKeys: PersonalDataOpener {
 
     /// The `missing-key` problems of the log `source`, whose intact lines were just read with this
     /// watch, given the accounts its erasure events name: each on the line of the first event that
-    /// needed the key (found by a second read, only when a key is missing).
+    /// needs the key (found by a second read, in line order, only when a key is missing: the first
+    /// read opens members on several threads at once, so the event it noted first for a subject
+    /// need not be its first line).
     func problems(_ source: LogSource, erased: Set<SubjectID>) throws -> [LogProblem] {
         let lost = missing.filter { subject, _ in !erased.contains(subject) }
         guard !lost.isEmpty else { return [] }
-        let ids = Dictionary(lost.map { ($0.value.event, ($0.key, $0.value.why)) }, uniquingKeysWith: { first, _ in first })
+        let needs = FirstNeeds(Set(lost.keys))
         var problems: [LogProblem] = []
-        var checker = ChainChecker()
+        var reported: Set<SubjectID> = []
+        var checker = ChainChecker(opener: needs)
         try LogScanner.scan(try source.open(usingCheckpoint: false).bytes, checker: &checker) { item in
-            if case .event(let event, _, _) = item, let (subject, why) = ids[event.envelope.id] {
+            guard case .event(let event, _, _) = item else { return true }
+            for subject in needs.delivered(event.envelope.id) where reported.insert(subject).inserted {
                 problems.append(LogProblem(line: event.seq, kind: .missingKey,
-                                           message: "the key of \(subject) \(why) and no erasure event names it: its personal data is lost"))
+                                           message: "the key of \(subject) \(lost[subject]!.why) and no erasure event names it: its personal data is lost"))
             }
-            return problems.count < ids.count
+            return reported.count < lost.count
         }
         return problems.sorted { $0.line < $1.line }
     }
+}
+
+/// The second read of `MissingKeys.problems`: notes, as members are opened (ahead of the lines'
+/// delivery, on any thread), the events with a member of a subject whose key is lost, until the
+/// event is delivered in line order. Opens nothing (every member reads as erased).
+private final class FirstNeeds: PersonalDataOpener {
+    private let lost: Set<SubjectID>
+    private let pending = Mutex<[String: [SubjectID]]>([:])
+
+    init(_ lost: Set<SubjectID>) { self.lost = lost }
+
+    func open(_ member: EncryptedMember, eventID: String, type: EventType, name: String) -> OpenedMember {
+        note(member.subject, eventID)
+        return .erased
+    }
+
+    func open(_ member: SealedMember, eventID: UUIDBits, type: EventType, name: String) -> OpenedMember {
+        note(member.subject, eventID.uuidString)
+        return .erased
+    }
+
+    private func note(_ subject: SubjectID, _ eventID: String) {
+        guard lost.contains(subject) else { return }
+        pending.withLock { $0[eventID, default: []].append(subject) }
+    }
+
+    /// The lost subjects the event `id` (delivered now) has members of; forgotten once asked.
+    func delivered(_ id: String) -> [SubjectID] { pending.withLock { $0.removeValue(forKey: id) } ?? [] }
 }
