@@ -87,23 +87,25 @@ public struct Checkpoint {
     /// previous checkpoint, or none: it is only a cache.
     ///
     /// Not when an erasure was appended after its line, or is under way: its views may hold the
-    /// erased data (read before the erasure), which the erasure removed from the folder. The
-    /// rename is made under the writers' lock, shared, once the log's bytes after the line are
-    /// seen to hold no erasure event and no erasure marker is there (as a PostgreSQL store's
-    /// checkpoint is saved only when no erasure follows its line).
+    /// erased data (read before the erasure), which the erasure removed from the folder. That is
+    /// looked at under the writers' lock, shared (`WritersLockShared.runIfFree`: not saved while a
+    /// writer holds it), before the file is written and again when it is renamed into place: the
+    /// log's bytes after the line searched for an erasure's type, the erasure's marker looked for
+    /// (as a PostgreSQL store's checkpoint is saved only when no erasure follows its line). The
+    /// file has no name until then (`unnamed`): a read killed meanwhile leaves nothing in the folder.
     public func save(forLog log: String) {
         guard isWhole else { return }
         let sha = SHA256Stream()
         let offset = offset
-        let stillTrue: (() throws -> Void) throws -> Void = { rename in
-            try WritersLockShared.run(logPath: log) {
-                guard !WritersLockShared.erasureUnderWay(logPath: log),
-                      let file = try? FileDescriptor(path: log, flags: O_RDONLY),
-                      !WritersLockShared.mayHoldErasure(file, from: offset) else { return }
-                try rename()
-            }
+        func stillTrue() -> Bool {
+            !WritersLockShared.erasureUnderWay(logPath: log)
+                && (try? FileDescriptor(path: log, flags: O_RDONLY)).map { !WritersLockShared.mayHoldErasure($0, from: offset) } == true
         }
-        try? FileSystem.writeAtomically(to: Self.path(forLog: log), renaming: stillTrue) { append in
+        guard WritersLockShared.runIfFree(logPath: log, stillTrue) == true else { return }
+        let renameIfStillTrue: (() throws -> Void) throws -> Void = { rename in
+            try WritersLockShared.runIfFree(logPath: log) { if stillTrue() { try rename() } }
+        }
+        try? FileSystem.writeAtomically(to: Self.path(forLog: log), unnamed: true, renaming: renameIfStillTrue) { append in
             var header = Self.magic
             withUnsafeBytes(of: Int64(lineStart).littleEndian) { header.append(contentsOf: $0) }
             withUnsafeBytes(of: Int64(offset).littleEndian) { header.append(contentsOf: $0) }

@@ -75,8 +75,11 @@ public enum FileSystem {
     /// Like `writeAtomically(_:to:mode:)` for content produced in pieces: `produce` gets a function
     /// that appends bytes to the temp file. Nothing is visible at `path` unless every piece was written.
     /// `renaming` is given the rename once the file is synced, and may decline to call it (a cache
-    /// that is no longer true): the temp file then goes and nothing changes at `path`.
-    public static func writeAtomically(to path: String, mode: mode_t = 0o600,
+    /// that is no longer true): the temp file then goes and nothing changes at `path`. With
+    /// `unnamed`, the file has no name until the rename (`O_TMPFILE`, linked as the temp file just
+    /// before it is renamed, where the file system allows it): a writer killed before the rename
+    /// leaves nothing behind, not even a temp file.
+    public static func writeAtomically(to path: String, mode: mode_t = 0o600, unnamed: Bool = false,
                                        renaming: (_ rename: () throws -> Void) throws -> Void = { try $0() },
                                        _ produce: (_ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Void) throws {
         let temp = "\(path).tmp-\(getpid())"
@@ -84,7 +87,8 @@ public enum FileSystem {
             // Never opened through a name already there (a leftover, or a hard link to a file
             // elsewhere): the name goes first, then the file is created new.
             if unlink(temp) != 0, errno != ENOENT { throw SystemError("remove", path: temp) }
-            let file = try FileDescriptor(path: temp, flags: O_WRONLY | O_CREAT | O_EXCL, mode: mode)
+            let anonymous = unnamed ? try? FileDescriptor(path: directoryName(path), flags: Self.unnamedFile | O_WRONLY, mode: mode) : nil
+            let file = try anonymous ?? FileDescriptor(path: temp, flags: O_WRONLY | O_CREAT | O_EXCL, mode: mode)
             // Held until the file is renamed and closed: `StaleTemporaryFiles` removes a temporary
             // file only when it can take this lock (its writer is gone), never on the pid's word.
             _ = try? file.tryLock(LOCK_EX)
@@ -97,6 +101,9 @@ public enum FileSystem {
             var renamed = false
             try renaming {
                 if let code = IOFaults.fault(.rename) { throw SystemError("rename", path: path, code: code) }
+                if anonymous != nil, linkat(AT_FDCWD, "/proc/self/fd/\(file.fd)", AT_FDCWD, temp, AT_SYMLINK_FOLLOW) != 0 {
+                    throw SystemError("link", path: temp)
+                }
                 guard rename(temp, path) == 0 else { throw SystemError("rename", path: path) }
                 renamed = true
             }
@@ -107,6 +114,10 @@ public enum FileSystem {
         }
         try syncDirectory(directoryName(path))
     }
+
+    /// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`, as Linux defines it for x86-64 and arm64; Glibc's
+    /// module does not export the macro): a file without a name in the folder opened.
+    private static let unnamedFile: Int32 = 0o20000000 | O_DIRECTORY
 
     /// Reads a whole file; `limit` bounds the bytes read (a larger file throws EFBIG).
     public static func read(_ path: String, limit: Int = Int.max) throws -> [UInt8] {

@@ -60,6 +60,64 @@ import Testing
         }
     }
 
+    /// A writer holding the writers' lock: the read does not wait for it and saves nothing.
+    @Test func notSavedWhileAWriterHoldsTheLock() throws {
+        try withLedgerDir { dir in
+            let (checkpoint, _) = try Self.checkpointOfAnnAndBen(dir)
+            try FileManager.default.removeItem(atPath: Checkpoint.path(forLog: dir.logPath))
+            let writer = try FileDescriptor(path: dir.path + "/events.lock", flags: O_RDWR)
+            try writer.lock(LOCK_EX)
+            checkpoint.save(forLog: dir.logPath)
+            writer.unlock()
+            #expect(!FileManager.default.fileExists(atPath: Checkpoint.path(forLog: dir.logPath)))
+            checkpoint.save(forLog: dir.logPath)
+            #expect(FileManager.default.fileExists(atPath: Checkpoint.path(forLog: dir.logPath)), "saved once the lock is free")
+        }
+    }
+
+    /// A folder without the writers' lock file (fresh from `migrate`, say): the read makes it, so
+    /// the first writer's erasure and the save still exclude each other.
+    @Test func theLockFileIsMadeWhereThereIsNone() throws {
+        try withLedgerDir { dir in
+            let (checkpoint, _) = try Self.checkpointOfAnnAndBen(dir)
+            try FileManager.default.removeItem(atPath: Checkpoint.path(forLog: dir.logPath))
+            try FileManager.default.removeItem(atPath: dir.path + "/events.lock")
+            checkpoint.save(forLog: dir.logPath)
+            #expect(FileManager.default.fileExists(atPath: dir.path + "/events.lock"))
+            #expect(FileManager.default.fileExists(atPath: Checkpoint.path(forLog: dir.logPath)))
+        }
+    }
+
+    /// An erasure removes the temporary files of the caches' writes too (a read killed with its
+    /// checkpoint written but not renamed, or one still waiting to rename it), and nothing else.
+    @Test func anErasureRemovesTheCachesTemporaryFiles() throws {
+        try withLedgerDir { dir in
+            let (_, ben) = try Self.checkpointOfAnnAndBen(dir)
+            let temporaries = ["events.jsonl.checkpoint.tmp-4242", "events.jsonl.index.checkpoint.tmp-4243"]
+            let kept = ["events.jsonl.checkpoint.tmp-x", "notes.tmp-4244"]
+            for name in temporaries + kept { try writeBytes(Array("ben@example.com".utf8), to: dir.path + "/" + name) }
+            #expect(try dir.run(["account", "delete", ben], stdin: Self.password + "\n").status == 0)
+            for name in temporaries { #expect(!FileManager.default.fileExists(atPath: dir.path + "/" + name), "\(name)") }
+            for name in kept { #expect(FileManager.default.fileExists(atPath: dir.path + "/" + name), "\(name)") }
+        }
+    }
+
+    /// The checkpoint is written as a file without a name: until the rename, the folder holds no
+    /// temporary file of it.
+    @Test func theFileHasNoNameUntilItIsRenamed() throws {
+        try withTempDirectory("unnamed-write") { folder in
+            let path = folder + "/cache"
+            var namesBefore: [String] = []
+            try FileSystem.writeAtomically(to: path, unnamed: true, renaming: { rename in
+                namesBefore = try FileManager.default.contentsOfDirectory(atPath: folder)
+                try rename()
+            }) { append in try Array("contents".utf8).withUnsafeBytes { try append($0) } }
+            #expect(namesBefore.isEmpty, "\(namesBefore)")
+            #expect(try readBytes(path) == Array("contents".utf8))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["cache"])
+        }
+    }
+
     /// The search for an erasure's type in the bytes after a line: found wherever it lies, across
     /// the 1 MiB reads too; not found in lines of other types.
     @Test(arguments: [0, 100, (1 << 20) - 20, (1 << 20) - 1, 1 << 20, (1 << 20) + 7, 3 << 20])

@@ -85,6 +85,26 @@ import Testing
         }
     }
 
+    /// The log grew between the chain pass and the copies (a registration), and an account
+    /// delete ran to its end right after they were taken: the fold then misses the key it just
+    /// destroyed, and the check, reading the log's erasures again, sees the new one and copies anew.
+    @Test func anErasureRightAfterTheCopiesIsSeenAndTheCopiesTakenAgain() throws {
+        try withLedgerDir { dir in
+            #expect(try dir.register(email: "ann@example.com", username: "Ann", password: Self.password).status == 0)
+            let ben = try #require(try parseObject(try dir.register(email: "ben@example.com", username: "Ben", password: Self.password).stdout)["uid"] as? String)
+            let verifiedEnd = try Self.size(dir)
+            #expect(try dir.register(email: "cy@example.com", username: "Cy", password: Self.password).status == 0)
+            let log = try FileDescriptor(path: dir.logPath, flags: O_RDONLY)
+            var copies: [Int] = []
+            let problems = try CacheCheck.problems(logPath: dir.logPath, log: log, erased: [], verifiedEnd: verifiedEnd, copied: { attempt in
+                copies.append(attempt)
+                if attempt == 1 { #expect(try! dir.run(["account", "delete", ben], stdin: Self.password + "\n").status == 0) }
+            })
+            #expect(problems.isEmpty, "\(problems)")
+            #expect(copies == [1, 2])
+        }
+    }
+
     /// Two writers register, sign in, delete and erase while `verify` runs again and again: every
     /// verify passes (each compares the caches it copied with the log as it was then).
     @Test func verifyPassesWhileWritersEraseBesideIt() throws {

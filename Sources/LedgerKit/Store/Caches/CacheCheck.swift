@@ -28,9 +28,10 @@ enum CacheCheck {
     /// the fold needed: the check is then made again from new copies (a few times; a marker left by
     /// an erasure cut short stays until the next writer finishes it, and the caches are compared
     /// with the log's erasures as they are).
-    /// `pause` is how the check waits before its `attempt`-th copy (2, …) when an erasure is under way.
+    /// `pause` is how the check waits before its `attempt`-th copy (2, …) when an erasure is under
+    /// way; `copied` is told each attempt once its copies are taken (tests make writers go on there).
     static func problems(logPath path: String, log: FileDescriptor, erased: Set<SubjectID>, verifiedEnd: Int,
-                         pause: (_ attempt: Int) -> Void = CacheCheck.pause) throws -> [LogProblem] {
+                         pause: (_ attempt: Int) -> Void = CacheCheck.pause, copied tookCopies: (_ attempt: Int) -> Void = { _ in }) throws -> [LogProblem] {
         let indexPath = path + ".index", checkpointPath = Checkpoint.path(forLog: path)
         let savedPath = WritersIndex.checkpointPath(forIndex: indexPath)
         var later = LaterErasures(log: log, erased: erased, end: verifiedEnd)
@@ -50,6 +51,7 @@ enum CacheCheck {
                 pause(attempt + 1)
                 continue
             }
+            tookCopies(attempt)
             try later.read(upTo: copied.size)
             let erasedThen = later.erased
             let problems = try problems(log: log, index: copied.index.map { ($0.table, $0.coverage, indexPath) },
@@ -76,16 +78,15 @@ enum CacheCheck {
     /// What a mismatch found beside an erasure's marker adds.
     static let erasureCutShort = "; an erasure was cut short (erasure.pending): the next writer, or `ledger recover`, finishes it and drops the caches"
 
-    /// The erasures of a log's lines up to a byte, read on as the log grows (its lines read, and
-    /// their chain checked, from the first once a line past `end` is asked for).
+    /// The erasures of a log's lines up to a byte, read again from the first line, their chain
+    /// checked, each time a line past the last limit is asked for (a scan stops only after its
+    /// checker has taken the line past the limit: it never resumes from there).
     private struct LaterErasures {
         let log: FileDescriptor
         /// The subjects the erasure events of the lines read name.
         private(set) var erased: Set<SubjectID>
-        /// Where the lines read end.
-        private(set) var end: Int
-        private var checker: ChainChecker?
-        private var resume = 0
+        /// The bytes read up to.
+        private var end: Int
 
         init(log: FileDescriptor, erased: Set<SubjectID>, end: Int) {
             self.log = log
@@ -97,18 +98,15 @@ enum CacheCheck {
         mutating func read(upTo limit: Int) throws {
             guard limit > end else { return }
             // The members need not be opened: an erasure event holds no personal data.
-            var checker = checker ?? ChainChecker(opener: SealedOpener())
-            var erased = erased, reached = resume
-            try LogScanner.scanFacts(log, from: resume, checker: &checker) { item in
+            var checker = ChainChecker(opener: SealedOpener())
+            var erased = erased
+            try LogScanner.scanFacts(log, checker: &checker) { item in
                 guard case .event(let event, _, let offset, let length) = item, offset + length <= limit else { return false }
                 if let subject = ViewEvent.erasedSubject(at: event) { erased.insert(subject) }
-                reached = offset + length
                 return true
             }
-            self.checker = checker
             self.erased = erased
-            resume = reached
-            end = max(end, reached)
+            end = limit
         }
     }
 

@@ -17,6 +17,24 @@ extension FileEventStore {
     /// the log, where an erased subject's members read as erased.
     var personalCaches: [String] { [indexPath, indexCheckpointPath, Checkpoint.path(forLog: logPath)] }
 
+    /// The temporary files of the personal caches' atomic writes in the folder (`<cache>.tmp-<pid>`,
+    /// `StaleTemporaryFiles`), whether their writer still runs or not: a read that folded the log
+    /// before an erasure may have one written, or have been killed with it there. Their writers
+    /// lose nothing but a cache (a rename that finds no file).
+    func personalCacheTemporaries() -> [String] {
+        let names = Set(personalCaches.map { String($0.split(separator: "/").last ?? "") })
+        guard let folder = opendir(directory) else { return [] }
+        defer { closedir(folder) }
+        var found: [String] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard StaleTemporaryFiles.writer(of: name) != nil, let marker = name.firstRange(of: ".tmp-"),
+                  names.contains(String(name[..<marker.lowerBound])) else { continue }
+            found.append(FileSystem.join(directory, name))
+        }
+        return found
+    }
+
     /// Notes durably that `subjects` are being erased: under the append lock, before the lines
     /// that hold their erasure events are written (so no other writer takes the marker for one
     /// whose event never came).
@@ -73,7 +91,7 @@ extension FileEventStore {
         try StoreError.mapping {
             var removed = !emails.isEmpty
             if removed { try? FileSystem.syncDirectory(FileSystem.join(directory, "locks")) }
-            for path in personalCaches where FileSystem.exists(path) {
+            for path in personalCaches + personalCacheTemporaries() where FileSystem.exists(path) {
                 if unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink", path: path, code: errno) }
                 removed = true
             }

@@ -8,14 +8,36 @@ import LedgerDomain
 /// what is done under it sees the log, the caches and the erasure marker as one writer left them.
 enum WritersLockShared {
     /// `body`'s result, run under the writers' lock of the log at `logPath`, shared, when its
-    /// folder has one (else without: no writer has written there).
+    /// folder has one (else without: no writer has written there yet).
     static func run<T>(logPath: String, _ body: () throws -> T) rethrows -> T {
-        let lockPath = FileSystem.join(FileSystem.directoryName(logPath), "events.lock")
-        let lock = FileSystem.exists(lockPath) ? try? FileDescriptor(path: lockPath, flags: O_RDONLY | O_NOFOLLOW) : nil
+        let lock = try? FileDescriptor(path: lockPath(logPath), flags: O_RDONLY)
         try? lock?.lock(LOCK_SH)
         defer { lock?.unlock() }
         return try body()
     }
+
+    /// `body`'s result under the writers' lock, shared, for what replaces a cache: the lock file is
+    /// made when the folder has none yet (a writer would make it, then erase, in between), and the
+    /// lock is asked for a few times over about a tenth of a second rather than waited for (a
+    /// writer stuck under it must not hold a read up: the cache is not replaced then, and nil
+    /// returned).
+    static func runIfFree<T>(logPath: String, _ body: () throws -> T) rethrows -> T? {
+        guard let lock = try? FileDescriptor(path: lockPath(logPath), flags: O_RDWR | O_CREAT) else { return nil }
+        for attempt in 0..<Self.tries {
+            if (try? lock.tryLock(LOCK_SH)) == true {
+                defer { lock.unlock() }
+                return try body()
+            }
+            if attempt + 1 < Self.tries { usleep(5_000) }
+        }
+        return nil
+    }
+
+    /// How many times `runIfFree` asks for the lock, 5 ms apart.
+    static let tries = 20
+
+    /// The writers' lock file of the log at `logPath`.
+    private static func lockPath(_ logPath: String) -> String { FileSystem.join(FileSystem.directoryName(logPath), "events.lock") }
 
     /// True when an erasure is under way or cut short beside the log at `logPath` (its marker,
     /// `erasure.pending`, is there: its event may be appended, its keys and the caches not yet gone).
