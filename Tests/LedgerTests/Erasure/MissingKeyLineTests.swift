@@ -1,4 +1,7 @@
 import Foundation
+import Glibc
+import LedgerDomain
+@testable import LedgerKit
 import Testing
 
 // MARK: - MissingKeyLineTests
@@ -36,6 +39,34 @@ import Testing
                 let subject = try #require(message.split(separator: " ").dropFirst(3).first.map(String.init))  // "the key of SUBJECT …"
                 #expect(problem["line"] as? Int == firstLine[subject], "\(subject): \(problem)")
             }
+        }
+    }
+
+    /// `verify`'s first read ended before an account delete's lines, whose key was destroyed
+    /// before the read asked for it: the key reads as erased, and no erasure event the read saw
+    /// names it. The second read goes on to the log's end, finds the erasure, and reports nothing;
+    /// a key missing without one (the other account's, its slot wiped) is still reported.
+    @Test func aKeyDestroyedByAnErasureAfterTheReadIsNotLost() throws {
+        try withLedgerDir { dir in
+            let password = "correct horse battery"
+            #expect(try dir.register(email: "ann@example.com", username: "Ann", password: password).status == 0)
+            let ben = try #require(try parseObject(try dir.register(email: "ben@example.com", username: "Ben", password: password).stdout)["uid"] as? String)
+            let read = try dir.logBytes()
+            #expect(try dir.run(["account", "delete", ben], stdin: password + "\n").status == 0)
+            // The lines the first read saw, with the key store as it is now.
+            let prefix = dir.path + "/prefix.jsonl"
+            try writeBytes(read, to: prefix)
+            func firstRead() throws -> MissingKeys {
+                let watch = MissingKeys(KeyRing(directory: dir.path))
+                var checker = ChainChecker(opener: watch)
+                try LogScanner.scan(try FileDescriptor(path: prefix, flags: O_RDONLY), checker: &checker) { _ in true }
+                return watch
+            }
+            let watch = try firstRead()
+            let benSubject = SubjectID.account(try #require(UUIDBits(uuid: ben)))
+            #expect(watch.missing[benSubject] != nil, "the first read found Ben's key erased")
+            #expect(try watch.problems(.file(dir.logPath), erased: []).isEmpty)
+            #expect(try watch.problems(.file(prefix), erased: []).map(\.kind) == [.missingKey], "without the erasure's lines it is lost")
         }
     }
 }

@@ -48,23 +48,26 @@ final class MissingKeys: PersonalDataOpener {
     /// watch, given the accounts its erasure events name: each on the line of the first event that
     /// needs the key (found by a second read, in line order, only when a key is missing: the first
     /// read opens members on several threads at once, so the event it noted first for a subject
-    /// need not be its first line).
+    /// need not be its first line). The second read goes to the log's end as it is then: a writer
+    /// may have appended an erasure after the first read's last line, and destroyed its key before
+    /// the first read asked for it; a subject an erasure event names, there too, lost nothing.
     func problems(_ source: LogSource, erased: Set<SubjectID>) throws -> [LogProblem] {
         let lost = missing.filter { subject, _ in !erased.contains(subject) }
         guard !lost.isEmpty else { return [] }
         let needs = FirstNeeds(Set(lost.keys))
-        var problems: [LogProblem] = []
-        var reported: Set<SubjectID> = []
+        var firstLines: [SubjectID: Int] = [:]
+        var erasedLater: Set<SubjectID> = []
         var checker = ChainChecker(opener: needs)
         try LogScanner.scan(try source.open(usingCheckpoint: false).bytes, checker: &checker) { item in
-            guard case .event(let event, _, _) = item else { return true }
-            for subject in needs.delivered(event.envelope.id) where reported.insert(subject).inserted {
-                problems.append(LogProblem(line: event.seq, kind: .missingKey,
-                                           message: "the key of \(subject) \(lost[subject]!.why) and no erasure event names it: its personal data is lost"))
-            }
-            return reported.count < lost.count
+            guard case .event(let event, _, _) = item else { return false }
+            for subject in needs.delivered(event.envelope.id) where firstLines[subject] == nil { firstLines[subject] = event.seq }
+            if let subject = ViewEvent(event).fact.erasedSubject, lost[subject] != nil { erasedLater.insert(subject) }
+            return true
         }
-        return problems.sorted { $0.line < $1.line }
+        return firstLines.filter { !erasedLater.contains($0.key) }.map { subject, line in
+            LogProblem(line: line, kind: .missingKey,
+                       message: "the key of \(subject) \(lost[subject]!.why) and no erasure event names it: its personal data is lost")
+        }.sorted { ($0.line, $0.message) < ($1.line, $1.message) }
     }
 }
 

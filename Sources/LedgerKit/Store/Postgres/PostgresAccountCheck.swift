@@ -47,6 +47,9 @@ final class PostgresAccountCheck {
             let connection = try store.connection()
             read = try connection.transaction {
                 try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                // The tables locked first, in the order an append that rebuilds them truncates them:
+                // read one by one, a read could hold one while that append holds the next (deadlock).
+                try connection.execute("LOCK TABLE " + PostgresSchema.accountTables.joined(separator: ", ") + " IN ACCESS SHARE MODE")
                 guard try connection.execute("SELECT seq FROM ledger_account_state").int(0, 0) == mark else { return nil }
                 return try Self.storedAccounts(connection)
             }
