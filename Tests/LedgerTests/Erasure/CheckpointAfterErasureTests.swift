@@ -75,16 +75,29 @@ import Testing
         }
     }
 
-    /// A folder without the writers' lock file (fresh from `migrate`, say): the read makes it, so
-    /// the first writer's erasure and the save still exclude each other.
-    @Test func theLockFileIsMadeWhereThereIsNone() throws {
+    /// A folder without the writers' lock file (fresh from `migrate`, or a log outside a data
+    /// folder): the read saves without it and makes none (a lock file of the reader's user could
+    /// keep the folder's owner from writing).
+    @Test func noLockFileIsMadeWhereThereIsNone() throws {
         try withLedgerDir { dir in
             let (checkpoint, _) = try Self.checkpointOfAnnAndBen(dir)
             try FileManager.default.removeItem(atPath: Checkpoint.path(forLog: dir.logPath))
             try FileManager.default.removeItem(atPath: dir.path + "/events.lock")
             checkpoint.save(forLog: dir.logPath)
-            #expect(FileManager.default.fileExists(atPath: dir.path + "/events.lock"))
+            #expect(!FileManager.default.fileExists(atPath: dir.path + "/events.lock"))
             #expect(FileManager.default.fileExists(atPath: Checkpoint.path(forLog: dir.logPath)))
+        }
+    }
+
+    /// A lock file that is not one (a folder there): nothing is saved, nothing waits.
+    @Test func notSavedBesideALockThatIsNotAFile() throws {
+        try withLedgerDir { dir in
+            let (checkpoint, _) = try Self.checkpointOfAnnAndBen(dir)
+            try FileManager.default.removeItem(atPath: Checkpoint.path(forLog: dir.logPath))
+            try FileManager.default.removeItem(atPath: dir.path + "/events.lock")
+            try FileManager.default.createDirectory(atPath: dir.path + "/events.lock", withIntermediateDirectories: false)
+            checkpoint.save(forLog: dir.logPath)
+            #expect(!FileManager.default.fileExists(atPath: Checkpoint.path(forLog: dir.logPath)))
         }
     }
 

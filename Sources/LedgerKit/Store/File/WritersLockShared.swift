@@ -16,13 +16,19 @@ enum WritersLockShared {
         return try body()
     }
 
-    /// `body`'s result under the writers' lock, shared, for what replaces a cache: the lock file is
-    /// made when the folder has none yet (a writer would make it, then erase, in between), and the
-    /// lock is asked for a few times over about a tenth of a second rather than waited for (a
-    /// writer stuck under it must not hold a read up: the cache is not replaced then, and nil
-    /// returned).
+    /// `body`'s result under the writers' lock, shared, for what replaces a cache: the lock is
+    /// asked for a few times over about a tenth of a second rather than waited for (a writer stuck
+    /// under it must not hold a read up: the cache is not replaced then, and nil returned). A
+    /// folder without the lock file (no writer has written there yet, or a log outside a data
+    /// folder) runs `body` without it: a read never makes the file, which would be its user's and
+    /// could keep the folder's owner from writing. A lock file that cannot be opened for reading
+    /// (another type of file, or not readable) gives nil.
     static func runIfFree<T>(logPath: String, _ body: () throws -> T) rethrows -> T? {
-        guard let lock = try? FileDescriptor(path: lockPath(logPath), flags: O_RDWR | O_CREAT) else { return nil }
+        let path = lockPath(logPath)
+        guard let lock = try? FileDescriptor(path: path, flags: O_RDONLY) else {
+            var info = stat()
+            return lstat(path, &info) != 0 && errno == ENOENT ? try body() : nil
+        }
         for attempt in 0..<Self.tries {
             if (try? lock.tryLock(LOCK_SH)) == true {
                 defer { lock.unlock() }
