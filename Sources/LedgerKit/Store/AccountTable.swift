@@ -50,6 +50,9 @@ struct AccountTable: AccountFoldState, Equatable {
     func difference(from other: AccountTable) -> String? {
         if accounts != other.accounts,
            let uid = accounts.keys.first(where: { accounts[$0] != other.accounts[$0] }) ?? other.accounts.keys.first(where: { accounts[$0] == nil }) {
+            if let mine = accounts[uid], let theirs = other.accounts[uid], mine.status == theirs.status, mine.passwordSeq == theirs.passwordSeq {
+                return "the email of account \(uid.uuidString) differs from the log's"  // never spelled out
+            }
             return "account \(uid.uuidString) is \(Self.describe(accounts[uid])) in the tables, \(Self.describe(other.accounts[uid])) in the log"
         }
         if emails != other.emails { return "an email's last account differs" }
