@@ -131,7 +131,10 @@ public enum AccountFold {
         case .signInFailed(let email, let reason):
             guard reason == .wrongPassword else { return nil }
             let key = state.emailKey(email)
-            let locked = policy.map { lockedUntil(key, in: state, policy: $0, at: event.at) != nil } ?? false
+            // Every erased email reads alike: the failures of different people meet under it, so no
+            // rule is checked against them (the state keeps them as before: the caches hold it).
+            let checked = ErasedText.isErased(email) ? nil : policy
+            let locked = checked.map { lockedUntil(key, in: state, policy: $0, at: event.at) != nil } ?? false
             state.appendFailure(of: key, at: event.at, by: event)
             guard locked else { return nil }
             return RuleBreak(kind: .passwordCheckedWhileLocked, seq: event.seq, uid: liveAccount(of: key, in: state) ?? .zero)
@@ -143,7 +146,8 @@ public enum AccountFold {
             if !status.maySignIn { broken = RuleBreak(kind: .sessionWithoutAccount, seq: event.seq, uid: uid) }
             // The email only where failures may be kept: most sessions start where none are.
             guard state.keepsFailures, let email = state.account(uid)?.email, state.mayHaveFailures(email) else { return broken }
-            if broken == nil, let policy, policy.lockedUntil(recent: state.recentFailures(of: email), at: event.at) != nil {
+            if broken == nil, let policy, email != state.emailKey(ErasedText.erased),
+               policy.lockedUntil(recent: state.recentFailures(of: email), at: event.at) != nil {
                 broken = RuleBreak(kind: .signinWhileLocked, seq: event.seq, uid: uid)
             }
             state.clearFailures(of: email)

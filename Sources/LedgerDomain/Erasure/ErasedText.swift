@@ -7,6 +7,9 @@ public enum ErasedText {
     /// What tables print in place of an erased member.
     public static let shown = "[erased]"
 
+    /// How an erased personal member reads.
+    public static let erased = ""
+
     /// True when `text`, a personal member as read, is erased.
     public static func isErased(_ text: String) -> Bool { text.isEmpty }
 

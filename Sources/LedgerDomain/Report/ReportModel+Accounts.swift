@@ -13,6 +13,6 @@ extension ReportModel {
 
     /// The rows of `view` at `asOf`, in first-failure order.
     static func signInRows(_ view: SignInView, at asOf: Timestamp) -> [SignInRow] {
-        view.rows.map { SignInRow(email: $0.email, failures: $0.failures, locked: view.lockedUntil($0.email, at: asOf) != nil) }
+        view.rows.map { SignInRow(email: $0.email, failures: $0.failures, locked: view.lockedUntil($0, at: asOf) != nil) }
     }
 }

@@ -73,6 +73,12 @@ public struct SignInView: Equatable, Sendable {
     /// When the account with `email` is locked at `now`, the instant the lock ends; else nil: the
     /// policy's rule (`SignInPolicy.lockedUntil`, the one lockout rule) over this view's rows.
     public func lockedUntil(_ email: String, at now: Timestamp) -> Timestamp? {
-        policy.lockedUntil(recent: recentFailures(of: ViewEmail(email)), at: now)
+        row(email: email).flatMap { lockedUntil($0, at: now) }
+    }
+
+    /// `lockedUntil` of `row`. Never for an erased email: every erased email reads alike, so its
+    /// row gathers the failures of different people, and locks no one.
+    public func lockedUntil(_ row: Row, at now: Timestamp) -> Timestamp? {
+        ErasedText.isErased(row.email) ? nil : policy.lockedUntil(recent: row.recentFailures, at: now)
     }
 }

@@ -91,7 +91,7 @@ public struct ViewRowsWriter {
             w.raw(#"{"email":"#)
             if ErasedText.isErased(row.email) { w.raw(#"null,"erased":true"#) } else { w.string(row.email) }
             w.raw(#","failures":"#); w.int(row.failures)
-            w.raw(view.policy.lockedUntil(recent: row.recentFailures, at: asOf) != nil ? #","locked":true}"# : #","locked":false}"#)
+            w.raw(view.lockedUntil(row, at: asOf) != nil ? #","locked":true}"# : #","locked":false}"#)
         }
     }
 
