@@ -12,8 +12,9 @@ public struct CheckpointError: Error, Equatable, Sendable {
 /// digests, length-prefixed UTF-8), handed to `sink` about 1 MiB at a time, so saving the views of a
 /// million events never holds them twice. `CheckpointReader` reads it back.
 public struct CheckpointWriter {
-    /// Identifies the encoding (bumped when it changes: an old checkpoint is then ignored).
-    public static let magic = Array("LEDGERV7".utf8)
+    /// Identifies the encoding, bumped when it or what the views fold into it changes (an old
+    /// checkpoint is then ignored and replaced): version 8 checks no rule against an erased email.
+    public static let magic = Array("LEDGERV8".utf8)
 
     private var out: [UInt8] = []
     private let sink: (UnsafeRawBufferPointer) -> Void

@@ -46,7 +46,7 @@ import Testing
     @Test func theCheckpointCarriesTheChanges() throws {
         let views = try Self.demoViews()
         let (bytes, read) = try Fixtures.checkpointRoundTrip(views)
-        #expect(Array(bytes.prefix(8)) == Array("LEDGERV7".utf8))
+        #expect(Array(bytes.prefix(8)) == Array("LEDGERV8".utf8))
         #expect(read.accountChanges == views.accountChanges)
         #expect(read.accountChanges.changes.count == 2)
     }
