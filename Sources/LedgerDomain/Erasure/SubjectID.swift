@@ -48,7 +48,7 @@ public struct SubjectID: Hashable, Sendable, CustomStringConvertible {
     /// then nothing or `.N` (N ≥ 1 without leading zeros, at most `maxLength` bytes in all). Read
     /// as bytes: a sign-in failure's member is checked on every line that has one.
     private static func isAddressID(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard bytes.count >= 18, bytes.count <= maxLength, bytes.starts(with: "address-".utf8) else { return false }
+        guard bytes.count >= 18, bytes.count <= maxLength, hasPrefix(bytes, addressPrefix) else { return false }
         func number(_ from: Int, _ count: Int) -> Int64? {
             var value: Int64 = 0
             for i in from..<(from + count) {
@@ -79,21 +79,27 @@ public struct SubjectID: Hashable, Sendable, CustomStringConvertible {
     /// The account whose subject id `bytes` spell (`account-` and a lowercase UUID, the rule
     /// `init?(utf8:)` applies), read without making a string; nil for any other bytes.
     public static func account(utf8 bytes: UnsafeBufferPointer<UInt8>) -> UUIDBits? {
-        guard isAccountID(bytes) else { return nil }
+        guard bytes.count == 44, hasPrefix(bytes, accountPrefix) else { return nil }
         return UUIDBits(uuidBytes: UnsafeBufferPointer(rebasing: bytes[8...]))
     }
 
-    /// True when `bytes` are `account-` and a lowercase UUID (44 bytes).
+    /// True when `bytes` are `account-` and a lowercase UUID (44 bytes): `UUIDBits(uuidBytes:)`
+    /// takes exactly the lowercase spelling.
     private static func isAccountID(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard bytes.count == 44, bytes.starts(with: "account-".utf8) else { return false }
-        for i in 8..<44 {
-            let byte = bytes[i]
-            switch i - 8 {
-            case 8, 13, 18, 23: guard byte == UInt8(ascii: "-") else { return false }
-            default: guard (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) else { return false }
-            }
-        }
-        return true
+        account(utf8: bytes) != nil
+    }
+
+    /// `account-` and `address-` as the little-endian words of their eight bytes.
+    private static let accountPrefix = word("account-"), addressPrefix = word("address-")
+
+    private static func word(_ text: StaticString) -> UInt64 {
+        UnsafeRawPointer(text.utf8Start).loadUnaligned(as: UInt64.self)
+    }
+
+    /// True when `bytes` (at least eight) start with the eight bytes of `prefix`.
+    @inline(__always)
+    private static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ prefix: UInt64) -> Bool {
+        UnsafeRawPointer(bytes.baseAddress!).loadUnaligned(as: UInt64.self) == prefix
     }
 
     /// The next subject of the same day once this one's key is erased: `.1` after none, `.N+1`

@@ -77,12 +77,13 @@ public struct LedgerViews: Equatable, Sendable {
         if selection.contains(.sessions) { sessions.prefetch(event.pointee.fact, hint) }
     }
 
-    /// `apply(_:hash:)`, first calling `hint` with the addresses the fold of `ahead`, a line a few
-    /// ahead, will look at (`prefetch(for:hint:)`).
-    public mutating func apply(_ event: ViewEvent, hash: Digest32, prefetching ahead: UnsafePointer<ViewEvent>?,
+    /// `apply(_:hash:)` of the event at `event` (a scanner's batch, read in place), first calling
+    /// `hint` with the addresses the fold of `ahead`, a line a few ahead, will look at
+    /// (`prefetch(for:hint:)`). The event is copied once, here, where `self` is already at hand.
+    public mutating func apply(at event: UnsafePointer<ViewEvent>, hash: Digest32, prefetching ahead: UnsafePointer<ViewEvent>?,
                                hint: (UnsafeRawPointer) -> Void) {
         if let ahead { prefetch(for: ahead, hint: hint) }
-        apply(event, hash: hash)
+        apply(event.pointee, hash: hash)
     }
 
     /// The account fold over the users view and, when selected, the sign-in view; the users view's

@@ -57,7 +57,7 @@ struct ViewPrefetchTests {
             let hash = Digest32(bytes: [UInt8](repeating: UInt8(e.seq), count: 32).withUnsafeBytes { $0 })
             plain.apply(e, hash: hash)
             let ahead = events[min(i + 1, events.count - 1)]
-            withUnsafePointer(to: ahead) { hinted.apply(e, hash: hash, prefetching: $0) { _ in hints += 1 } }
+            withUnsafePointer(to: e) { at in withUnsafePointer(to: ahead) { hinted.apply(at: at, hash: hash, prefetching: $0) { _ in hints += 1 } } }
         }
         #expect(hinted == plain)
         #expect(hints > 0)

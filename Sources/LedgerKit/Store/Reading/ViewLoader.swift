@@ -165,7 +165,7 @@ public enum ViewLoader {
                     pastAsOf = true
                     return true
                 }
-                loaded.views.apply(event.pointee, hash: hash, prefetching: ahead.pointee, hint: MemoryHint.prefetch)
+                loaded.views.apply(at: event, hash: hash, prefetching: ahead.pointee, hint: MemoryHint.prefetch)
                 ahead.pointee = nil
                 lastIncludedAt = at
                 lastLine = (offset, offset + length)
