@@ -25,6 +25,8 @@ enum VerifyCommand {
         cache-mismatch when events.jsonl.index, events.jsonl.index.checkpoint or events.jsonl.checkpoint disagrees with the log,
         or with --store URL the account-state tables or the ledger_checkpoints row;
         head-mismatch when an --expect head is not a line of the intact log;
+        missing-key when a personal member's key is gone and no erasure event names its subject;
+        erased-key-present when the key store still holds a key an erasure event destroyed (restored from a backup);
         history-rewritten when one of those caches recorded another hash for a line the log still holds:
         writers refuse until `ledger recover --accept-history`; migration-mismatch when, with --migrated-from LOG,
         the log's first line does not name LOG's head or the lines after it do not hold LOG's events with the same

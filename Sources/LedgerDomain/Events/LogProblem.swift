@@ -28,6 +28,10 @@ public enum ProblemKind: String, CaseIterable, Sendable {
     /// A personal member's subject has no key in the key store and no erasure event names it: its
     /// data is lost (`ledger verify` of a data version 2 log).
     case missingKey = "missing-key"
+    /// The key store still holds a live key of a subject an erasure event names: its personal data
+    /// can be read again (a key store restored from a backup taken before the erasure, or an erasure
+    /// cut short; `ledger verify` of a data version 2 log).
+    case erasedKeyPresent = "erased-key-present"
     /// A migrated log does not hold the old log's events as they were (`ledger verify --migrated-from LOG`).
     case migrationMismatch = "migration-mismatch"
     /// A signed head (`ledger verify --signed-head`) names more lines than the log's intact prefix

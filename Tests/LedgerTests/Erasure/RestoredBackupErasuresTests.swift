@@ -58,6 +58,8 @@ import Testing
     /// checkpoint saved by a read, the writers' index): `verify` folds the log as the reads that wrote
     /// them did, the log's erasure winning, and finds nothing wrong with them (it reported the
     /// checkpoint and the index as disagreeing with the log, its own fold holding the erased data).
+    /// What it reports is the key itself (`erased-key-present`, on the erasure's line), until a read
+    /// destroys it.
     @Test func aKeyStoreRestoredAloneIsNoCacheMismatch() throws {
         try withLedgerDir { dir in
             for n in 0..<4 {
@@ -74,8 +76,14 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: dir.path + "/events.jsonl.checkpoint"))
             try writeBytes(keys, to: dir.path + "/events.keys")
             let verified = try dir.run(["verify", "--json"], env: every)
-            #expect(verified.status == 0, "\(verified)")
+            #expect(verified.status == 1, "\(verified)")
+            let problems = try #require(try parseObject(verified.stdout)["problems"] as? [[String: Any]])
+            #expect(problems.map { $0["kind"] as? String } == ["erased-key-present"], "\(problems)")
+            #expect((problems.first?["message"] as? String)?.contains("account-" + uid) == true, "\(problems)")
+            #expect(!verified.stdout.contains("person2@"), "the report names the subject, never its data")
             #expect(!(try dir.run(["users", "--json"], env: every).stdout.contains("person2@")), "nothing back")
+            let after = try dir.run(["verify", "--json"], env: every)
+            #expect(after.status == 0, "the read destroyed the restored key: \(after)")
         }
     }
 }

@@ -51,13 +51,15 @@ public enum LogVerifier {
         let watch = checkingCaches && source.isPostgres ? OpenedSubjects(source.opener) : nil
         var keys = MissingKeys(watch ?? source.opener)
         var erased: Set<SubjectID> = []
+        var erasedOn: [SubjectID: Int] = [:]  // the line of each subject's first erasure event
         func pass(deferringIDs: Bool) throws -> VerifyReport? {
             found = [:]
             keys = MissingKeys(watch ?? source.opener)
             erased = []
+            erasedOn = [:]
             if checkingCaches, case .postgres(let store) = source { accounts = try PostgresAccountCheck(store) }
             return try verify(source, deferringIDs: deferringIDs, anchors: wanted, found: &found, end: &verifiedEnd, opener: keys) { event in
-                if let subject = ViewEvent.erasedSubject(at: event) { erased.insert(subject) }
+                if let subject = ViewEvent.erasedSubject(at: event), erased.insert(subject).inserted { erasedOn[subject] = event.pointee.seq }
                 accounts?.visit(event)
             }
         }
@@ -68,6 +70,7 @@ public enum LogVerifier {
             case .file(let path):
                 verified.problems += try CacheCheck.problems(logPath: path, log: try FileDescriptor(path: path, flags: O_RDONLY), erased: erased,
                                                                verifiedEnd: verifiedEnd)
+                verified.problems += ErasedKeys.problems(logPath: path, erasedOn: erasedOn)
                 verified.problems += try TreeCheck.problems(source)
             case .postgres(let store):
                 if erased.contains(where: { watch?.wasOpened($0) == true }) {
@@ -82,6 +85,7 @@ public enum LogVerifier {
                     verified.problems += try CacheCheck.problems(storedCheckpoint: checkpoint, log: try source.open(usingCheckpoint: false).bytes,
                                                                    opener: LogErasuresOpener(base: source.opener, erased: erased))
                 }
+                verified.problems += try ErasedKeys.problems(store: store, erasedOn: erasedOn)
                 verified.problems += try TreeCheck.problems(source)
             }
         }
