@@ -37,27 +37,8 @@ extension AESGCM {
         nonisolated(unsafe) static let tagName: UnsafePointer<CChar> = UnsafePointer(strdup("tag")!)
 
         private static func find() -> ProviderFunctions? {
-            guard let provider = EVP_CIPHER_get0_provider(AESGCM.cipher) else { return nil }
-            var noStore: Int32 = 0
-            guard var algorithm = OSSL_PROVIDER_query_operation(provider, OSSL_OP_CIPHER, &noStore) else { return nil }
-            defer { OSSL_PROVIDER_unquery_operation(provider, OSSL_OP_CIPHER, algorithm) }
-            while let names = algorithm.pointee.algorithm_names {
-                // "AES-256-GCM:id-aes256-GCM:2.16.840.1.101.3.4.1.46": one of its names exactly.
-                if String(cString: names).split(separator: ":").contains("AES-256-GCM") {
-                    return functions(algorithm.pointee.implementation, provider: provider)
-                }
-                algorithm += 1
-            }
-            return nil
-        }
-
-        private static func functions(_ table: UnsafePointer<OSSL_DISPATCH>?, provider: OpaquePointer) -> ProviderFunctions? {
-            guard var entry = table else { return nil }
-            var found: [Int32: @convention(c) () -> Void] = [:]
-            while entry.pointee.function_id != 0 {
-                if let function = entry.pointee.function { found[entry.pointee.function_id] = function }
-                entry += 1
-            }
+            guard let provider = EVP_CIPHER_get0_provider(AESGCM.cipher),
+                  let found = ProviderDispatch.functions(of: provider, operation: OSSL_OP_CIPHER, named: "AES-256-GCM") else { return nil }
             guard let new = found[OSSL_FUNC_CIPHER_NEWCTX], let free = found[OSSL_FUNC_CIPHER_FREECTX],
                   let initialise = found[OSSL_FUNC_CIPHER_DECRYPT_INIT], let update = found[OSSL_FUNC_CIPHER_UPDATE],
                   let final = found[OSSL_FUNC_CIPHER_FINAL], let set = found[OSSL_FUNC_CIPHER_SET_CTX_PARAMS] else { return nil }

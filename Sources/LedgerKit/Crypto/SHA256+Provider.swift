@@ -28,27 +28,8 @@ extension SHA256 {
         static let shared: ProviderFunctions? = find()
 
         private static func find() -> ProviderFunctions? {
-            guard let provider = EVP_MD_get0_provider(SHA256.algorithm) else { return nil }
-            var noStore: Int32 = 0
-            guard var algorithm = OSSL_PROVIDER_query_operation(provider, OSSL_OP_DIGEST, &noStore) else { return nil }
-            defer { OSSL_PROVIDER_unquery_operation(provider, OSSL_OP_DIGEST, algorithm) }
-            while let names = algorithm.pointee.algorithm_names {
-                // "SHA2-256:SHA-256:SHA256:2.16.840.1.101.3.4.2.1": one of its names exactly.
-                if String(cString: names).split(separator: ":").contains("SHA2-256") {
-                    return functions(algorithm.pointee.implementation, provider: provider)
-                }
-                algorithm += 1
-            }
-            return nil
-        }
-
-        private static func functions(_ table: UnsafePointer<OSSL_DISPATCH>?, provider: OpaquePointer) -> ProviderFunctions? {
-            guard var entry = table else { return nil }
-            var found: [Int32: @convention(c) () -> Void] = [:]
-            while entry.pointee.function_id != 0 {
-                if let function = entry.pointee.function { found[entry.pointee.function_id] = function }
-                entry += 1
-            }
+            guard let provider = EVP_MD_get0_provider(SHA256.algorithm),
+                  let found = ProviderDispatch.functions(of: provider, operation: OSSL_OP_DIGEST, named: "SHA2-256") else { return nil }
             guard let new = found[OSSL_FUNC_DIGEST_NEWCTX], let free = found[OSSL_FUNC_DIGEST_FREECTX],
                   let initialize = found[OSSL_FUNC_DIGEST_INIT], let update = found[OSSL_FUNC_DIGEST_UPDATE],
                   let finish = found[OSSL_FUNC_DIGEST_FINAL] else { return nil }

@@ -48,21 +48,72 @@ import Testing
             let subject = SubjectID.account(try #require(UUIDBits(uuid: ben)))
             #expect(try KeyStore(directory: dir.path, writable: false).state(of: subject) == .live)
 
+            let keys = dir.path + "/events.keys"
             // Still under way after every wait: named, with the erasure cut short.
             var waits = 0
-            let named = ErasedKeys.problems(logPath: dir.logPath, erasedOn: [subject: 7]) { _ in waits += 1 }
-            #expect(waits == CacheCheck.attempts - 1)
-            #expect(named.map(\.kind) == [.erasedKeyPresent] && named.first?.line == 7)
-            #expect(named.first?.message.contains("an erasure was cut short (erasure.pending)") == true, "\(named)")
+            let named = ErasedKeys.problems(logPath: dir.logPath, keyStore: keys, erasedOn: [subject: 7]) { _ in waits += 1 }
+            #expect(waits == CacheCheck.attempts - 1 && named.markerStays)
+            #expect(named.problems.map(\.kind) == [.erasedKeyPresent] && named.problems.first?.line == 7)
+            #expect(named.problems.first?.message.contains("an erasure was cut short (erasure.pending)") == true, "\(named)")
+
+            // The whole report: each kind once per thing, in line order, the text saying the log is intact.
+            let verified = try dir.run(["verify", "--json"])
+            let problems = try #require(try parseObject(verified.stdout)["problems"] as? [[String: Any]])
+            let lines = problems.compactMap { $0["line"] as? Int }
+            #expect(lines == lines.sorted() && problems.contains { $0["kind"] as? String == "erased-key-present" }, "\(problems)")
+            let text = try dir.run(["verify"])
+            #expect(text.stdout.contains("MISMATCH: the log is intact") && !text.stdout.contains("NOT INTACT"), "\(text)")
+
+            // A marker that names another subject is no erasure of this one: not waited for, and not called cut short.
+            let marker = dir.path + "/erasure.pending"
+            let markerBytes = try readBytes(marker)
+            try writeBytes(Array("account-00000000-0000-4000-8000-000000000000\n".utf8), to: marker)
+            waits = 0
+            let other = ErasedKeys.problems(logPath: dir.logPath, keyStore: keys, erasedOn: [subject: 7]) { _ in waits += 1 }
+            #expect(waits == 0 && !other.markerStays && other.problems.first?.message.contains("restored from a backup") == true, "\(other)")
+            try writeBytes(markerBytes, to: marker)
 
             // Finished during the wait (here by `recover`, as the erasure's own process would): nothing to name.
-            let finished = ErasedKeys.problems(logPath: dir.logPath, erasedOn: [subject: 7]) { _ in
+            let finished = ErasedKeys.problems(logPath: dir.logPath, keyStore: keys, erasedOn: [subject: 7]) { _ in
                 _ = try? dir.run(["recover"])
             }
-            #expect(finished.isEmpty, "\(finished)")
+            #expect(finished.problems.isEmpty && !finished.markerStays, "\(finished)")
             #expect(try KeyStore(directory: dir.path, writable: false).state(of: subject) == .erased)
             // Ann's key, live, is never named: the log erases only Ben.
             #expect(try dir.run(["verify"]).status == 0)
+        }
+    }
+
+    /// A key store restored from a backup both lacks a key made since (`missing-key`) and holds one
+    /// erased since: both are named, and `--keys FILE` is the key store looked at.
+    @Test func aRestoredKeyStoreIsNamedBesideAMissingKeyAndWithKeys() throws {
+        try withLedgerDir { dir in
+            let ann = try #require(try parseObject(try dir.register(email: "ann@example.com", username: "Ann", password: Self.password).stdout)["uid"] as? String)
+            _ = try dir.register(email: "ben@example.com", username: "Ben", password: Self.password)
+            let backup = try readBytes(dir.path + "/events.keys")
+            #expect(try dir.run(["account", "delete", ann]).status == 0)
+            _ = try dir.register(email: "cid@example.com", username: "Cid", password: Self.password)
+            let current = try readBytes(dir.path + "/events.keys")
+            try writeBytes(backup, to: dir.path + "/events.keys")
+
+            let verified = try dir.run(["verify", "--json"])
+            #expect(verified.status == 1, "\(verified)")
+            let problems = try #require(try parseObject(verified.stdout)["problems"] as? [[String: Any]])
+            #expect(Set(problems.compactMap { $0["kind"] as? String }) == ["erased-key-present", "missing-key"], "\(problems)")
+            let lines = problems.compactMap { $0["line"] as? Int }
+            #expect(lines == lines.sorted(), "in line order: \(problems)")
+
+            // The log alone, with its keys given: the restored file is named, the current one is fine.
+            let elsewhere = dir.path + "/copy"
+            try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+            try writeBytes(try dir.logBytes(), to: elsewhere + "/log.jsonl")
+            try writeBytes(backup, to: elsewhere + "/restored.keys")
+            try writeBytes(current, to: elsewhere + "/current.keys")
+            let withRestored = try dir.run(["verify", elsewhere + "/log.jsonl", "--keys", elsewhere + "/restored.keys", "--json"])
+            #expect(withRestored.status == 1 && withRestored.stdout.contains("restored.keys still holds a live key of account-" + ann), "\(withRestored)")
+            try writeBytes(backup, to: elsewhere + "/events.keys")  // beside the log, but not the one given
+            let withCurrent = try dir.run(["verify", elsewhere + "/log.jsonl", "--keys", elsewhere + "/current.keys", "--json"])
+            #expect(withCurrent.status == 0, "\(withCurrent)")
         }
     }
 }

@@ -1,3 +1,4 @@
+import Glibc
 import LedgerDomain
 
 // MARK: - ErasedKeys
@@ -8,29 +9,44 @@ import LedgerDomain
 /// short between its event and its key's destruction (its marker, `erasure.pending`, still there).
 /// `verify` only reads: the next writer, read or `ledger recover` destroys such a key.
 enum ErasedKeys {
-    /// The problems of the key store beside the log at `logPath`, given the line of the first
-    /// erasure event of each subject the log erases. An erasure under way (its marker there) is
-    /// waited for as `CacheCheck` waits (`pause`), since it destroys its keys just after its event.
-    static func problems(logPath: String, erasedOn lines: [SubjectID: Int],
-                         pause: (_ attempt: Int) -> Void = CacheCheck.pause) -> [LogProblem] {
-        guard !lines.isEmpty else { return [] }
-        let path = FileSystem.join(FileSystem.directoryName(logPath), KeyStore.fileName)
-        guard FileSystem.exists(path) else { return [] }
+    /// The problems of the key store at `keyStore` (the folder's `events.keys`, or the one
+    /// `verify --keys` names) of the log at `logPath`, given the line of the first erasure event of
+    /// each subject the log erases. An erasure under way (its marker, `erasure.pending`, naming the
+    /// subject) is waited for as `CacheCheck` waits (`pause`), since it destroys its keys just after
+    /// its event; `markerStays` is true when such a marker was still there after the waits.
+    static func problems(logPath: String, keyStore path: String, erasedOn lines: [SubjectID: Int],
+                         pause: (_ attempt: Int) -> Void = CacheCheck.pause) -> (problems: [LogProblem], markerStays: Bool) {
+        guard !lines.isEmpty, FileSystem.exists(path) else { return ([], false) }
         var attempt = 0
         while true {
             attempt += 1
-            let erasing = WritersLockShared.erasureUnderWay(logPath: logPath)
             // A key store that cannot be opened holds no key that opens anything: reads refuse it,
             // and `missing-key` names the subjects it fails.
-            guard let keys = try? KeyStore(path: path, writable: false) else { return [] }
+            guard let keys = try? KeyStore(path: path, writable: false) else { return ([], false) }
             let live = lines.keys.filter { (try? keys.state(of: $0)) == .live }
-            if live.isEmpty { return [] }
-            if erasing, attempt < CacheCheck.attempts {
+            if live.isEmpty { return ([], false) }
+            let underWay = Set(live).intersection(markedSubjects(logPath: logPath))
+            if !underWay.isEmpty, attempt < CacheCheck.attempts {
                 pause(attempt + 1)
                 continue
             }
-            return problems(live, lines: lines, store: path, cutShort: erasing)
+            return (problems(live, lines: lines, store: path, cutShort: underWay), !underWay.isEmpty)
         }
+    }
+
+    /// The subjects the erasure marker beside the log names (one id per line); none when there is
+    /// no marker or it is not a regular file one can read (a FIFO is never waited on).
+    static func markedSubjects(logPath: String) -> Set<SubjectID> {
+        let path = FileSystem.join(FileSystem.directoryName(logPath), FileEventStore.erasureMarkerName)
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= 1 << 20 else { return [] }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard n == bytes.count else { return [] }
+        return Set(String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { SubjectID(String($0)) })
     }
 
     /// The problems of a PostgreSQL store's `ledger_keys`: rows with a key of a subject the log
@@ -49,17 +65,18 @@ enum ErasedKeys {
         } catch {
             throw store.storeError(error, during: "reading \(PostgresSchema.keysTable)")
         }
-        return problems(live, lines: lines, store: PostgresSchema.keysTable, cutShort: false)
+        return problems(live, lines: lines, store: PostgresSchema.keysTable, cutShort: [])
     }
 
-    /// One `erased-key-present` per subject of `live`, on the line of its erasure, in line order.
-    private static func problems(_ live: [SubjectID], lines: [SubjectID: Int], store: String, cutShort: Bool) -> [LogProblem] {
-        let remedy = cutShort
-            ? "an erasure was cut short (erasure.pending): the next writer, or `ledger recover`, destroys it"
-            : "restored from a backup taken before the erasure? the next writer, read or `ledger recover` destroys it"
-        return live.map { subject in
-            LogProblem(line: lines[subject]!, kind: .erasedKeyPresent,
-                       message: "\(store) still holds a live key of \(subject), which the erasure event on this line erased: its personal data can be read again (\(remedy))")
+    /// One `erased-key-present` per subject of `live`, on the line of its erasure, in line order;
+    /// those of `cutShort` named by an erasure marker that stayed.
+    private static func problems(_ live: [SubjectID], lines: [SubjectID: Int], store: String, cutShort: Set<SubjectID>) -> [LogProblem] {
+        live.map { subject in
+            let remedy = cutShort.contains(subject)
+                ? "an erasure was cut short (erasure.pending): the next writer, or `ledger recover`, destroys it"
+                : "restored from a backup taken before the erasure? the next writer, read or `ledger recover` destroys it"
+            return LogProblem(line: lines[subject]!, kind: .erasedKeyPresent,
+                              message: "\(store) still holds a live key of \(subject), which the erasure event on this line erased: its personal data can be read again (\(remedy))")
         }.sorted { ($0.line, $0.message) < ($1.line, $1.message) }
     }
 }

@@ -64,13 +64,26 @@ public enum LogVerifier {
             }
         }
         var verified = try pass(deferringIDs: true) ?? pass(deferringIDs: false) ?? VerifyReport()
-        if verified.ok { verified.problems += try keys.problems(source, erased: erased) }
-        if checkingCaches && verified.ok {
+        let intact = verified.ok
+        if intact { verified.problems += try keys.problems(source, erased: erased) }
+        // A key the log erased is looked for whatever else is lost: a key store restored from a
+        // backup lacks the keys made since (`missing-key`) and holds those erased since.
+        var waitedForTheMarker = false  // an erasure cut short, already waited for
+        if checkingCaches && intact {
+            switch source {
+            case .file(let path):
+                let restored = ErasedKeys.problems(logPath: path, keyStore: KeyRing.forLog(path).path, erasedOn: erasedOn)
+                verified.problems += restored.problems
+                waitedForTheMarker = restored.markerStays
+            case .postgres(let store):
+                verified.problems += try ErasedKeys.problems(store: store, erasedOn: erasedOn)
+            }
+        }
+        if checkingCaches && verified.problems.allSatisfy({ $0.kind == .erasedKeyPresent }) {
             switch source {
             case .file(let path):
                 verified.problems += try CacheCheck.problems(logPath: path, log: try FileDescriptor(path: path, flags: O_RDONLY), erased: erased,
-                                                               verifiedEnd: verifiedEnd)
-                verified.problems += ErasedKeys.problems(logPath: path, erasedOn: erasedOn)
+                                                               verifiedEnd: verifiedEnd, pause: waitedForTheMarker ? { _ in } : CacheCheck.pause)
                 verified.problems += try TreeCheck.problems(source)
             case .postgres(let store):
                 if erased.contains(where: { watch?.wasOpened($0) == true }) {
@@ -85,7 +98,6 @@ public enum LogVerifier {
                     verified.problems += try CacheCheck.problems(storedCheckpoint: checkpoint, log: try source.open(usingCheckpoint: false).bytes,
                                                                    opener: LogErasuresOpener(base: source.opener, erased: erased))
                 }
-                verified.problems += try ErasedKeys.problems(store: store, erasedOn: erasedOn)
                 verified.problems += try TreeCheck.problems(source)
             }
         }
@@ -100,6 +112,8 @@ public enum LogVerifier {
             verified.problems.append(LogProblem(line: max(rewrite.seq, 1), kind: .historyRewritten, message: rewrite.message))
         }
         for anchor in anchors { if let problem = mismatch(anchor, found: found[anchor.seq], head: verified.head) { verified.problems.append(problem) } }
+        // In line order, as the report promises (each check adds its own; a stable sort keeps a line's in the order found).
+        verified.problems = verified.problems.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map(\.element)
         return verified
     }
 
