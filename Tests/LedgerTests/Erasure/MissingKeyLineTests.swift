@@ -69,4 +69,40 @@ import Testing
             #expect(try watch.problems(.file(prefix), erased: []).map(\.kind) == [.missingKey], "without the erasure's lines it is lost")
         }
     }
+
+    /// One member's ciphertext changed and the log chained again: the account's key still opens
+    /// its other members, so the problem is on the changed member's line (not the subject's first)
+    /// and says its bytes were changed.
+    @Test func aChangedMemberIsNamedOnItsOwnLine() throws {
+        try withLedgerDir { dir in
+            let uid = try #require(try parseObject(try dir.register(email: "ann@example.com", username: "Ann", password: "correct horse 1").stdout)["uid"] as? String)
+            var envelopes = try LogRewriting.envelopes(try dir.logBytes())
+            let subject = "account-" + uid
+            // Every line with a member of Ann's; the last one's userName changed (its Base64 still canonical).
+            let lines = envelopes.indices.filter { i in
+                envelopes[i].data.members.contains { if case .object(let o) = $0.value { o["subject"]?.stringValue == subject } else { false } }
+            }
+            try #require(lines.count >= 2, "Ann's members are on two lines at least")
+            let changed = try #require(lines.last)
+            guard case .object(var member)? = envelopes[changed].data["userName"], let text = member["ciphertext"]?.stringValue else {
+                Issue.record("no encrypted userName on line \(changed + 1)")
+                return
+            }
+            let first = text.first == "A" ? "B" : "A"
+            member["ciphertext"] = .string(first + text.dropFirst())
+            envelopes[changed].data["userName"] = .object(member)
+            try writeBytes(LogRewriting.chained(envelopes), to: dir.logPath)
+            for cache in ["events.jsonl.index", "events.jsonl.index.checkpoint", "events.jsonl.checkpoint"] {
+                try? FileManager.default.removeItem(atPath: dir.path + "/" + cache)
+            }
+
+            let verified = try dir.run(["verify", "--json"])
+            #expect(verified.status == 1, "\(verified)")
+            let problems = try #require(try parseObject(verified.stdout)["problems"] as? [[String: Any]])
+            #expect(problems.count == 1 && problems.first?["kind"] as? String == "missing-key", "\(problems)")
+            #expect(problems.first?["line"] as? Int == changed + 1, "on the changed line, not line \(lines[0] + 1): \(problems)")
+            #expect((problems.first?["message"] as? String)?.contains("its bytes were changed") == true, "\(problems)")
+            #expect(!verified.stdout.contains("Ann") && !verified.stdout.contains("ann@"))
+        }
+    }
 }

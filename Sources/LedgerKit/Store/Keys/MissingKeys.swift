@@ -54,7 +54,7 @@ final class MissingKeys: PersonalDataOpener {
     func problems(_ source: LogSource, erased: Set<SubjectID>) throws -> [LogProblem] {
         let lost = missing.filter { subject, _ in !erased.contains(subject) }
         guard !lost.isEmpty else { return [] }
-        let needs = FirstNeeds(Set(lost.keys))
+        let needs = FirstNeeds(Set(lost.keys), opening: inner)
         var firstLines: [SubjectID: Int] = [:]
         var erasedLater: Set<SubjectID> = []
         var checker = ChainChecker(opener: needs)
@@ -64,37 +64,55 @@ final class MissingKeys: PersonalDataOpener {
             if let subject = ViewEvent(event).fact.erasedSubject, lost[subject] != nil { erasedLater.insert(subject) }
             return true
         }
+        let opensOthers = needs.openedSome
         return firstLines.filter { !erasedLater.contains($0.key) }.map { subject, line in
-            LogProblem(line: line, kind: .missingKey,
-                       message: "the key of \(subject) \(lost[subject]!.why) and no erasure event names it: its personal data is lost")
+            // A key that opens some of its subject's members and not this one: this member changed.
+            opensOthers.contains(subject)
+                ? LogProblem(line: line, kind: .missingKey,
+                             message: "a member of \(subject) on this line does not open with its key, which opens the subject's other members: its bytes were changed (and the line hashed and chained again); its personal data is lost")
+                : LogProblem(line: line, kind: .missingKey,
+                             message: "the key of \(subject) \(lost[subject]!.why) and no erasure event names it: its personal data is lost")
         }.sorted { ($0.line, $0.message) < ($1.line, $1.message) }
     }
 }
 
-/// The second read of `MissingKeys.problems`: notes, as members are opened (ahead of the lines'
-/// delivery, on any thread), the events with a member of a subject whose key is lost, until the
-/// event is delivered in line order. Opens nothing (every member reads as erased).
+/// The second read of `MissingKeys.problems`: opens, as members are opened (ahead of the lines'
+/// delivery, on any thread), the members of the subjects whose key is lost with the first read's
+/// opener, and notes the events with one that does not open, until the event is delivered in line
+/// order: every event of a subject without a key, only the changed members' of one whose key opens
+/// the others. Gives the checker nothing (every member reads as erased).
 private final class FirstNeeds: PersonalDataOpener {
     private let lost: Set<SubjectID>
+    private let inner: any PersonalDataOpener
     private let pending = Mutex<[String: [SubjectID]]>([:])
+    private let opened = Mutex<Set<SubjectID>>([])
 
-    init(_ lost: Set<SubjectID>) { self.lost = lost }
+    init(_ lost: Set<SubjectID>, opening inner: any PersonalDataOpener) { self.lost = lost; self.inner = inner }
 
     func open(_ member: EncryptedMember, eventID: String, type: EventType, name: String) -> OpenedMember {
-        note(member.subject, eventID)
+        guard lost.contains(member.subject) else { return .erased }
+        note(member.subject, eventID, inner.open(member, eventID: eventID, type: type, name: name))
         return .erased
     }
 
     func open(_ member: SealedMember, eventID: UUIDBits, type: EventType, name: String) -> OpenedMember {
-        note(member.subject, eventID.uuidString)
+        let subject = member.subject
+        guard lost.contains(subject) else { return .erased }
+        note(subject, eventID.uuidString, inner.open(member, eventID: eventID, type: type, name: name))
         return .erased
     }
 
-    private func note(_ subject: SubjectID, _ eventID: String) {
-        guard lost.contains(subject) else { return }
+    private func note(_ subject: SubjectID, _ eventID: String, _ result: OpenedMember) {
+        if case .text = result {
+            opened.withLock { _ = $0.insert(subject) }
+            return
+        }
         pending.withLock { $0[eventID, default: []].append(subject) }
     }
 
-    /// The lost subjects the event `id` (delivered now) has members of; forgotten once asked.
+    /// The lost subjects the event `id` (delivered now) has a member of that did not open; forgotten once asked.
     func delivered(_ id: String) -> [SubjectID] { pending.withLock { $0.removeValue(forKey: id) } ?? [] }
+
+    /// The lost subjects of which some member opened.
+    var openedSome: Set<SubjectID> { opened.withLock { $0 } }
 }
