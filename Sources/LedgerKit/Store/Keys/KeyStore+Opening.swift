@@ -116,17 +116,26 @@ extension KeyStore {
         }
     }
 
-    /// Up to `count` bytes of `file` from `offset` (fewer at the end of the file).
+    /// Up to `count` bytes of `file` from `offset` (fewer at the end of the file), read straight
+    /// into the array (a whole key store is tens of MiB: no zeroing first, no copy after).
     static func read(_ file: FileDescriptor, at offset: Int, count: Int) throws(KeyStoreError) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let n = try KeyStoreError.mapping {
-                try out.withUnsafeMutableBytes { try file.read(into: $0.baseAddress! + done, count: count - done, at: offset + done) }
+        guard count > 0 else { return [] }
+        var failure: KeyStoreError?
+        let out = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var done = 0
+            while done < count {
+                do throws(KeyStoreError) {
+                    let n = try KeyStoreError.mapping { try file.read(into: buffer.baseAddress! + done, count: count - done, at: offset + done) }
+                    if n == 0 { break }
+                    done += n
+                } catch {
+                    failure = error
+                    break
+                }
             }
-            if n == 0 { break }
-            done += n
+            initialized = done
         }
-        return Array(out.prefix(done))
+        if let failure { throw failure }
+        return out
     }
 }
