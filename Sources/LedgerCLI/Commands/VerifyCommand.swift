@@ -121,7 +121,7 @@ enum VerifyCommand {
     /// True for the kinds found about an intact log (its caches, recorded heads), not in its lines.
     private static func isAboutTheIntactLog(_ kind: ProblemKind) -> Bool {
         kind == .cacheMismatch || kind == .headMismatch || kind == .historyRewritten || kind == .migrationMismatch
-            || kind == .signedHeadMismatch || kind == .badSignature || kind == .missingKey || kind == .erasedKeyPresent
+            || kind == .signedHeadMismatch || kind == .badSignature || kind == .erasedKeyPresent
     }
 
     /// The signed head to check and its keys, read before the log (a bad key file is exit 2 at

@@ -84,6 +84,27 @@ import Testing
         }
     }
 
+    /// An erasure that finishes between verify's look at its marker and its look at the keys: the
+    /// marker named the subject, and the key is then found destroyed, so nothing is reported (the
+    /// other order read a live key and no marker: a false "restored").
+    @Test func anErasureFinishedBetweenTheTwoLooksIsNoProblem() throws {
+        try withLedgerDir { dir in
+            _ = try dir.register(email: "ann@example.com", username: "Ann", password: Self.password)
+            let ben = try #require(try parseObject(try dir.register(email: "ben@example.com", username: "Ben", password: Self.password).stdout)["uid"] as? String)
+            #expect(try dir.run(["account", "delete", ben], env: ["LEDGER_FAILPOINTS": "PersonalDataErased=crash"]).status != 0)
+            let subject = SubjectID.account(try #require(UUIDBits(uuid: ben)))
+            var finished = false
+            let found = ErasedKeys.problems(logPath: dir.logPath, keyStore: dir.path + "/events.keys", erasedOn: [subject: 7], pause: { _ in }) {
+                guard !finished else { return }
+                finished = true
+                _ = try? dir.run(["recover"])  // what the erasure's own process does next
+            }
+            #expect(finished && found.problems.isEmpty && !found.markerStays, "\(found)")
+            #expect(try KeyStore(directory: dir.path, writable: false).state(of: subject) == .erased)
+            #expect(!FileManager.default.fileExists(atPath: dir.path + "/erasure.pending"))
+        }
+    }
+
     /// A key store restored from a backup both lacks a key made since (`missing-key`) and holds one
     /// erased since: both are named, and `--keys FILE` is the key store looked at.
     @Test func aRestoredKeyStoreIsNamedBesideAMissingKeyAndWithKeys() throws {

@@ -103,6 +103,27 @@ import Testing
             #expect(problems.first?["line"] as? Int == changed + 1, "on the changed line, not line \(lines[0] + 1): \(problems)")
             #expect((problems.first?["message"] as? String)?.contains("its bytes were changed") == true, "\(problems)")
             #expect(!verified.stdout.contains("Ann") && !verified.stdout.contains("ann@"))
+            let summary = try dir.run(["verify"])
+            #expect(summary.stdout.contains("NOT INTACT: first problem on line \(changed + 1) (missing-key)"), "changed data is no intact log: \(summary)")
+        }
+    }
+
+    /// A lost key store hides no evidence the Merkle tree's state holds: its edited record is named
+    /// beside every `missing-key`.
+    @Test func aLostKeyHidesNoTreeEvidence() throws {
+        try withLedgerDir { dir in
+            _ = try dir.register(email: "ann@example.com", username: "Ann", password: "correct horse 1")
+            _ = try dir.register(email: "ben@example.com", username: "Ben", password: "correct horse 2")
+            #expect(try dir.run(["head"]).status == 0)  // the tree's state, made
+            let position = Int(MerkleNodeIndex.position(level: 0, index: 0))
+            try flipByte(treePath(dir), at: 88 + 40 * position)  // leaf 0's record (line 1), its checksum left as it was
+            try FileManager.default.removeItem(atPath: dir.path + "/events.keys")
+            let verified = try dir.run(["verify", "--json"])
+            #expect(verified.status == 1, "\(verified)")
+            let problems = try #require(try parseObject(verified.stdout)["problems"] as? [[String: Any]])
+            let kinds = Set(problems.compactMap { $0["kind"] as? String })
+            #expect(kinds == ["missing-key", "cache-mismatch"], "\(problems)")
+            #expect(problems.contains { $0["kind"] as? String == "cache-mismatch" && ($0["message"] as? String)?.contains(treePath(dir)) == true })
         }
     }
 }

@@ -14,18 +14,27 @@ enum ErasedKeys {
     /// each subject the log erases. An erasure under way (its marker, `erasure.pending`, naming the
     /// subject) is waited for as `CacheCheck` waits (`pause`), since it destroys its keys just after
     /// its event; `markerStays` is true when such a marker was still there after the waits.
+    /// `betweenLooks` runs after each look at the marker, before the keys are read (tests finish
+    /// an erasure there).
     static func problems(logPath: String, keyStore path: String, erasedOn lines: [SubjectID: Int],
-                         pause: (_ attempt: Int) -> Void = CacheCheck.pause) -> (problems: [LogProblem], markerStays: Bool) {
+                         pause: (_ attempt: Int) -> Void = CacheCheck.pause,
+                         betweenLooks: () -> Void = {}) -> (problems: [LogProblem], markerStays: Bool) {
         guard !lines.isEmpty, FileSystem.exists(path) else { return ([], false) }
         var attempt = 0
         while true {
             attempt += 1
+            // The marker first: an erasure removes it only once its keys are destroyed, so a key
+            // still live after a look that found no marker naming it is no erasure's under way
+            // (looked at the other way round, an erasure that finished in between would read as a
+            // restored key).
+            let marked = markedSubjects(logPath: logPath)
+            betweenLooks()
             // A key store that cannot be opened holds no key that opens anything: reads refuse it,
             // and `missing-key` names the subjects it fails.
             guard let keys = try? KeyStore(path: path, writable: false) else { return ([], false) }
             let live = lines.keys.filter { (try? keys.state(of: $0)) == .live }
             if live.isEmpty { return ([], false) }
-            let underWay = Set(live).intersection(markedSubjects(logPath: logPath))
+            let underWay = Set(live).intersection(marked)
             if !underWay.isEmpty, attempt < CacheCheck.attempts {
                 pause(attempt + 1)
                 continue
