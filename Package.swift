@@ -20,8 +20,10 @@ let package = Package(
         .systemLibrary(name: "CLibcrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // libxcrypt: crypt(3) with yescrypt for password hashes.
         .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
-        // libpq: the PostgreSQL client library, for the shared multi-host event store.
-        .systemLibrary(name: "CLibpq", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // libpq: the PostgreSQL client library, for the shared multi-host event store. Its header
+        // only: the library is loaded when a PostgreSQL store is first opened (`LibPQ`), so the
+        // commands that never open one do not load it and the twenty libraries it needs.
+        .systemLibrary(name: "CLibpq", providers: [.apt(["libpq-dev"])]),
         // glibc's prctl(2), wrapped (it is variadic): the `ledger` process made not dumpable.
         .systemLibrary(name: "CProcessControl"),
         // The compiler's prefetch hint, which Swift cannot name: the key table's lines asked for ahead.

@@ -21,7 +21,7 @@ extension PostgresConnection {
                 lengths.append(Int32(clamping: bytes?.count ?? 0))
                 formats.append(1)
             }
-            return PQexecParams(connection, sql, Int32(values.count), nil, values, lengths, formats, binaryResults ? 1 : 0)
+            return pq.execParams(connection, sql, Int32(values.count), nil, values, lengths, formats, binaryResults ? 1 : 0)
         }
         return try checked(result)
     }

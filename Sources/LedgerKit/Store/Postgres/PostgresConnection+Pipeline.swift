@@ -21,34 +21,34 @@ extension PostgresConnection {
     @discardableResult
     public func pipeline(_ statements: [Statement]) throws -> [PostgresResult] {
         guard !statements.isEmpty else { return [] }
-        guard PQenterPipelineMode(connection) == 1 else { throw lostOrFailed(String(cString: PQerrorMessage(connection))) }
-        defer { _ = PQexitPipelineMode(connection) }
+        guard pq.enterPipelineMode(connection) == 1 else { throw lostOrFailed(LibPQ.text(pq.errorMessage(connection))) }
+        defer { _ = pq.exitPipelineMode(connection) }
         var sent = 0
         for statement in statements {
             let ok = Self.withOptionalCStrings(statement.parameters) { values in
-                PQsendQueryParams(connection, statement.sql, Int32(statement.parameters.count), nil, values, nil, nil, 0)
+                pq.sendQueryParams(connection, statement.sql, Int32(statement.parameters.count), nil, values, nil, nil, 0)
             }
             guard ok == 1 else { break }
             sent += 1
         }
-        let sendFailure = sent < statements.count ? lostOrFailed(String(cString: PQerrorMessage(connection))) : nil
-        guard PQpipelineSync(connection) == 1 else { throw sendFailure ?? lostOrFailed(String(cString: PQerrorMessage(connection))) }
+        let sendFailure = sent < statements.count ? lostOrFailed(LibPQ.text(pq.errorMessage(connection))) : nil
+        guard pq.pipelineSync(connection) == 1 else { throw sendFailure ?? lostOrFailed(LibPQ.text(pq.errorMessage(connection))) }
         var results: [PostgresResult] = [], failure: (any Error)? = sendFailure
         for _ in 0..<sent {
             // A statement's results end with a null one; a lost connection may give no result at all.
-            guard let result = PQgetResult(connection) else {
-                if failure == nil { failure = lostOrFailed(String(cString: PQerrorMessage(connection))) }
+            guard let result = pq.getResult(connection) else {
+                if failure == nil { failure = lostOrFailed(LibPQ.text(pq.errorMessage(connection))) }
                 break
             }
-            if PQresultStatus(result) == PGRES_PIPELINE_ABORTED || failure != nil {
-                PQclear(result)
+            if pq.resultStatus(result) == PGRES_PIPELINE_ABORTED || failure != nil {
+                pq.clear(result)
             } else {
                 do { results.append(try checked(result)) } catch { failure = error }
             }
-            while let extra = PQgetResult(connection) { PQclear(extra) }
+            while let extra = pq.getResult(connection) { pq.clear(extra) }
         }
         // The sync point's own result, after which the connection leaves pipeline mode.
-        if isOpen, let sync = PQgetResult(connection) { PQclear(sync) }
+        if isOpen, let sync = pq.getResult(connection) { pq.clear(sync) }
         if let failure { throw failure }
         return results
     }

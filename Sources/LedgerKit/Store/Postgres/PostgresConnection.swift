@@ -10,6 +10,8 @@ public final class PostgresConnection {
     public let url: PostgresURL
     /// The libpq connection (`PGconn *`).
     let connection: OpaquePointer
+    /// libpq's functions (`LibPQ`).
+    let pq: LibPQ
 
     /// Connects to `url`; throws a one-line `PostgresError` naming the server and the problem.
     public init(_ url: PostgresURL, connectTimeoutSeconds: Int = 10) throws {
@@ -20,16 +22,18 @@ public final class PostgresConnection {
             keywords.append("connect_timeout")
             values.append(String(connectTimeoutSeconds))
         }
-        connection = try Self.connect(url, keywords: keywords, values: values)
+        let pq = try LibPQ.functions()
+        self.pq = pq
+        connection = try Self.connect(url, pq: pq, keywords: keywords, values: values)
     }
 
-    deinit { PQfinish(connection) }
+    deinit { pq.finish(connection) }
 
     /// True while the connection is usable.
-    public var isOpen: Bool { PQstatus(connection) == CONNECTION_OK }
+    public var isOpen: Bool { pq.status(connection) == CONNECTION_OK }
 
     /// The server process id of this connection (what `pg_terminate_backend` takes).
-    public var backendPID: Int32 { PQbackendPID(connection) }
+    public var backendPID: Int32 { pq.backendPID(connection) }
 
     // MARK: - Statements
 
@@ -38,22 +42,22 @@ public final class PostgresConnection {
     @discardableResult
     public func execute(_ sql: String, _ parameters: [String?] = []) throws -> PostgresResult {
         let result: OpaquePointer? = Self.withOptionalCStrings(parameters) { values in
-            PQexecParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
+            pq.execParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
         }
         return try checked(result)
     }
 
     /// The rows of a statement's `result`, or the failure it reports (the result is cleared then).
     func checked(_ result: OpaquePointer?) throws -> PostgresResult {
-        guard let result else { throw lostOrFailed(String(cString: PQerrorMessage(connection))) }
-        switch PQresultStatus(result) {
+        guard let result else { throw lostOrFailed(LibPQ.text(pq.errorMessage(connection))) }
+        switch pq.resultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
-            return PostgresResult(result)
+            return PostgresResult(result, pq)
         default:
             let state = field(result, "C") ?? ""
-            let message = field(result, "M") ?? String(cString: PQresultErrorMessage(result))
+            let message = field(result, "M") ?? LibPQ.text(pq.resultErrorMessage(result))
             let constraint = field(result, "n")
-            PQclear(result)
+            pq.clear(result)
             if isOpen == false || state.hasPrefix("08") || state == "57P01" || state == "57P02" || state == "57P03" {
                 throw PostgresError(sqlState: state, "the connection to PostgreSQL at \(url.redacted) was lost: \(message)", connectionLost: true)
             }
@@ -66,7 +70,7 @@ public final class PostgresConnection {
     }
 
     private func field(_ result: OpaquePointer, _ code: Character) -> String? {
-        PQresultErrorField(result, Int32(code.asciiValue!)).map { String(cString: $0) }
+        pq.resultErrorField(result, Int32(code.asciiValue!)).map { String(cString: $0) }
     }
 
     // MARK: - Transactions
@@ -99,11 +103,11 @@ public final class PostgresConnection {
     public func waitForNotifications(milliseconds: Int32) throws -> [String] {
         var payloads = drainNotifications()
         guard payloads.isEmpty else { return payloads }
-        var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+        var descriptor = pollfd(fd: pq.socket(connection), events: Int16(POLLIN), revents: 0)
         guard descriptor.fd >= 0 else { throw lostOrFailed("no socket") }
         let ready = poll(&descriptor, 1, milliseconds)
         if ready > 0 {
-            guard PQconsumeInput(connection) == 1 else { throw lostOrFailed(String(cString: PQerrorMessage(connection))) }
+            guard pq.consumeInput(connection) == 1 else { throw lostOrFailed(LibPQ.text(pq.errorMessage(connection))) }
             payloads = drainNotifications()
         }
         return payloads
@@ -111,9 +115,9 @@ public final class PostgresConnection {
 
     private func drainNotifications() -> [String] {
         var payloads: [String] = []
-        while let notice = PQnotifies(connection) {
+        while let notice = pq.notifies(connection) {
             payloads.append(String(cString: notice.pointee.extra))
-            PQfreemem(notice)
+            pq.freemem(notice)
         }
         return payloads
     }
