@@ -5,23 +5,53 @@
 public struct RegistrationFacts: Equatable, Sendable {
     /// The email, once known.
     public var email: String?
-    /// The account's bits, once created.
-    public var uidBits: UUIDBits?
-    /// True while the account exists.
-    public var accountLive = false
-    /// True when `AccountCreated` said an image step follows.
-    public var withImage = false
-    /// The stored image's bits, once stored.
-    public var imageBits: UUIDBits?
-    /// True while the image exists.
-    public var imageLive = false
-    /// True once the profile is written.
-    public var profileWritten = false
     /// Compensation event types appended, in order.
     public var compensations: [EventType] = []
+    // A view holds one of these per registration: the two ids are kept without an optional's
+    // padding (`.zero` while absent, told apart by `flags`) and the five facts in one byte.
+    private var uidStorage = UUIDBits.zero
+    private var imageStorage = UUIDBits.zero
+    private var flags: UInt8 = 0
 
     /// The facts before any event.
     public init() {}
+
+    /// The account's bits, once created.
+    public var uidBits: UUIDBits? {
+        get { flag(Self.hasUID) ? uidStorage : nil }
+        set { uidStorage = newValue ?? .zero; set(Self.hasUID, newValue != nil) }
+    }
+    /// True while the account exists.
+    public var accountLive: Bool {
+        get { flag(Self.accountLiveBit) }
+        set { set(Self.accountLiveBit, newValue) }
+    }
+    /// True when `AccountCreated` said an image step follows.
+    public var withImage: Bool {
+        get { flag(Self.withImageBit) }
+        set { set(Self.withImageBit, newValue) }
+    }
+    /// The stored image's bits, once stored.
+    public var imageBits: UUIDBits? {
+        get { flag(Self.hasImage) ? imageStorage : nil }
+        set { imageStorage = newValue ?? .zero; set(Self.hasImage, newValue != nil) }
+    }
+    /// True while the image exists.
+    public var imageLive: Bool {
+        get { flag(Self.imageLiveBit) }
+        set { set(Self.imageLiveBit, newValue) }
+    }
+    /// True once the profile is written.
+    public var profileWritten: Bool {
+        get { flag(Self.profileWrittenBit) }
+        set { set(Self.profileWrittenBit, newValue) }
+    }
+
+    private static let hasUID: UInt8 = 1, accountLiveBit: UInt8 = 2, withImageBit: UInt8 = 4
+    private static let hasImage: UInt8 = 8, imageLiveBit: UInt8 = 16, profileWrittenBit: UInt8 = 32
+
+    private func flag(_ bit: UInt8) -> Bool { flags & bit != 0 }
+    private mutating func set(_ bit: UInt8, _ on: Bool) { flags = on ? flags | bit : flags & ~bit }
 }
 
 // MARK: - RegistrationFold

@@ -32,13 +32,20 @@ public struct ImageRow: Equatable, Sendable {
 public struct ImageView: Equatable, Sendable {
     /// One image, compact.
     struct Record: Equatable, Sendable {
+        // Ordered so the two one-byte fields share the last word (one per image).
         var image: UUIDBits
         var uid: UUIDBits
-        var contentType: ImageContentType
-        var bytes: Int
         var sha256: Digest32
+        var bytes: Int
         var storedAt: Timestamp
+        var contentType: ImageContentType
         var status: ImageRow.Status
+
+        init(image: UUIDBits, uid: UUIDBits, contentType: ImageContentType, bytes: Int, sha256: Digest32,
+             storedAt: Timestamp, status: ImageRow.Status) {
+            self.image = image; self.uid = uid; self.sha256 = sha256; self.bytes = bytes; self.storedAt = storedAt
+            self.contentType = contentType; self.status = status
+        }
 
         var row: ImageRow {
             ImageRow(imageName: image.uuidString, uid: uid.uuidString, contentType: contentType, bytes: bytes,

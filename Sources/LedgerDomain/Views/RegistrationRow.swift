@@ -6,12 +6,18 @@
 public struct RegistrationRow: RegistrationFold, Equatable, Sendable {
     /// The registration id's bits.
     public let id: UUIDBits
-    /// Time of the first event.
-    public var startedAt: Timestamp?
-    /// Time of the last event.
-    public var lastAt: Timestamp?
     /// What the events established.
     public var facts = RegistrationFacts()
+    /// Time of the first event.
+    public var startedAt: Timestamp? {
+        get { times & Self.hasStarted != 0 ? Timestamp(millis: startedMillis) : nil }
+        set { startedMillis = newValue?.millis ?? 0; times = newValue != nil ? times | Self.hasStarted : times & ~Self.hasStarted }
+    }
+    /// Time of the last event.
+    public var lastAt: Timestamp? {
+        get { times & Self.hasLast != 0 ? Timestamp(millis: lastMillis) : nil }
+        set { lastMillis = newValue?.millis ?? 0; times = newValue != nil ? times | Self.hasLast : times & ~Self.hasLast }
+    }
     /// The failure, if any.
     public var failure: Failed? {
         get { failureBox?.failure }
@@ -22,9 +28,15 @@ public struct RegistrationRow: RegistrationFold, Equatable, Sendable {
         get { Int(storedVersion) }
         set { storedVersion = Int32(clamping: newValue) }
     }
+    // One per registration in the view: the times without an optional's padding.
+    private var startedMillis: Int64 = 0
+    private var lastMillis: Int64 = 0
     /// Few registrations fail: the failure lives out of line so the others stay small.
     private var failureBox: FailureBox?
     private var storedVersion: Int32 = 0
+    /// Which of the two times are there.
+    private var times: UInt8 = 0
+    private static let hasStarted: UInt8 = 1, hasLast: UInt8 = 2
 
     /// The row before any event of registration `id`.
     public init(id: UUIDBits) { self.id = id }

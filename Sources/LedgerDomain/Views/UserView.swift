@@ -36,19 +36,30 @@ public struct UserView: Equatable, Sendable {
         var registration: UUIDBits
         var email: String
         var userName: String?
-        var profileImage: UUIDBits?
-        var createdAt: Timestamp?
-        var status: UserRow.Status
         /// The seq of the event that gave it its email (its last `AccountCreated` or `EmailChanged`):
         /// which account an email's last is, after a restore.
         var emailSeq: Int
+        var status: UserRow.Status
         var emailVerified = false
+        // One per user: the image and the time without an optional's padding (absent: `present`).
+        private var imageStorage = UUIDBits.zero
+        private var createdMillis: Int64 = 0
+        private var present: UInt8 = 0
+
+        var profileImage: UUIDBits? {
+            get { present & 1 != 0 ? imageStorage : nil }
+            set { imageStorage = newValue ?? .zero; present = newValue != nil ? present | 1 : present & ~1 }
+        }
+        var createdAt: Timestamp? {
+            get { present & 2 != 0 ? Timestamp(millis: createdMillis) : nil }
+            set { createdMillis = newValue?.millis ?? 0; present = newValue != nil ? present | 2 : present & ~2 }
+        }
 
         init(uid: UUIDBits, registration: UUIDBits, email: String, userName: String?, profileImage: UUIDBits?,
              createdAt: Timestamp?, status: UserRow.Status, emailSeq: Int, emailVerified: Bool = false) {
             self.uid = uid; self.emailHash = email.seededHash; self.registration = registration; self.email = email
-            self.userName = userName; self.profileImage = profileImage; self.createdAt = createdAt; self.status = status
-            self.emailSeq = emailSeq; self.emailVerified = emailVerified
+            self.userName = userName; self.emailSeq = emailSeq; self.status = status; self.emailVerified = emailVerified
+            self.profileImage = profileImage; self.createdAt = createdAt
         }
 
         var row: UserRow {
