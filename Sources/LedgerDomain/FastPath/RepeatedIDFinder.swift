@@ -102,76 +102,98 @@ public struct RepeatedIDFinder: Sendable {
         return seen.mayContain(fingerprint) || fingerprints[checked...].contains(fingerprint) || prior?.contains(fingerprint) == true
     }
 
-    /// `mayRepeat` among the ids added. Groups the fingerprints by their top bits in place (about
-    /// 256 per bucket; each moved once, as in an American flag sort), then puts each bucket in a
-    /// small table by its next bits, in cache.
+    /// `mayRepeat` among the ids added: `hasRepeat` over the fingerprints, in place.
     private mutating func addedMayRepeat() -> Bool {
-        let count = fingerprints.count
-        guard count > 1 else { return false }
-        var bits = 0
-        while bits < 24 && (count >> bits) > 256 { bits += 1 }
-        let buckets = 1 << bits
-        let shift = UInt64(64 - bits)  // 64 when bits is 0: `>>` then gives 0, one bucket
-        var starts = [Int](repeating: 0, count: buckets + 1)
-        var largest = 0
-        fingerprints.withUnsafeMutableBufferPointer { all in
-            starts.withUnsafeMutableBufferPointer { starts in
-                for value in all { starts[Int(truncatingIfNeeded: value >> shift) + 1] += 1 }
-                for b in 0..<buckets {
-                    largest = Swift.max(largest, starts[b + 1])
-                    starts[b + 1] += starts[b]
-                }
-                var next = Array(starts)
-                next.withUnsafeMutableBufferPointer { next in
-                    for b in 0..<buckets {
-                        while next[b] < starts[b + 1] {
-                            // Carry the value out of this slot along the buckets it belongs to, each
-                            // displaced value going on, until one of this bucket comes back here.
-                            var value = all[next[b]]
-                            var target = Int(truncatingIfNeeded: value >> shift)
-                            while target != b {
-                                let slot = next[target]
-                                next[target] += 1
-                                swap(&value, &all[slot])
-                                target = Int(truncatingIfNeeded: value >> shift)
-                            }
-                            all[next[b]] = value
-                            next[b] += 1
-                        }
+        fingerprints.withUnsafeMutableBufferPointer { Self.hasRepeat($0) }
+    }
+
+    /// True when two of `values` are equal. Groups them in place by their top byte into 256
+    /// buckets (each value moved once, as in an American flag sort), then each bucket by its next
+    /// byte, and so on, until a bucket holds at most `smallBucket` values, which a small table in
+    /// the cache checks. Every pass writes to 256 places at a time, whose lines stay in the cache:
+    /// grouping ten million values by 16 bits at once made each move a cache and TLB miss, and
+    /// the check a tenth of the read. The values are fingerprints under a secret seed, so their
+    /// bytes are evenly spread whatever the ids; equal values stay together down to the last byte.
+    static func hasRepeat(_ values: UnsafeMutableBufferPointer<UInt64>) -> Bool {
+        guard values.count > 1 else { return false }
+        var table = SmallTable(capacity: 2 * smallBucket)
+        return hasRepeat(values, shift: 56, table: &table)
+    }
+
+    /// Buckets at most this large go to the small table.
+    static let smallBucket = 256
+
+    private static func hasRepeat(_ values: UnsafeMutableBufferPointer<UInt64>, shift: Int, table: inout SmallTable) -> Bool {
+        if values.count <= 1 { return false }
+        // All 64 bits alike: every value of the bucket is the same.
+        if shift < 0 { return true }
+        if values.count <= smallBucket { return table.hasRepeat(values) }
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * 257) { scratch in
+            let starts = UnsafeMutableBufferPointer(rebasing: scratch[0..<257])
+            let next = UnsafeMutableBufferPointer(rebasing: scratch[257..<514])
+            starts.initialize(repeating: 0)
+            let s = UInt64(shift)
+            for value in values { starts[Int(truncatingIfNeeded: (value >> s) & 0xFF) + 1] += 1 }
+            for b in 0..<256 { starts[b + 1] += starts[b] }
+            _ = next.initialize(from: starts)
+            for b in 0..<256 {
+                while next[b] < starts[b + 1] {
+                    // Carry the value out of this slot along the buckets it belongs to, each
+                    // displaced value going on, until one of this bucket comes back here.
+                    var value = values[next[b]]
+                    var target = Int(truncatingIfNeeded: (value >> s) & 0xFF)
+                    while target != b {
+                        let slot = next[target]
+                        next[target] += 1
+                        swap(&value, &values[slot])
+                        target = Int(truncatingIfNeeded: (value >> s) & 0xFF)
                     }
+                    values[next[b]] = value
+                    next[b] += 1
                 }
             }
+            for b in 0..<256 where starts[b + 1] - starts[b] > 1 {
+                let bucket = UnsafeMutableBufferPointer(rebasing: values[starts[b]..<starts[b + 1]])
+                if hasRepeat(bucket, shift: shift - 8, table: &table) { return true }
+            }
+            return false
         }
-        // Each bucket into a table at most half full, placed by the bits below the bucket's.
-        var size = 16
-        while size < largest * 2 { size *= 2 }
-        let mask = size - 1
-        let placeShift = UInt64(Swift.max(0, 64 - bits - size.trailingZeroBitCount))
-        var table = [UInt64](repeating: 0, count: size)
-        var used = [Bool](repeating: false, count: size)
-        return fingerprints.withUnsafeBufferPointer { all in
-            table.withUnsafeMutableBufferPointer { table in
+    }
+
+    /// An open-addressing set for one small bucket at a time, emptied between buckets.
+    struct SmallTable {
+        private var slots: [UInt64]
+        private var used: [Bool]
+
+        init(capacity: Int) {
+            slots = [UInt64](repeating: 0, count: capacity)
+            used = [Bool](repeating: false, count: capacity)
+        }
+
+        /// True when two of `values` are equal; leaves the table empty.
+        mutating func hasRepeat(_ values: UnsafeMutableBufferPointer<UInt64>) -> Bool {
+            var size = 16
+            while size < values.count * 2 { size *= 2 }
+            if size > slots.count { self = SmallTable(capacity: size) }
+            let mask = size - 1
+            var repeated = false
+            slots.withUnsafeMutableBufferPointer { slots in
                 used.withUnsafeMutableBufferPointer { used in
-                    for b in 0..<buckets {
-                        let bucket = all[starts[b]..<starts[b + 1]]
-                        guard bucket.count > 1 else { continue }
-                        var repeated = false
-                        for value in bucket {
-                            var i = Int(truncatingIfNeeded: value >> placeShift) & mask
-                            while used[i] {
-                                if table[i] == value { repeated = true; break }
-                                i = (i + 1) & mask
-                            }
-                            if repeated { break }
-                            table[i] = value
-                            used[i] = true
+                    for value in values {
+                        // The low bits: the buckets were chosen by the high ones.
+                        var i = Int(truncatingIfNeeded: value) & mask
+                        while used[i] {
+                            if slots[i] == value { repeated = true; break }
+                            i = (i + 1) & mask
                         }
-                        if repeated { return true }
-                        used.update(repeating: false)
+                        if repeated { break }
+                        slots[i] = value
+                        used[i] = true
                     }
-                    return false
+                    for i in 0..<size { used[i] = false }
                 }
             }
+            return repeated
         }
     }
 }
