@@ -71,7 +71,7 @@ public struct RepeatedIDFinder: Sendable {
     public mutating func checkRepeats() -> Bool {
         if addedMayRepeat() { return true }
         guard let prior, prior.count > 0 else { return false }
-        return fingerprints.contains(where: prior.contains)
+        return prior.containsAny(of: fingerprints)
     }
 
     /// True when an id added since the last call (or the first) may equal another one added, or a
@@ -82,7 +82,7 @@ public struct RepeatedIDFinder: Sendable {
     public mutating func newMayRepeat() -> Bool {
         var start = checked
         checked = fingerprints.count
-        if let prior, prior.count > 0, fingerprints[start...].contains(where: prior.contains) { return true }
+        if let prior, prior.count > 0, prior.containsAny(of: fingerprints[start...]) { return true }
         var set = seen
         seen = FingerprintSet()  // the set is changed in place, not copied
         defer { seen = set }

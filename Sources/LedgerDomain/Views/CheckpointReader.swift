@@ -7,6 +7,8 @@ public struct CheckpointReader {
     private var buffer: [UInt8] = []
     private var position = 0
     private var ended = false
+    /// Bytes taken from `source` so far.
+    private var pulled = 0
     /// Reads up to `into.count` bytes into `into`; returns how many (0 at the end).
     private let source: (UnsafeMutableRawBufferPointer) throws -> Int
 
@@ -22,8 +24,11 @@ public struct CheckpointReader {
     /// so a read that prints a few views never holds the rest. `erasures` are the account erasures
     /// the account changes record (`personal-data-erased`, in log order, at a seq up to the head),
     /// whatever the selection: a read from the checkpoint asks the key store about them
-    /// (`Checkpoint.erasures`).
+    /// (`Checkpoint.erasures`). `fingerprintsAt`, when given, is asked for the fingerprints where
+    /// they lie, given their seed, count and the offset in `source`'s bytes of the first: when it
+    /// gives them (`FingerprintFile`), they are checked as they stream past but not held.
     public static func read(policy: SignInPolicy = SignInPolicy(), views selection: LedgerViews.Selection = .all,
+                            fingerprintsAt: ((_ seed: UUIDBits, _ count: Int, _ offset: Int) -> IDFingerprints?)? = nil,
                             source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int)
         throws -> (views: LedgerViews, ids: IDFingerprints, erasures: [RecordedErasure]) {
         var r = CheckpointReader(source: source)
@@ -37,10 +42,24 @@ public struct CheckpointReader {
         let seed = try r.uuid()
         let idCount = try r.count()
         guard idCount == views.events else { throw CheckpointError(message: "\(idCount) id fingerprints for \(views.events) events") }
-        var fingerprints: [UInt64] = []
-        fingerprints.reserveCapacity(min(idCount, 1 << 22))  // a count is only trusted as far as bytes follow
-        for _ in 0..<idCount { fingerprints.append(try r.word()) }
-        guard let ids = IDFingerprints(seed: seed, sorted: fingerprints) else { throw CheckpointError(message: "id fingerprints not strictly increasing") }
+        let ids: IDFingerprints
+        if let inPlace = fingerprintsAt?(seed, idCount, r.offset) {
+            // Checked as they go by (the seal covers them too), then left where they are.
+            var last: UInt64?
+            for _ in 0..<idCount {
+                let value = try r.word()
+                if let last, last >= value { throw CheckpointError(message: "id fingerprints not strictly increasing") }
+                last = value
+            }
+            guard inPlace.count == idCount else { throw CheckpointError(message: "id fingerprints in place do not match their count") }
+            ids = inPlace
+        } else {
+            var fingerprints: [UInt64] = []
+            fingerprints.reserveCapacity(min(idCount, 1 << 22))  // a count is only trusted as far as bytes follow
+            for _ in 0..<idCount { fingerprints.append(try r.word()) }
+            guard let held = IDFingerprints(seed: seed, sorted: fingerprints) else { throw CheckpointError(message: "id fingerprints not strictly increasing") }
+            ids = held
+        }
         for _ in 0..<(try r.count()) {
             let record = UserView.Record(uid: try r.uuid(), registration: try r.uuid(), email: try r.string(),
                                          userName: try r.optionalString(), profileImage: try r.optionalUUID(),
@@ -124,6 +143,9 @@ public struct CheckpointReader {
 
     // MARK: - Bytes
 
+    /// The offset in the source's bytes of the next byte to read.
+    private var offset: Int { pulled - (buffer.count - position) }
+
     /// Makes `count` bytes available at `position` (count ≤ the chunk).
     private mutating func need(_ count: Int) throws {
         if buffer.count - position >= count { return }
@@ -138,6 +160,7 @@ public struct CheckpointReader {
                 n = try source(UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(out)[old...]))
                 initialized = old + n
             }
+            pulled += n
             if n == 0 { ended = true }
         }
         guard buffer.count >= count else { throw CheckpointError(message: "truncated") }

@@ -43,9 +43,12 @@ public struct Checkpoint {
 
     /// A checkpoint for `log`, opened as `file`, when one exists, is intact and matches the log; else nil.
     /// Only the views `selection` gives for the bytes of the log after the checkpoint are restored
-    /// (`CheckpointReader`; every view by default).
+    /// (`CheckpointReader`; every view by default). When `fingerprintsInPlace` says so for those
+    /// bytes (a tail too short to save a new checkpoint), the id fingerprints stay in the file,
+    /// which stays open, and are read back as the tail's ids are looked up (`FingerprintFile`).
     public static func load(forLog log: String, file: FileDescriptor,
-                            views selection: (_ tailBytes: Int) -> LedgerViews.Selection = { _ in .all }) -> Checkpoint? {
+                            views selection: (_ tailBytes: Int) -> LedgerViews.Selection = { _ in .all },
+                            fingerprintsInPlace: (_ tailBytes: Int) -> Bool = { _ in false }) -> Checkpoint? {
         guard interval > 0, FileSystem.exists(path(forLog: log)),
               let saved = try? FileDescriptor(path: path(forLog: log), flags: O_RDONLY), let size = try? saved.size(),
               size >= magic.count + 16 + 64 else { return nil }
@@ -61,8 +64,13 @@ public struct Checkpoint {
         var position = header.count
         // The header is not trusted yet (the seal is checked below): an offset outside the log means no tail.
         let logSize = (try? file.size()) ?? 0
-        let restored = selection(offset >= 0 && offset <= logSize ? logSize - offset : 0)
-        guard let (views, ids, erasures) = try? CheckpointReader.read(views: restored, source: { buffer in
+        let tailBytes = offset >= 0 && offset <= logSize ? logSize - offset : 0
+        let restored = selection(tailBytes)
+        let inPlace = fingerprintsInPlace(tailBytes) ? { (seed: UUIDBits, count: Int, at: Int) -> IDFingerprints? in
+            // `at` counts from the views' first byte, which follows the header.
+            IDFingerprints(seed: seed, file: FingerprintFile(count: count, read: FingerprintsInFile(file: saved, start: header.count + at, count: count).read))
+        } : nil
+        guard let (views, ids, erasures) = try? CheckpointReader.read(views: restored, fingerprintsAt: inPlace, source: { buffer in
             let n = try saved.read(into: buffer.baseAddress!, count: min(buffer.count, end - position), at: position)
             sha.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             position += n
@@ -121,5 +129,24 @@ public struct Checkpoint {
             if let failure { throw failure }
             try Array(sha.finalize().utf8).withUnsafeBytes { try append($0) }
         }
+    }
+}
+
+// MARK: - FingerprintsInFile
+
+/// Reads a checkpoint's id fingerprints back from its file, which it keeps open (a checkpoint
+/// renamed over meanwhile is another file: this one's bytes stay as they were read and sealed).
+private struct FingerprintsInFile: @unchecked Sendable {  // `pread` at offsets: no shared position
+    let file: FileDescriptor
+    let start: Int
+    let count: Int
+
+    /// Fills `into` with the fingerprints from index `first`: false when they are not all there.
+    func read(_ first: Int, _ into: UnsafeMutableBufferPointer<UInt64>) -> Bool {
+        guard first >= 0, into.count <= count - first, let base = into.baseAddress else { return false }
+        let bytes = into.count * 8
+        guard (try? file.read(into: UnsafeMutableRawPointer(base), count: bytes, at: start + first * 8)) == bytes else { return false }
+        for i in 0..<into.count { into[i] = UInt64(littleEndian: into[i]) }
+        return true
     }
 }

@@ -56,8 +56,11 @@ public enum LogSource {
     }
 
     /// Opens the log; with `usingCheckpoint`, continues the checkpoint it keeps when `accept` takes
-    /// it, restoring the views `selection` gives for the most lines there can be after it.
+    /// it, restoring the views `selection` gives for the most lines there can be after it, and
+    /// leaving its id fingerprints in its file when `fingerprintsInPlace` says so for them (a file
+    /// store's; PostgreSQL's checkpoint row is read whole).
     func open(usingCheckpoint: Bool, views selection: (_ tailLines: Int) -> LedgerViews.Selection = { _ in .all },
+              fingerprintsInPlace: (_ tailLines: Int) -> Bool = { _ in false },
               accept: (Checkpoint) -> Bool = { _ in true }) throws -> Opened {
         switch self {
         case .file(let path):
@@ -65,7 +68,8 @@ public enum LogSource {
             let file = try FileDescriptor(path: path, flags: O_RDONLY)
             let total = try file.size()
             let checkpoint = usingCheckpoint
-                ? Checkpoint.load(forLog: path, file: file, views: { selection($0 / LineCodec.shortestLine) }).flatMap { accept($0) ? $0 : nil } : nil
+                ? Checkpoint.load(forLog: path, file: file, views: { selection($0 / LineCodec.shortestLine) },
+                                  fingerprintsInPlace: { fingerprintsInPlace($0 / LineCodec.shortestLine) }).flatMap { accept($0) ? $0 : nil } : nil
             let start = checkpoint?.offset ?? 0
             // Lines are 300-700 bytes.
             return Opened(bytes: file, start: start, total: total, lines: (total - start) / 450, checkpoint: checkpoint)

@@ -93,10 +93,12 @@ public enum ViewLoader {
         // A checkpoint serves reads of the head, or of a seq at or after it. The strict read starts
         // from the first line: a checkpoint knows the ids before it only as fingerprints.
         // A read whose tail cannot reach the checkpoint interval cannot save a new checkpoint either:
-        // it restores only the views it prints.
+        // it restores only the views it prints, and looks its ids up among the checkpoint's where
+        // the file keeps them instead of holding 8 bytes an event.
         let interval = Checkpoint.interval
         let opened = try source.open(usingCheckpoint: usingCheckpoint && asOf?.mayUseCheckpoints != false,
-                                     views: { tailLines in asOf != nil || tailLines < interval ? selection : .all }) { found in
+                                     views: { tailLines in asOf != nil || tailLines < interval ? selection : .all },
+                                     fingerprintsInPlace: { tailLines in asOf != nil || tailLines < interval }) { found in
             asOf.map { $0.mayStart(fromCheckpointAt: found.views.head.seq) } ?? true
         }
         let (checkpoint, start, total) = (opened.checkpoint, opened.start, opened.total)
