@@ -134,8 +134,10 @@ public struct Checkpoint {
 
 // MARK: - FingerprintsInFile
 
-/// Reads a checkpoint's id fingerprints back from its file, which it keeps open (a checkpoint
-/// renamed over meanwhile is another file: this one's bytes stay as they were read and sealed).
+/// Reads a checkpoint's id fingerprints back from its file, which it keeps open for the read: a
+/// checkpoint renamed over meanwhile is another file, and this one's bytes stay as they were read
+/// and sealed. One written over in place is what the seal cannot stop anyway (anyone who can
+/// write the file can seal it again), which `ledger verify` notices.
 private struct FingerprintsInFile: @unchecked Sendable {  // `pread` at offsets: no shared position
     let file: FileDescriptor
     let start: Int
