@@ -18,25 +18,26 @@ enum ExportCommand {
     /// Runs it.
     static func run(_ invocation: Invocation, _ context: Context) throws -> Int32 {
         if let keys = invocation.value("keys") { try exportKeys(to: keys, invocation, context) }
+        let outcome: LogExport.Outcome
+        var logPath = ""
         switch try context.storeLocation(invocation) {
         case .postgres(let url):
-            try PostgresEventStore(url: url, clock: context.clock, random: context.random).exportLines { chunk in
-                context.out(String(decoding: chunk, as: UTF8.self))
-            }
-            return 0
+            outcome = try PostgresEventStore(url: url, clock: context.clock, random: context.random).exportLines { context.outBytes($0) }
         case .file:
             let store = context.fileStore(invocation)
-            switch try store.exportLines({ context.outBytes($0) }) {
-            case .missing: throw CLIError.noLog(at: store.logPath)
-            case .damaged(let problem):
-                context.complain("\(problem) — stopped there; run `ledger verify` for the full report")
-                return CLIError.Status.failure.rawValue
-            case .exported(let torn?):
-                context.complain("warning: \(torn) — not exported; `ledger recover` repairs it")
-                return 0
-            case .exported(nil):
-                return 0
-            }
+            logPath = store.logPath
+            outcome = try store.exportLines { context.outBytes($0) }
+        }
+        switch outcome {
+        case .missing: throw CLIError.noLog(at: logPath)
+        case .damaged(let problem):
+            context.complain("\(problem) — stopped there; run `ledger verify` for the full report")
+            return CLIError.Status.failure.rawValue
+        case .exported(let torn?):
+            context.complain("warning: \(torn) — not exported; `ledger recover` repairs it")
+            return 0
+        case .exported(nil):
+            return 0
         }
     }
 

@@ -147,24 +147,11 @@ extension PostgresEventStore {
 // MARK: - Export
 
 extension PostgresEventStore {
-    /// Passes every line, each with its newline, in seq order and chunks of about 1 MiB, to `write`:
-    /// exactly the bytes of the equivalent `events.jsonl`. Returns the number of lines.
-    @discardableResult
-    public func exportLines(_ write: ([UInt8]) throws -> Void) throws -> Int {
-        var chunk: [UInt8] = []
-        chunk.reserveCapacity(1 << 20 + 4096)
-        var count = 0
-        try forEachLine { _, line in
-            chunk.append(contentsOf: line)
-            chunk.append(0x0A)
-            count += 1
-            if chunk.count >= 1 << 20 {
-                try write(chunk)
-                chunk.removeAll(keepingCapacity: true)
-            }
-            return true
-        }
-        if !chunk.isEmpty { try write(chunk) }
-        return count
+    /// Hands `write` every line, each with its newline, in seq order: exactly the bytes of the
+    /// equivalent `events.jsonl`, each line verified first as `verify` checks it (`LogExport`), so a
+    /// row changed in the table stops the export at its line, as a damaged file's line does.
+    public func exportLines(_ write: (UnsafeRawBufferPointer) -> Void) throws -> LogExport.Outcome {
+        let lines = try head().seq
+        return try LogExport.lines(open: { try PostgresLineStream(url, from: 1) }, lines: lines, write)
     }
 }
