@@ -75,7 +75,7 @@ public struct IDFingerprints: Equatable, Sendable {
     public func contains(_ fingerprint: UInt64) -> Bool {
         switch storage {
         case .held(let values): return IDFingerprintsSearch.present(values.count, fingerprint) { values[$0] } == true
-        case .file(let file): return IDFingerprintsSearch.present(file.count, fingerprint, file.value(at:)) != false
+        case .file(let file): return file.contains(fingerprint) != false
         }
     }
 
@@ -118,59 +118,117 @@ public struct IDFingerprints: Equatable, Sendable {
 
 /// `count` fingerprints, strictly increasing, that `read` gives back from where a checkpoint's file
 /// keeps them: `read(first, buffer)` fills `buffer` with the fingerprints from index `first` on and
-/// says whether it could (the shell's `pread`; the core does no I/O). Nothing is held but a read's
-/// buffer: a lookup reads the values a binary search visits, a batch reads each region once.
+/// says whether it could (the shell's `pread`; the core does no I/O). They are read a region of
+/// `region` values (64 KiB) at a time, and each region must hash as it did when the checkpoint was
+/// read and its seal checked (`Regions`: its first value and a digest under this process's random
+/// seed, 16 bytes a region held): bytes written over the file in place since, which the seal can no
+/// longer catch, read as "maybe" (the read starts over the strict way), never as fewer ids.
 public final class FingerprintFile: Sendable {
     /// Fingerprints in the file.
     public let count: Int
+    private let regions: [Region]
     private let read: @Sendable (_ first: Int, _ into: UnsafeMutableBufferPointer<UInt64>) -> Bool
 
-    /// Values per region a batch reads at once (64 KiB).
-    static let region = 8_192
+    /// Values per region (64 KiB).
+    public static let region = 8_192
 
-    /// `count` fingerprints that `read` gives back.
-    public init(count: Int, read: @escaping @Sendable (_ first: Int, _ into: UnsafeMutableBufferPointer<UInt64>) -> Bool) {
+    /// A region's first value and the digest of its values.
+    public struct Region: Sendable, Equatable {
+        let first: UInt64
+        let digest: Int
+    }
+
+    /// The regions of fingerprints given one after another, as a checkpoint's reader meets them.
+    public struct Regions {
+        private(set) var regions: [Region] = []
+        private var hasher = Hasher()
+        private var first: UInt64 = 0
+        private var inRegion = 0
+
+        /// None yet.
+        public init() {}
+
+        /// Takes the next value.
+        public mutating func add(_ value: UInt64) {
+            if inRegion == 0 { first = value }
+            hasher.combine(value)
+            inRegion += 1
+            if inRegion == FingerprintFile.region { close() }
+        }
+
+        /// The regions of every value added.
+        public mutating func finish() -> [Region] {
+            if inRegion > 0 { close() }
+            return regions
+        }
+
+        private mutating func close() {
+            regions.append(Region(first: first, digest: hasher.finalize()))
+            hasher = Hasher()
+            inRegion = 0
+        }
+    }
+
+    /// `count` fingerprints that `read` gives back, whose regions `regions` describes (`Regions`).
+    public init(count: Int, regions: [Region],
+                read: @escaping @Sendable (_ first: Int, _ into: UnsafeMutableBufferPointer<UInt64>) -> Bool) {
         self.count = count
+        self.regions = regions
         self.read = read
     }
 
-    /// The fingerprint at `index`, nil when it cannot be read.
-    func value(at index: Int) -> UInt64? {
-        var value: UInt64 = 0
-        let ok = withUnsafeMutablePointer(to: &value) { read(index, UnsafeMutableBufferPointer(start: $0, count: 1)) }
-        return ok ? value : nil
+    /// Region `r`'s values into `buffer` (at least `region` long), checked against its digest:
+    /// how many, nil when they cannot be read or differ from what was sealed.
+    private func load(_ r: Int, into buffer: UnsafeMutableBufferPointer<UInt64>) -> Int? {
+        guard r >= 0, r < regions.count, regions.count == (count + Self.region - 1) / Self.region else { return nil }
+        let first = r * Self.region, length = Swift.min(Self.region, count - first)
+        guard read(first, UnsafeMutableBufferPointer(rebasing: buffer[0..<length])) else { return nil }
+        var hasher = Hasher()
+        for i in 0..<length { hasher.combine(buffer[i]) }
+        guard hasher.finalize() == regions[r].digest, buffer[0] == regions[r].first else { return nil }
+        return length
     }
 
-    /// Every fingerprint, nil when they cannot be read.
-    func all() -> [UInt64]? {
-        var ok = true
-        let values = [UInt64](unsafeUninitializedCapacity: count) { buffer, initialized in
-            ok = count == 0 || read(0, UnsafeMutableBufferPointer(rebasing: buffer[0..<count]))
-            initialized = ok ? count : 0
+    /// True when `fingerprint` is here; nil when its region cannot be read back as sealed.
+    func contains(_ fingerprint: UInt64) -> Bool? {
+        guard count > 0 else { return false }
+        // The last region whose first value is at most `fingerprint`.
+        guard let r = IDFingerprintsSearch.lastAtMost(regions.count, fingerprint, { regions[$0].first }) else { return false }
+        var buffer = [UInt64](repeating: 0, count: Self.region)
+        return buffer.withUnsafeMutableBufferPointer { buffer -> Bool? in
+            guard let length = load(r, into: buffer) else { return nil }
+            return IDFingerprintsSearch.present(length, fingerprint) { buffer[$0] }
         }
-        return ok ? values : nil
     }
 
-    /// True when any of `queries` (increasing) is here, or when the file cannot be read. Few
-    /// queries search alone; more walk the regions that can hold them in order, each read once.
+    /// Every fingerprint, nil when they cannot be read back as sealed.
+    func all() -> [UInt64]? {
+        var out: [UInt64] = []
+        out.reserveCapacity(count)
+        var buffer = [UInt64](repeating: 0, count: Self.region)
+        for r in regions.indices {
+            guard let length = buffer.withUnsafeMutableBufferPointer({ load(r, into: $0) }) else { return nil }
+            out.append(contentsOf: buffer[0..<length])
+        }
+        return out.count == count ? out : nil
+    }
+
+    /// True when any of `queries` (increasing) is here, or when a region they need cannot be read
+    /// back as sealed: each region that can hold one of them is read once, in order.
     func containsAny(of queries: [UInt64]) -> Bool {
         guard count > 0, !queries.isEmpty else { return false }
-        let regions = (count + Self.region - 1) / Self.region
-        // About 20 reads of 8 bytes a query against one read of 64 KiB (about 16 of them) a region.
-        if queries.count * 20 < regions * 16 {
-            return queries.contains { IDFingerprintsSearch.present(count, $0, value(at:)) != false }
-        }
         var buffer = [UInt64](repeating: 0, count: Self.region)
         var q = 0
-        for r in 0..<regions where q < queries.count {
-            let first = r * Self.region, length = Swift.min(Self.region, count - first)
-            let ok = buffer.withUnsafeMutableBufferPointer { read(first, UnsafeMutableBufferPointer(rebasing: $0[0..<length])) }
-            guard ok else { return true }
-            // The queries this region's values cover: those up to its last value.
+        while q < queries.count {
+            // Below the first region: not here.
+            guard let r = IDFingerprintsSearch.lastAtMost(regions.count, queries[q], { regions[$0].first }) else { q += 1; continue }
+            guard let length = buffer.withUnsafeMutableBufferPointer({ load(r, into: $0) }) else { return true }
+            let next = r + 1 < regions.count ? regions[r + 1].first : UInt64.max
             var i = 0
-            while q < queries.count, queries[q] <= buffer[length - 1] {
-                while buffer[i] < queries[q] { i += 1 }
-                if buffer[i] == queries[q] { return true }
+            // The queries this region covers: those below the next region's first value.
+            while q < queries.count, queries[q] < next || r + 1 == regions.count {
+                while i < length, buffer[i] < queries[q] { i += 1 }
+                if i < length, buffer[i] == queries[q] { return true }
                 q += 1
             }
         }
@@ -178,7 +236,7 @@ public final class FingerprintFile: Sendable {
     }
 }
 
-/// The binary search `IDFingerprints` and `FingerprintFile` share.
+/// The binary searches `IDFingerprints` and `FingerprintFile` share.
 enum IDFingerprintsSearch {
     /// Over `count` increasing values `value(i)`: true found, false absent, nil unreadable.
     static func present(_ count: Int, _ fingerprint: UInt64, _ value: (Int) -> UInt64?) -> Bool? {
@@ -191,5 +249,16 @@ enum IDFingerprintsSearch {
         guard low < count else { return false }
         guard let at = value(low) else { return nil }
         return at == fingerprint
+    }
+
+    /// The last index of `count` increasing values `value(i)` whose value is at most `target`; nil
+    /// when the first is above it.
+    static func lastAtMost(_ count: Int, _ target: UInt64, _ value: (Int) -> UInt64) -> Int? {
+        var low = 0, high = count  // the first index above target
+        while low < high {
+            let mid = (low + high) / 2
+            if value(mid) <= target { low = mid + 1 } else { high = mid }
+        }
+        return low == 0 ? nil : low - 1
     }
 }

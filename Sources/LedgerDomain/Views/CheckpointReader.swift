@@ -24,11 +24,11 @@ public struct CheckpointReader {
     /// so a read that prints a few views never holds the rest. `erasures` are the account erasures
     /// the account changes record (`personal-data-erased`, in log order, at a seq up to the head),
     /// whatever the selection: a read from the checkpoint asks the key store about them
-    /// (`Checkpoint.erasures`). `fingerprintsAt`, when given, is asked for the fingerprints where
-    /// they lie, given their seed, count and the offset in `source`'s bytes of the first: when it
-    /// gives them (`FingerprintFile`), they are checked as they stream past but not held.
+    /// (`Checkpoint.erasures`). `fingerprintsAt`, when given, makes the fingerprints where they
+    /// lie, given their seed, count, the offset in `source`'s bytes of the first and their
+    /// regions' digests (`FingerprintFile`): they are checked as they stream past but not held.
     public static func read(policy: SignInPolicy = SignInPolicy(), views selection: LedgerViews.Selection = .all,
-                            fingerprintsAt: ((_ seed: UUIDBits, _ count: Int, _ offset: Int) -> IDFingerprints?)? = nil,
+                            fingerprintsAt: ((_ seed: UUIDBits, _ count: Int, _ offset: Int, _ regions: [FingerprintFile.Region]) -> IDFingerprints)? = nil,
                             source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int)
         throws -> (views: LedgerViews, ids: IDFingerprints, erasures: [RecordedErasure]) {
         var r = CheckpointReader(source: source)
@@ -43,16 +43,20 @@ public struct CheckpointReader {
         let idCount = try r.count()
         guard idCount == views.events else { throw CheckpointError(message: "\(idCount) id fingerprints for \(views.events) events") }
         let ids: IDFingerprints
-        if let inPlace = fingerprintsAt?(seed, idCount, r.offset) {
-            // Checked as they go by (the seal covers them too), then left where they are.
+        if let fingerprintsAt {
+            // Checked as they go by (the seal covers them too), each region's digest kept, then
+            // left where they are.
+            let at = r.offset
+            var regions = FingerprintFile.Regions()
             var last: UInt64?
             for _ in 0..<idCount {
                 let value = try r.word()
                 if let last, last >= value { throw CheckpointError(message: "id fingerprints not strictly increasing") }
                 last = value
+                regions.add(value)
             }
-            guard inPlace.count == idCount else { throw CheckpointError(message: "id fingerprints in place do not match their count") }
-            ids = inPlace
+            ids = fingerprintsAt(seed, idCount, at, regions.finish())
+            guard ids.count == idCount else { throw CheckpointError(message: "id fingerprints in place do not match their count") }
         } else {
             var fingerprints: [UInt64] = []
             fingerprints.reserveCapacity(min(idCount, 1 << 22))  // a count is only trusted as far as bytes follow

@@ -66,9 +66,10 @@ public struct Checkpoint {
         let logSize = (try? file.size()) ?? 0
         let tailBytes = offset >= 0 && offset <= logSize ? logSize - offset : 0
         let restored = selection(tailBytes)
-        let inPlace = fingerprintsInPlace(tailBytes) ? { (seed: UUIDBits, count: Int, at: Int) -> IDFingerprints? in
+        let inPlace = fingerprintsInPlace(tailBytes) ? { (seed: UUIDBits, count: Int, at: Int, regions: [FingerprintFile.Region]) -> IDFingerprints in
             // `at` counts from the views' first byte, which follows the header.
-            IDFingerprints(seed: seed, file: FingerprintFile(count: count, read: FingerprintsInFile(file: saved, start: header.count + at, count: count).read))
+            IDFingerprints(seed: seed, file: FingerprintFile(count: count, regions: regions,
+                                                             read: FingerprintsInFile(file: saved, start: header.count + at, count: count).read))
         } : nil
         guard let (views, ids, erasures) = try? CheckpointReader.read(views: restored, fingerprintsAt: inPlace, source: { buffer in
             let n = try saved.read(into: buffer.baseAddress!, count: min(buffer.count, end - position), at: position)
@@ -135,9 +136,9 @@ public struct Checkpoint {
 // MARK: - FingerprintsInFile
 
 /// Reads a checkpoint's id fingerprints back from its file, which it keeps open for the read: a
-/// checkpoint renamed over meanwhile is another file, and this one's bytes stay as they were read
-/// and sealed. One written over in place is what the seal cannot stop anyway (anyone who can
-/// write the file can seal it again), which `ledger verify` notices.
+/// checkpoint renamed over meanwhile is another file, whose bytes stay as they were read and
+/// sealed; bytes written over this one in place since fail their region's digest
+/// (`FingerprintFile`), and the read starts over the strict way.
 private struct FingerprintsInFile: @unchecked Sendable {  // `pread` at offsets: no shared position
     let file: FileDescriptor
     let start: Int

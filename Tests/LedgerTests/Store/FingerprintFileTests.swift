@@ -21,11 +21,16 @@ struct FingerprintFileTests {
         return out.sorted()
     }
 
-    /// The values as a file would give them back, counting the values read; `failing` makes every read fail.
-    private func file(_ values: [UInt64], reads: ReadCount? = nil, failing: Bool = false) -> FingerprintFile {
-        FingerprintFile(count: values.count) { first, into in
-            guard !failing, first >= 0, into.count <= values.count - first else { return false }
-            for i in 0..<into.count { into[i] = values[first + i] }
+    /// The values as a file would give them back, counting the values read; `failing` makes every
+    /// read fail; `served`, when given, is what the file holds by the time it is read back (the
+    /// regions' digests are those of `values`, as a checkpoint's reader recorded them).
+    private func file(_ values: [UInt64], reads: ReadCount? = nil, failing: Bool = false, served: [UInt64]? = nil) -> FingerprintFile {
+        var regions = FingerprintFile.Regions()
+        for value in values { regions.add(value) }
+        let held = served ?? values
+        return FingerprintFile(count: values.count, regions: regions.finish()) { first, into in
+            guard !failing, first >= 0, into.count <= held.count - first else { return false }
+            for i in 0..<into.count { into[i] = held[first + i] }
             reads?.values.add(into.count, ordering: .relaxed)
             return true
         }
@@ -83,11 +88,34 @@ struct FingerprintFileTests {
     @Test func aFileThatCannotBeReadBackAnswersMaybe() {
         let values = sortedValues(20_000, seed: 5)
         let broken = IDFingerprints(seed: seed, file: file(values, failing: true))
-        #expect(broken.contains(12_345))
-        #expect(broken.containsAny(of: [1]))
+        // Queries within the values' range need a region read back (one below the first value is
+        // known absent from the first region's recorded start).
+        #expect(broken.contains(values[12_000] &+ 1))
+        #expect(broken.containsAny(of: [values[500] &+ 1]))
+        #expect(!broken.contains(values[0] &- 1))
         #expect(broken.containsAny(of: sortedValues(5_000, seed: 6)))
         #expect(broken.merged(with: [1]) == nil)
         #expect(broken.sortedIfReadable == nil)
+    }
+
+    @Test func valuesWrittenOverAfterTheSealReadAsMaybe() {
+        let values = sortedValues(20_000, seed: 8)
+        let target = values[12_000]
+        // The file changed in place after its reader checked the seal: the value a repeat would
+        // match is gone (replaced by its neighbour's, still increasing), or a region cut short.
+        var edited = values
+        edited[12_000] = values[11_999] &+ 1
+        for served in [edited, Array(values.dropLast(5))] {
+            let inFile = IDFingerprints(seed: seed, file: file(values, served: served))
+            #expect(inFile.contains(target), "one lookup")
+            #expect(inFile.containsAny(of: [target]), "a few")
+            #expect(inFile.containsAny(of: sortedValues(3_000, seed: 77) + [target]), "many")
+            #expect(inFile.sortedIfReadable == nil)
+        }
+        // An untouched region still answers: the edit is in another one.
+        let far = values[100]
+        let inFile = IDFingerprints(seed: seed, file: file(values, served: edited))
+        #expect(inFile.contains(far) && !inFile.contains(values[100] &+ 1))
     }
 
     @Test func aFinderAfterFingerprintsInAFileFindsARepeatAcrossThem() throws {
