@@ -52,9 +52,13 @@ extension FileEventStore {
         defer { lock.unlock() }
         let log = try StoreError.mapping { try logForAppend() }
         let uids = Set(subjects.compactMap(\.account))
-        guard !uids.isEmpty else { try destroyHoldingLock(subjects); return }
+        // The marker goes only if it still names these subjects alone: another erasure may have
+        // begun since this one's event (its marker written over this one's, its keys still live).
+        let own = Set(subjects)
+        guard !uids.isEmpty else { try destroyHoldingLock(subjects, markerOnlyIfNaming: own); return }
         let scan = try erasures(in: log)
-        try destroyHoldingLock(subjects, emails: uids.flatMap { scan.emails[$0] ?? [] }, heldByLiveAccount: scan.accounts.holdsLiveAccount)
+        try destroyHoldingLock(subjects, emails: uids.flatMap { scan.emails[$0] ?? [] }, heldByLiveAccount: scan.accounts.holdsLiveAccount,
+                               markerOnlyIfNaming: own)
     }
 
     /// Adds to `emails` the email `fact` says one of `uids` holds or held.
@@ -69,10 +73,12 @@ extension FileEventStore {
     /// `destroyKeys` for a writer that holds the lock; `emails` are the erased accounts' (their lock
     /// files go, but for an email a live account holds now, as `heldByLiveAccount` says from a fold
     /// of the whole verified log: its lock is that account's). Returns the subjects whose key was
-    /// live until now.
+    /// live until now. The erasure marker goes too; with `markerOnlyIfNaming`, only when every
+    /// subject it names is among those (else it is another erasure's, begun since, to finish).
     @discardableResult
     func destroyHoldingLock(_ subjects: [SubjectID], emails: [String] = [],
-                            heldByLiveAccount: (String) -> Bool = { _ in false }) throws -> [SubjectID] {
+                            heldByLiveAccount: (String) -> Bool = { _ in false },
+                            markerOnlyIfNaming own: Set<SubjectID>? = nil) throws -> [SubjectID] {
         var destroyed: [SubjectID] = []
         // A version 1 log has no keys: nothing of it is encrypted, so there is none to destroy.
         if !subjects.isEmpty, let keys = try dataKeys() {
@@ -96,7 +102,7 @@ extension FileEventStore {
                 removed = true
             }
             prefix = VerifiedPrefix()  // the index this process mapped is gone: the next append rebuilds it
-            if FileSystem.exists(erasureMarkerPath) {
+            if FileSystem.exists(erasureMarkerPath), own.map({ ErasedKeys.markedSubjects(logPath: logPath).isSubset(of: $0) }) ?? true {
                 if unlink(erasureMarkerPath) != 0 && errno != ENOENT { throw SystemError("unlink", path: erasureMarkerPath, code: errno) }
                 removed = true
             }
