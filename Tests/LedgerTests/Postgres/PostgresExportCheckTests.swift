@@ -51,4 +51,15 @@ struct PostgresExportCheckTests {
         let before: String = lines.prefix(6).map { $0 + "\n" }.joined(separator: "")
         #expect(exported.stdout == before)
     }
+
+    @Test func aDeletedRowStopsTheExportAfterEveryLineBeforeIt() throws {
+        // The stream reports the gap a chunk ahead of the lines the scanner checked: they are all written.
+        let (exported, lines) = try exportAfter { url, _ in
+            _ = try PostgresConnection(url).execute("DELETE FROM ledger_events WHERE seq = 20")
+        }
+        #expect(exported.status == 1, "\(exported)")
+        #expect(exported.stderr.contains("line 20") && exported.stderr.contains("seq-gap"), "\(exported.stderr)")
+        let before: String = lines.prefix(19).map { $0 + "\n" }.joined(separator: "")
+        #expect(exported.stdout == before, "the 19 lines before the gap, exactly")
+    }
 }

@@ -102,7 +102,8 @@ extension FileEventStore {
                 removed = true
             }
             prefix = VerifiedPrefix()  // the index this process mapped is gone: the next append rebuilds it
-            if FileSystem.exists(erasureMarkerPath), own.map({ ErasedKeys.markedSubjects(logPath: logPath).isSubset(of: $0) }) ?? true {
+            // A marker that cannot be read (not a regular file, too large) goes, as it always did.
+            if FileSystem.exists(erasureMarkerPath), own.map({ own in ErasedKeys.markedSubjects(logPath: logPath).map { $0.isSubset(of: own) } ?? true }) ?? true {
                 if unlink(erasureMarkerPath) != 0 && errno != ENOENT { throw SystemError("unlink", path: erasureMarkerPath, code: errno) }
                 removed = true
             }
@@ -117,7 +118,7 @@ extension FileEventStore {
     /// never became durable), and the caches are dropped in both cases.
     func finishErasureLeftBehind(_ log: FileDescriptor) throws {
         guard FileSystem.exists(erasureMarkerPath) else { return }
-        let bytes = try StoreError.mapping { try FileSystem.read(erasureMarkerPath, limit: 1 << 20) }
+        let bytes = try StoreError.mapping { try FileSystem.read(erasureMarkerPath, limit: ErasedKeys.markerLimit) }
         let named = Set(String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { SubjectID(String($0)) })
         let scan = try erasures(in: log)
         // Damage below: the writer refuses (its catch-up) and nothing is destroyed for it.

@@ -27,7 +27,7 @@ enum ErasedKeys {
             // still live after a look that found no marker naming it is no erasure's under way
             // (looked at the other way round, an erasure that finished in between would read as a
             // restored key).
-            let marked = markedSubjects(logPath: logPath)
+            let marked = markedSubjects(logPath: logPath) ?? []
             betweenLooks()
             // A key store that cannot be opened holds no key that opens anything: reads refuse it,
             // and `missing-key` names the subjects it fails.
@@ -43,20 +43,24 @@ enum ErasedKeys {
         }
     }
 
-    /// The subjects the erasure marker beside the log names (one id per line); none when there is
-    /// no marker or it is not a regular file one can read (a FIFO is never waited on).
-    static func markedSubjects(logPath: String) -> Set<SubjectID> {
+    /// The subjects the erasure marker beside the log names (one id per line): none when there is
+    /// no marker; nil when it is not a regular file one can read whole (a FIFO is never waited on).
+    static func markedSubjects(logPath: String) -> Set<SubjectID>? {
         let path = FileSystem.join(FileSystem.directoryName(logPath), FileEventStore.erasureMarkerName)
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return [] }
+        guard fd >= 0 else { return errno == ENOENT ? [] : nil }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= 1 << 20 else { return [] }
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size <= markerLimit else { return nil }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        guard n == bytes.count else { return [] }
+        guard n == bytes.count else { return nil }
         return Set(String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { SubjectID(String($0)) })
     }
+
+    /// The largest erasure marker read: about 45 bytes a subject, so 1.4 million subjects in one
+    /// erasure (`erase --expired` of a large log names one a day's addresses each).
+    static let markerLimit = 64 << 20
 
     /// The problems of a PostgreSQL store's `ledger_keys`: rows with a key of a subject the log
     /// erases (an erasure deletes the key in the transaction of its event, so only a restored row

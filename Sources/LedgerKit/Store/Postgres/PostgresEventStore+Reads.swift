@@ -152,6 +152,7 @@ extension PostgresEventStore {
     /// row changed in the table stops the export at its line, as a damaged file's line does.
     public func exportLines(_ write: (UnsafeRawBufferPointer) -> Void) throws -> LogExport.Outcome {
         let lines = try head().seq
-        return try LogExport.lines(open: { try PostgresLineStream(url, from: 1) }, lines: lines, write)
+        return try LogExport.lines(open: { try PostgresLineStream(url, from: 1) }, openBefore: { [url] in try PostgresLineStream(url, from: 1, before: $0) },
+                                   lines: lines, write)
     }
 }

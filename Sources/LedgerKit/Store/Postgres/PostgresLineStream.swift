@@ -20,8 +20,8 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
     /// streamed are the table's rows, each where its `seq` column says.
     private var nextSeq: Int
 
-    /// A stream of `url`'s lines with seq `from` and after.
-    init(_ url: PostgresURL, from seq: Int) throws {
+    /// A stream of `url`'s lines with seq `from` and after (before `before`, when given).
+    init(_ url: PostgresURL, from seq: Int, before: Int? = nil) throws {
         connection = try PostgresConnection.forStore(url)
         nextSeq = max(1, seq)
         do {
@@ -32,7 +32,8 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
             try connection.execute("BEGIN READ ONLY")
             try connection.execute("SET LOCAL enable_sort = off")
             try connection.execute("SET LOCAL jit = off")
-            try connection.startCopyOut("COPY (SELECT seq, line FROM \(PostgresSchema.eventsTable) WHERE seq >= \(max(1, seq)) ORDER BY seq) TO STDOUT (FORMAT binary)")
+            let bound = before.map { " AND seq < \($0)" } ?? ""
+            try connection.startCopyOut("COPY (SELECT seq, line FROM \(PostgresSchema.eventsTable) WHERE seq >= \(max(1, seq))\(bound) ORDER BY seq) TO STDOUT (FORMAT binary)")
         } catch let error as PostgresError {
             throw Self.storeError(error)
         }

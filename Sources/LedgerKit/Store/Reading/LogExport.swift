@@ -24,11 +24,22 @@ public enum LogExport {
     }
 
     /// Writes the lines of the log `open` gives (opened again from its first line for a second
-    /// read after a maybe), about `lines` of them, to `write`.
-    static func lines(open: () throws -> any LogBytes, lines: Int, _ write: (UnsafeRawBufferPointer) -> Void) throws -> Outcome {
+    /// read after a maybe), about `lines` of them, to `write`. A source that throws a store's damage
+    /// at a line (PostgreSQL's rows out of `seq` order, or not one line each) may have thrown away
+    /// lines before it the scanner read ahead: with `openBefore`, the lines before that one are read
+    /// again, the ones not yet written written, and the damage returned as a damaged line's is.
+    static func lines(open: () throws -> any LogBytes, openBefore: ((_ line: Int) throws -> any LogBytes)? = nil,
+                      lines: Int, _ write: (UnsafeRawBufferPointer) -> Void) throws -> Outcome {
         var written = 0
-        if let found = try pass(try open(), lines: lines, deferringIDs: true, written: &written, write) { return found }
-        return try pass(try open(), lines: lines, deferringIDs: false, written: &written, write) ?? .exported(tornTail: nil)
+        do {
+            if let found = try pass(try open(), lines: lines, deferringIDs: true, written: &written, write) { return found }
+            return try pass(try open(), lines: lines, deferringIDs: false, written: &written, write) ?? .exported(tornTail: nil)
+        } catch let error as StoreError where error.code == .damaged && error.problem != nil && openBefore != nil {
+            let problem = error.problem!
+            let before = try pass(try openBefore!(problem.line), lines: lines, deferringIDs: false, written: &written, write)
+            if case .damaged? = before { return before! }  // an earlier line is damaged too: that one is named
+            return .damaged(problem)
+        }
     }
 
     /// One read from the log's first line, writing the lines that end past `written` (moved on as
