@@ -39,6 +39,7 @@ enum RecoverCommand {
                 ("compensated", list(report.compensated)), ("stillPending", list(report.stillPending)),
                 ("skippedRunning", list(report.skippedRunning)), ("removedImages", list(report.removedImages)),
                 ("removedTemporaryFiles", list(report.removedTemporaryFiles)), ("destroyedKeys", list(report.destroyedKeys)),
+                ("finishedErasures", list(report.finishedErasures)),
             ]
             if invocation.flag("accept-history") { members.append(("discardedCaches", list(discarded))) }
             context.printJSON(.object(JSONObject(members)))
@@ -53,7 +54,11 @@ enum RecoverCommand {
             for id in report.stillPending { context.print("still compensation-pending: \(id)") }
             for name in report.removedImages { context.print("removed orphan image file: \(name)") }
             for name in report.removedTemporaryFiles { context.print("removed a temporary file left by a crash: \(name)") }
-            for subject in report.destroyedKeys { context.print("destroyed the key of erased \(subject): restored from a backup taken before its erasure") }
+            for subject in report.destroyedKeys {
+                context.print(report.finishedErasures.contains(subject)
+                              ? "destroyed the key of erased \(subject): its erasure was cut short, and is finished now"
+                              : "destroyed the key of erased \(subject): restored from a backup taken before its erasure")
+            }
         }
         return report.stillPending.isEmpty ? 0 : CLIError.Status.failure.rawValue
     }

@@ -18,9 +18,13 @@ public struct RecoveryReport: Equatable, Sendable {
     public var removedImages: [String] = []
     /// Temporary files of the data folder whose writer died (`StaleTemporaryFiles`), removed.
     public var removedTemporaryFiles: [String] = []
-    /// Subjects whose erasure the log records but whose key the key store still held (restored
-    /// from a backup taken before the erasure): their keys destroyed now.
+    /// Subjects whose erasure the log records but whose key the key store still held (an erasure a
+    /// crash cut short, or a key store restored from a backup taken before the erasure): their keys
+    /// destroyed now.
     public var destroyedKeys: [String] = []
+    /// Those of `destroyedKeys` whose erasure a crash cut short (the others' keys came back with a
+    /// restored key store).
+    public var finishedErasures: [String] = []
 
     /// True when nothing was changed.
     public var changedNothing: Bool {
@@ -46,7 +50,9 @@ extension RegistrationCoordinator {
         var report = RecoveryReport()
         report.repairedTornTail = try store.repairTail()
         report.removedTemporaryFiles = try StaleTemporaryFiles.remove(in: directory)
-        report.destroyedKeys = try store.destroyKeysTheLogErased().map(\.text)
+        let destroyed = try store.destroyKeysTheLogErased()
+        report.destroyedKeys = destroyed.all.map(\.text)
+        report.finishedErasures = destroyed.cutShort.map(\.text)
         var views = try currentViews()
         for candidate in views.registrations.rows where candidate.outcome == .inProgress || candidate.outcome == .compensationPending {
             let registration = candidate.registration

@@ -77,9 +77,10 @@ public protocol PersonalDataKeys: EventStore {
     /// the append's transaction).
     func destroyKeys(of subjects: [SubjectID]) throws
     /// `ledger recover`'s sweep: destroys every key still live whose subject an erasure event of the
-    /// whole verified log names (a key store restored from a backup taken before the erasure), as
-    /// `destroyKeys` does; returns those subjects, none when there is no such key.
-    func destroyKeysTheLogErased() throws -> [SubjectID]
+    /// whole verified log names (an erasure a crash cut short, or a key store restored from a backup
+    /// taken before the erasure), as `destroyKeys` does; returns those subjects, none when there is
+    /// no such key.
+    func destroyKeysTheLogErased() throws -> DestroyedKeys
     /// Throws what is wrong with the key store when it is there but cannot be opened (a link, a
     /// FIFO, a file that is not one): said as such, not as keys lost.
     func checkKeyStore() throws
@@ -95,7 +96,27 @@ extension PersonalDataKeys {
     /// A store whose keys are not in a file of its own has nothing to check.
     public func checkKeyStore() throws {}
     /// A store without keys has none left live.
-    public func destroyKeysTheLogErased() throws -> [SubjectID] { [] }
+    public func destroyKeysTheLogErased() throws -> DestroyedKeys { DestroyedKeys() }
+}
+
+/// The keys `destroyKeysTheLogErased` destroyed, by why each was still live.
+public struct DestroyedKeys: Equatable, Sendable {
+    /// Subjects whose erasure a crash cut short (its event durable, its key not yet destroyed), finished now.
+    public var cutShort: [SubjectID]
+    /// Subjects whose key came back with a key store restored from a backup taken before the erasure.
+    public var restored: [SubjectID]
+
+    /// Both lists, each sorted; a subject in both is said once, as cut short.
+    public init(cutShort: [SubjectID] = [], restored: [SubjectID] = []) {
+        let finished = Set(cutShort)
+        self.cutShort = finished.sorted { $0.text < $1.text }
+        self.restored = Set(restored).subtracting(finished).sorted { $0.text < $1.text }
+    }
+
+    /// Every subject whose key was destroyed, sorted.
+    public var all: [SubjectID] { (cutShort + restored).sorted { $0.text < $1.text } }
+    /// True when no key was destroyed.
+    public var isEmpty: Bool { cutShort.isEmpty && restored.isEmpty }
 }
 
 // MARK: - Reading every event

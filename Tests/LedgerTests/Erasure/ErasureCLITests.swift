@@ -308,6 +308,27 @@ import Testing
         }
     }
 
+    /// `recover` says an erasure a crash cut short is finished, not that a backup brought its key back.
+    @Test(arguments: [true, false])
+    func recoverNamesAnErasureCutShortAsSuch(json: Bool) throws {
+        try withLedgerDir { dir in
+            let registered = try dir.register(email: "cut.short@example.com", username: "CutShort", password: Self.password)
+            let uid = try #require(try parseObject(registered.stdout)["uid"] as? String)
+            let killed = try dir.run(["account", "delete", uid], env: ["LEDGER_FAILPOINTS": "PersonalDataErased=crash"])
+            #expect(killed.status != 0, "\(killed)")
+            let recovered = try dir.run(json ? ["recover", "--json"] : ["recover"])
+            #expect(recovered.status == 0, "\(recovered)")
+            if json {
+                let report = try parseObject(recovered.stdout)
+                #expect(report["destroyedKeys"] as? [String] == ["account-\(uid)"], "\(recovered)")
+                #expect(report["finishedErasures"] as? [String] == ["account-\(uid)"], "\(recovered)")
+            } else {
+                #expect(recovered.stdout == "destroyed the key of erased account-\(uid): its erasure was cut short, and is finished now\n", "\(recovered)")
+            }
+            #expect(try dir.run(["verify"]).status == 0)
+        }
+    }
+
     @Test func anErasureWhoseBatchAPowerCutLeftUnfinishedErasesNothing() throws {
         try withTempDirectory { path in
             let dir = LedgerDir(path: path + "/data")

@@ -62,6 +62,7 @@ import Testing
             let recovered = try dir.run(["recover", "--json"])
             #expect(recovered.status == 0, "\(recovered)")
             #expect(try parseObject(recovered.stdout)["destroyedKeys"] as? [String] == [erased.text])
+            #expect(try parseObject(recovered.stdout)["finishedErasures"] as? [String] == [], "a restored key is not an erasure cut short")
             let keys = try KeyStore(directory: dir.path, writable: false)
             #expect(try keys.state(of: erased) == .erased)
             for n in [0, 2] {

@@ -32,6 +32,14 @@ import Testing
             let problems = try parseObject(verified.stdout)["problems"] as? [[String: Any]] ?? []
             #expect(problems.first?["kind"] as? String == (damage.count == 2 ? "invalid-json" : "seq-gap"), "\(problems)")
             #expect((problems.first?["message"] as? String)?.contains("ledger_events") == true, "\(problems)")
+            // The report's head ends the last whole batch (a registration's three lines) before the
+            // rows that do not hold, as a file's ends its intact prefix.
+            let intact = damage.count == 2 ? 0 : 3
+            let report = try parseObject(verified.stdout)
+            #expect((report["head"] as? [String: Any])?["seq"] as? Int == intact, "\(report)")
+            #expect(report["events"] as? Int == intact, "\(report)")
+            let human = try pg.run(["verify"])
+            #expect(human.stdout.contains("intact through seq \(intact) "), "\(human)")
             for read in ["replay", "users", "audit"] {
                 let result = try pg.run([read, "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "0"])
                 #expect(result.status == 1, "\(read): \(result)")

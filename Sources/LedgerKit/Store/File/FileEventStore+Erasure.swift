@@ -124,7 +124,7 @@ extension FileEventStore {
         // Damage below: the writer refuses (its catch-up) and nothing is destroyed for it.
         guard scan.intact else { return }
         let erased = scan.erased.intersection(named)
-        keysDestroyedOnTheWay += try destroyHoldingLock(erased.sorted { $0.text < $1.text },
+        erasuresFinishedOnTheWay += try destroyHoldingLock(erased.sorted { $0.text < $1.text },
                                                         emails: erased.compactMap(\.account).flatMap { scan.emails[$0] ?? [] },
                                                         heldByLiveAccount: scan.accounts.holdsLiveAccount)
     }
@@ -133,21 +133,22 @@ extension FileEventStore {
     /// whole verified log holds but whose keys the key store still has (restored from a backup taken
     /// before the erasure, beside caches written after it, so no writer meets the events again) lose
     /// their keys, with the sign-in lock files of the emails those keys still open and the caches,
-    /// as an erasure does. Returns them, sorted; none (and nothing touched) when no such key is left.
-    public func destroyKeysTheLogErased() throws -> [SubjectID] {
+    /// as an erasure does. Returns them, sorted, with those of an erasure cut short (its marker left)
+    /// apart; none (and nothing touched) when no such key is left.
+    public func destroyKeysTheLogErased() throws -> DestroyedKeys {
         let lock = try StoreError.mapping { try lockForAppend() }
         defer { lock.unlock() }
         return try destroyKeysTheLogErasedHoldingLock()
     }
 
     /// `destroyKeysTheLogErased` for a caller that holds the writers' lock.
-    private func destroyKeysTheLogErasedHoldingLock() throws -> [SubjectID] {
+    private func destroyKeysTheLogErasedHoldingLock() throws -> DestroyedKeys {
         let log = try StoreError.mapping { try logForAppend() }
-        guard let keys = try dataKeys() else { return [] }
+        guard let keys = try dataKeys() else { return DestroyedKeys() }
         // What a writer meets first (an erasure past the caches: its keys destroyed on the way) is
         // reported with what the sweep finds; and a live account's email keeps its lock file.
         try catchUpAsWriter(log)
-        defer { keysDestroyedOnTheWay = [] }
+        defer { keysDestroyedOnTheWay = []; erasuresFinishedOnTheWay = [] }
         let scan = try erasures(in: log)
         guard scan.intact else { throw StoreError(.damaged, "the log is damaged: no key is destroyed because of it — run `ledger verify`") }
         let erased = scan.erased
@@ -160,7 +161,7 @@ extension FileEventStore {
             try destroyHoldingLock(live, emails: live.compactMap(\.account).flatMap { scan.emails[$0] ?? [] },
                                    heldByLiveAccount: scan.accounts.holdsLiveAccount)
         }
-        return Array(Set(keysDestroyedOnTheWay + live)).sorted { $0.text < $1.text }
+        return DestroyedKeys(cutShort: erasuresFinishedOnTheWay, restored: keysDestroyedOnTheWay + live)
     }
 
     /// A writer's start (and its first catch-up after each erasure it folds): when the key store
@@ -185,7 +186,9 @@ extension FileEventStore {
         // Only an erasure the verified prefix holds where the record says (a forged record names a live subject).
         guard !live.isEmpty, live.contains(where: { $0.offset < prefix.verifiedSize && ErasureLine.holds($0.erasure, in: log, size: prefix.verifiedSize, at: $0.offset) })
         else { return }
-        keysDestroyedOnTheWay += try destroyKeysTheLogErasedHoldingLock()
+        let destroyed = try destroyKeysTheLogErasedHoldingLock()
+        erasuresFinishedOnTheWay += destroyed.cutShort
+        keysDestroyedOnTheWay += destroyed.restored
         try syncIndexFile(log)
         try catchUp(log, repairing: true)
         prefix.table?.setCoverage(prefix.coverage, logDevice: logIdentity.dev, inode: logIdentity.ino)
@@ -227,7 +230,7 @@ extension FileEventStore {
             }
             prefix = VerifiedPrefix()  // the index this process mapped is gone: the next append rebuilds it
         }
-        return destroyed
+        return destroyed.all
     }
 
     /// True when the file at `path` (the writers' index or its checkpoint) is an index that says it

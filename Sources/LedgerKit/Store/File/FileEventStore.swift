@@ -43,8 +43,11 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
     /// The key store this writer encrypts with, once opened (`dataKeys`).
     var openKeys: KeyStore?
     /// Subjects whose live key this store destroyed on its way, for an erasure event it met past
-    /// its caches or an erasure cut short (not one it was asked to make): `recover` reports them.
+    /// its caches (not one it was asked to make): `recover` reports them.
     var keysDestroyedOnTheWay: [SubjectID] = []
+    /// Subjects of an erasure cut short (its marker left) whose keys this store destroyed on its
+    /// way: `recover` reports them as finished.
+    var erasuresFinishedOnTheWay: [SubjectID] = []
     /// How many erasures the writers' index had folded when this store last looked for their keys
     /// (`finishErasuresTheIndexRecords`).
     var erasuresLookedAt = 0

@@ -73,9 +73,11 @@ extension PostgresEventStore {
     /// drops goes (`erasureStatements`) and the account-state tables are folded again from the
     /// whole log, its erasures winning (tables folded with the restored key held the erased data).
     /// Returns them, sorted.
-    public func destroyKeysTheLogErased() throws -> [SubjectID] {
+    /// (PostgreSQL destroys an erasure's keys in the transaction that appends its event: none is
+    /// ever cut short.)
+    public func destroyKeysTheLogErased() throws -> DestroyedKeys {
         let erased = Set(try scanViews(wanted: { $0.fact.erasedSubject != nil }, visit: { _, _ in }).compactMap(\.event.erasedSubject))
-        guard !erased.isEmpty else { return [] }
+        guard !erased.isEmpty else { return DestroyedKeys() }
         let connection = try connection()
         let destroyed: [SubjectID]
         do {
@@ -100,7 +102,7 @@ extension PostgresEventStore {
         }
         for subject in destroyed { keyRing.forget(subject) }
         if !destroyed.isEmpty { _ = try? connection.execute("VACUUM ledger_keys") }
-        return destroyed
+        return DestroyedKeys(restored: destroyed)
     }
 }
 

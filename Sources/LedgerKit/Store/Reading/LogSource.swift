@@ -123,7 +123,7 @@ extension LogSource {
         if case .postgres(let store) = self {
             guard try store.holdsLiveKeys(of: store.keyRing.erasedSubjectsMet) || !(try store.restoredKeys(of: recorded)).isEmpty else { return [] }
             do {
-                return try store.destroyKeysTheLogErased()
+                return try store.destroyKeysTheLogErased().all
             } catch let error as StoreError where error.code == .historyRewritten {
                 return []  // as on the file store: a log rewritten under its caches destroys nothing, and says so to writers
             }

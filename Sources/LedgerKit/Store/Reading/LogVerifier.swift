@@ -162,8 +162,22 @@ public enum LogVerifier {
         do {
             try scan(opened.bytes, &checker, &report, &head, anchors: anchors, found: &found, end: &end, visit: visit)
         } catch let error as StoreError where error.code == .damaged && error.problem != nil {
-            // The store's rows themselves do not hold one line each in `seq` order: the stream stops there.
-            if report.problems.count < maxProblems { report.problems.append(error.problem!) }
+            // The store's rows themselves do not hold one line each in `seq` order: the stream stops
+            // there, and the chunks the scanner read ahead of it are gone. The lines before it are
+            // read again, up to it, so the report's head and count are those of the rows that hold
+            // (whole batches: one the bound cuts is not a torn tail of the store).
+            let problem = error.problem!
+            guard case .postgres(let store) = source else { throw error }
+            report = VerifyReport()
+            head = nil
+            checker = ChainChecker(opener: opener)
+            checker.reserve(lines: max(0, problem.line - 1))
+            try scan(try PostgresLineStream(store.url, from: 1, before: problem.line), &checker, &report, &head,
+                     anchors: anchors, found: &found, end: &end, visit: visit)
+            report.problems.removeAll { $0.kind == .tornTail }
+            if report.problems.count < maxProblems { report.problems.append(problem) }
+            if let head { report.head = Head(seq: head.seq, hash: head.hash.hex) }
+            return report
         }
         if checker.idsMayRepeat() { return nil }
         if let head { report.head = Head(seq: head.seq, hash: head.hash.hex) }
