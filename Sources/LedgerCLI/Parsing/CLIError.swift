@@ -74,6 +74,8 @@ public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
                 return system(error.cause!)
             case .io where error.reason == StoreError.notRegularFile:
                 return .environment(advise(error.message, advice(for: ELOOP)), code: "not-regular-file")
+            case .io where error.reason == StoreError.serverRefused:
+                return .environment(advise(error.message, "the PostgreSQL server's log says more"), code: code)
             case .io:
                 return .environment(advise(error.message, "check that the data directory (--data DIR) is writable and the disk has space"), code: code)
             case .notDurable:

@@ -28,6 +28,8 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The `reason` of an `io` error for a store file that is a symbolic link or not a regular file,
     /// one opened for writing that is a hard link, or a data-directory folder that is a link.
     public static let notRegularFile = "not-a-regular-file"
+    /// `reason` of an `io` error: the PostgreSQL server refused a statement (its message says why).
+    public static let serverRefused = "server-refused"
     /// `reason` of an `unavailable` error: libpq, which a PostgreSQL store needs, cannot be loaded.
     public static let clientLibraryMissing = "client-library-missing"
 

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import LedgerDomain
 import LedgerKit
 import Testing
 
@@ -106,6 +107,38 @@ struct PostgresCLITests {
                 #expect(registered.status == 0, "\(registered)")
                 #expect(try pg.run(["verify"]).status == 0)
             }
+        }
+    }
+
+    /// A log may hold the year 0000, which PostgreSQL's `timestamptz` has no number for (its 1 BC):
+    /// the store takes it, and gives the same bytes back.
+    @Test func aLogOfTheYearZeroIsImportedAndExportedAsItIs() throws {
+        try withTempDirectory { folder in
+            var envelopes = try LogRewriting.envelopes(try readBytes(Paths.demoLog))
+            envelopes[0].at = try #require(Timestamp(rfc3339: "0000-01-01T00:00:00.000Z"))
+            envelopes[1].at = try #require(Timestamp(rfc3339: "0000-12-31T23:59:59.999Z"))
+            let log = "\(folder)/year-zero.jsonl"
+            try writeBytes(LogRewriting.chained(envelopes), to: log)
+            #expect(try ledger("verify", log).status == 0)
+            try withPostgresLedger { pg in
+                let imported = try pg.run(["import", log])
+                #expect(imported.status == 0, "\(imported)")
+                #expect(Array(try pg.export().stdout.utf8) == (try readBytes(log)))
+                #expect(try pg.run(["verify"]).status == 0)
+            }
+        }
+    }
+
+    /// A statement the server refuses is said as the server's refusal, not as a data folder's trouble.
+    @Test func aStatementTheServerRefusesPointsAtTheServer() throws {
+        try withPostgresLedger { pg in
+            try PostgresConnection(pg.url).execute("ALTER TABLE ledger_events ADD CONSTRAINT few_lines CHECK (seq < 3)")
+            let imported = try pg.run(["import", Paths.demoLog, "--json"])
+            #expect(imported.status == 3, "\(imported)")
+            #expect(imported.stderrLines.count == 1, "\(imported)")
+            #expect(imported.stderr.contains("few_lines") && imported.stderr.contains("PostgreSQL server's log"), "\(imported)")
+            #expect(!imported.stderr.contains("data directory"), "\(imported)")
+            #expect(try pg.export().stdout.isEmpty, "all or nothing")
         }
     }
 

@@ -56,7 +56,7 @@ public final class PostgresEventStore: LedgerStore {
         if error.sqlState == "42P01" {
             return StoreError(.unavailable, "\(url.redacted) has no ledger tables; create them with `ledger init --store URL`")
         }
-        return StoreError(.io, "PostgreSQL refused \(what): \(error.message)")
+        return StoreError(.io, "PostgreSQL refused \(what): \(error.message)", reason: StoreError.serverRefused)
     }
 
     /// Creates the tables when missing and applies the data version 2 migration (idempotent), and
@@ -152,9 +152,17 @@ public final class PostgresEventStore: LedgerStore {
 
     // MARK: - Rows
 
+    /// The `at` column's text of `time`: its RFC 3339 form, but for the year 0000 a log may hold,
+    /// which PostgreSQL has no number for: the same year is its 1 BC. (No query reads the column;
+    /// the line is what counts.)
+    static func timestamptz(_ time: Timestamp) -> String {
+        let text = time.rfc3339
+        return text.hasPrefix("0000-") ? "0001" + text.dropFirst(4) + " BC" : text
+    }
+
     /// The column values of one event, in `insert`'s column order.
     static func row(_ envelope: Envelope, streamPosition: Int, line: String) -> [String?] {
-        [String(envelope.seq), envelope.id, envelope.at.rfc3339, envelope.type, String(envelope.v), envelope.stream,
+        [String(envelope.seq), envelope.id, timestamptz(envelope.at), envelope.type, String(envelope.v), envelope.stream,
          String(streamPosition), String(decoding: JSONWriter.bytes(.object(envelope.data)), as: UTF8.self),
          envelope.prev, envelope.hash, line]
     }
