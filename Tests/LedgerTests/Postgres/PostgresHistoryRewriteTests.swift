@@ -9,7 +9,10 @@ import Testing
 // tables again in silence, until `ledger recover --accept-history` says the log is the one to keep.
 
 @Suite struct PostgresHistoryRewriteTests {
-    @Test func aRechainedHistoryIsRefusedByWritersUntilAccepted() throws {
+    /// Whether the rows' `hash` column was rewritten with the lines or left as it was: only the
+    /// lines count (a `hash` left alone must not vouch for a rewritten line).
+    @Test(arguments: [true, false])
+    func aRechainedHistoryIsRefusedByWritersUntilAccepted(hashColumnToo: Bool) throws {
         try withPostgresLedger { pg in
             let password = "correct horse rewrite"
             for n in 0..<2 {
@@ -23,10 +26,17 @@ import Testing
             let admin = try PostgresConnection(pg.url)
             for (n, line) in lines.enumerated() {
                 let text = String(decoding: line.dropLast(), as: UTF8.self)
-                #expect(try admin.execute("UPDATE ledger_events SET line = $1, hash = $2 WHERE seq = $3",
-                                          [text, String(text.suffix(66).prefix(64)), String(n + 1)]).affectedRows == 1)
+                let update = hashColumnToo
+                    ? try admin.execute("UPDATE ledger_events SET line = $1, hash = $2 WHERE seq = $3", [text, String(text.suffix(66).prefix(64)), String(n + 1)])
+                    : try admin.execute("UPDATE ledger_events SET line = $1 WHERE seq = $2", [text, String(n + 1)])
+                #expect(update.affectedRows == 1)
             }
-            #expect(try pg.run(["verify"]).status == 0, "the rewritten chain holds on its own")
+            // The chain holds on its own; the account-state tables remember the other history.
+            let verified = try pg.run(["verify", "--json"])
+            #expect(verified.status == 1, "\(verified)")
+            let problems = try parseObject(verified.stdout)["problems"] as? [[String: Any]] ?? []
+            #expect(problems.contains { $0["kind"] as? String == "history-rewritten" && $0["line"] as? Int == lines.count
+                && ($0["message"] as? String)?.contains("ledger_account_state") == true }, "\(problems)")
             let before = try pg.export().stdout
             let refused = try pg.run(LedgerDir.registerArguments(email: uniqueEmail("after"), username: "A"), stdin: password + "\n")
             #expect(refused.status == 1 && refused.stderr.contains("the history was rewritten"), "\(refused)")
@@ -40,6 +50,35 @@ import Testing
             #expect(try pg.run(["verify"]).status == 0)
         }
     }
+    /// The views checkpoint's row records the line it was saved at: a history rewritten under it is
+    /// named by `verify`, as the account-state tables' mark is; a checkpoint whose seal no longer
+    /// holds is no evidence of anything.
+    @Test(arguments: [true, false])
+    func theViewsCheckpointRemembersARewrittenHistory(sealed: Bool) throws {
+        try withPostgresLedger { pg in
+            for n in 0..<2 {
+                let registered = try pg.run(LedgerDir.registerArguments(email: uniqueEmail("cp\(n)"), username: "C"), stdin: "correct horse cp\n")
+                try #require(registered.status == 0, "\(registered)")
+            }
+            #expect(try pg.run(["replay"], env: ["LEDGER_CHECKPOINT_EVERY": "1"]).status == 0)
+            let admin = try PostgresConnection(pg.url)
+            try #require(try admin.execute("SELECT count(*) FROM ledger_checkpoints").int(0, 0) == 1, "a read saved the checkpoint")
+            var envelopes = try LogRewriting.envelopes(Array(try pg.export().stdout.utf8))
+            envelopes[0].at = Timestamp(millis: envelopes[0].at.millis + 1)
+            for (n, line) in splitLines(LogRewriting.chained(envelopes)).enumerated() {
+                let text = String(decoding: line.dropLast(), as: UTF8.self)
+                _ = try admin.execute("UPDATE ledger_events SET line = $1, hash = $2 WHERE seq = $3", [text, String(text.suffix(66).prefix(64)), String(n + 1)])
+            }
+            try admin.execute("DELETE FROM ledger_account_state")  // only the checkpoint remembers
+            if !sealed { try admin.execute("UPDATE ledger_checkpoints SET body = body || '\\x00'::bytea") }
+            let verified = try pg.run(["verify", "--json"])
+            let problems = try parseObject(verified.stdout)["problems"] as? [[String: Any]] ?? []
+            let named = problems.contains { $0["kind"] as? String == "history-rewritten" && ($0["message"] as? String)?.contains("ledger_checkpoints") == true }
+            #expect(named == sealed, "\(verified)")
+            #expect(verified.status == (sealed ? 1 : 0), "\(verified)")
+        }
+    }
+
     /// An erasure of a live account forged into the middle of `ledger_events`, every later line
     /// chained again: a read that meets it destroys no key (the account-state tables remember the
     /// other history, as writers find), and writers still refuse.

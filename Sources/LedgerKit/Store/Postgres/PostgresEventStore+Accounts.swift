@@ -25,7 +25,7 @@ extension PostgresEventStore {
     static let accountMarkQuery = """
         SELECT (SELECT line FROM ledger_events ORDER BY seq DESC LIMIT 1),
                (SELECT seq FROM ledger_account_state), (SELECT hash FROM ledger_account_state),
-               (SELECT hash FROM ledger_events WHERE seq = (SELECT seq FROM ledger_account_state))
+               (SELECT line FROM ledger_events WHERE seq = (SELECT seq FROM ledger_account_state))
         """
 
     /// The head and the account state's mark, in one statement (one snapshot).
@@ -41,14 +41,17 @@ extension PostgresEventStore {
             mark.head = Head(seq: envelope.seq, hash: envelope.hash)
             mark.lastAt = envelope.at
         }
-        if let folded = result.int(0, 1), folded <= mark.head.seq, folded == 0 || result.string(0, 2) == result.string(0, 3) {
+        // The hash of the line the mark names, from the line itself: the row's `hash` column is a
+        // copy no check reads, so one left as it was beside a rewritten line must not vouch for it.
+        let found = result.isNull(0, 3) ? nil : try result.bytes(0, 3) { line in try decodeEnvelope(line).hash }
+        if let folded = result.int(0, 1), folded <= mark.head.seq, folded == 0 || result.string(0, 2) == found {
             mark.folded = folded
         }
         // The tables recorded another hash for a line the log still holds: a rewritten history, not
         // a stale cache (that would name a line past the head, after a restore from an older backup).
         if let seq = result.int(0, 1), let recorded = result.string(0, 2),
            let rewrite = HistoryRewrite.evidence(cache: "the account-state tables (ledger_account_state)",
-                                                 recorded: Head(seq: seq, hash: recorded), found: result.string(0, 3)) {
+                                                 recorded: Head(seq: seq, hash: recorded), found: found) {
             throw StoreError(.historyRewritten, rewrite.message)
         }
         return mark

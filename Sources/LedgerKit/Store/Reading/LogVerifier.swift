@@ -40,7 +40,12 @@ public enum LogVerifier {
         // with the per-line check, which names the line.
         // The lines the caches beside a log file recorded (`HistoryRewrite`), found on the way as anchors are.
         var recorded: [RecordedHead] = []
-        if checkingCaches, case .file(let path) = source { recorded = RecordedHeads.of(logPath: path).filter { $0.intact() } }
+        if checkingCaches {
+            switch source {
+            case .file(let path): recorded = RecordedHeads.of(logPath: path).filter { $0.intact() }
+            case .postgres(let store): recorded = try store.recordedHeads()  // each one's seal checked when it disagrees
+            }
+        }
         let wanted = Set(anchors.map(\.seq) + recorded.map(\.head.seq))
         var found: [Int: Digest32] = [:]
         var verifiedEnd = 0  // where the intact prefix's last line ends
@@ -102,7 +107,9 @@ public enum LogVerifier {
                 }
             }
         }
-        for rewrite in recorded.compactMap({ HistoryRewrite.evidence(cache: $0.cache, recorded: $0.head, found: found[$0.head.seq]?.hex) }) {
+        for rewrite in recorded.compactMap({ cache in
+            HistoryRewrite.evidence(cache: cache.cache, recorded: cache.head, found: found[cache.head.seq]?.hex).flatMap { cache.intact() ? $0 : nil }
+        }) {
             verified.problems.append(LogProblem(line: rewrite.seq, kind: .historyRewritten, message: rewrite.message))
         }
         // A cache names a line past the log's end (stale, or a rewrite whose tail was dropped): the
