@@ -13,21 +13,47 @@ extension PostgresEventStore {
         }
     }
 
-    /// Every event of `stream`, in order, each line's hash and schema verified.
+    /// Every event of `stream`, in order, from the whole verified log (as the file store's): the
+    /// lines picked by the stream each one names, never by the rows' `stream` column, which is a
+    /// copy any hand can change. What a decision reads (a token's use, a registration to
+    /// compensate): a row moved out of its stream by that column must not be forgotten.
     public func readStream(_ stream: String) throws -> [RecordedEvent] {
+        guard let (category, id) = StreamName.parse(stream), let bits = UUIDBits(uuid: id) else { return [] }
+        var picked: [[UInt8]] = []
+        var damage: LogProblem?
+        var checker = ChainChecker(opener: keyRing)
+        try LogScanner.scanFactsLendingChecker(try PostgresLineStream(url, from: 1), checker: &checker, { item, _, chunk in
+            switch item {
+            case .event(let event, _, let offset, let length):
+                if event.pointee.category == category && event.pointee.stream == bits { picked.append(Array(chunk.bytes(offset..<(offset + length - 1)))) }
+                return true
+            case .problem(let problem, _, _), .tornTail(let problem, _, _):
+                damage = problem
+                return false
+            }
+        }, endOfChunk: { _, _ in true })
+        if let damage { throw StoreError(.damaged, "the PostgreSQL log is damaged at \(damage); run `ledger verify`", problem: damage) }
+        return try picked.map { line in try line.withUnsafeBufferPointer { try Self.verifyAlone($0, opener: keyRing) } }
+    }
+
+    /// Every event of `stream`, found by the table's index on its `stream` column: each line must
+    /// verify on its own and name that stream, in `seq` order; when one does not (a row whose
+    /// column was changed), the whole log is read instead (`readStream`). For what only looks a
+    /// stream up; a row taken out of the stream by its column is not seen here.
+    public func readIndexedStream(_ stream: String) throws -> [RecordedEvent] {
         let connection = try connection()
+        let events: [RecordedEvent]
         do {
             let result = try connection.execute("SELECT line FROM ledger_events WHERE stream = $1 ORDER BY seq", [stream])
-            return try (0..<result.count).map { row in
+            events = try (0..<result.count).map { row in
                 try result.bytes(row, 0) { line in try Self.verifyAlone(line, opener: keyRing) }
             }
         } catch {
             throw storeError(error, during: "a stream read")
         }
+        guard events.allSatisfy({ $0.envelope.stream == stream }) else { return try readStream(stream) }
+        return events
     }
-
-    /// Every event of `stream`: the table's index on `stream` is where its lines are (`readStream`).
-    public func readIndexedStream(_ stream: String) throws -> [RecordedEvent] { try readStream(stream) }
 
     /// The number of events in `stream`: its last stream position, the number `append` checks.
     public func streamVersion(_ stream: String) throws -> Int {
