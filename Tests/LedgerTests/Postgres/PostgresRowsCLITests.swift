@@ -15,6 +15,30 @@ import Testing
         #expect(try pg.run(["verify"]).status == 0)
     }
 
+    /// Rows stored out of `seq` order (a row written again goes to the table's end) are no damage:
+    /// a whole read that meets one goes on from the primary key, and every read, `verify` and
+    /// `export` give what they gave before.
+    @Test func rowsStoredOutOfOrderReadAsBefore() throws {
+        try withPostgresLedger { pg in
+            try populated(pg)
+            let env = ["LEDGER_CHECKPOINT_EVERY": "0"]
+            let before = try ["replay", "users", "audit"].map { try pg.run([$0, "--json"], env: env).stdout }
+            let exported = try pg.export().stdout
+            let connection = try PostgresConnection(pg.url)
+            for seq in [2, 5, 1] { try connection.execute("UPDATE ledger_events SET line = line WHERE seq = \(seq)") }
+            #expect(try connection.execute("SELECT seq FROM ledger_events").int(0, 0) != 1, "the table's first row is no longer seq 1")
+            #expect(try ["replay", "users", "audit"].map { try pg.run([$0, "--json"], env: env).stdout } == before)
+            #expect(try pg.export().stdout == exported)
+            let verified = try pg.run(["verify", "--json"])
+            #expect(try verified.status == 0 && parseObject(verified.stdout)["events"] as? Int == 6, "\(verified)")
+            // A gap after rows out of order is still a gap, named at its line.
+            try connection.execute("DELETE FROM ledger_events WHERE seq = 4")
+            let gap = try pg.run(["verify", "--json"])
+            let problems = try parseObject(gap.stdout)["problems"] as? [[String: Any]] ?? []
+            #expect(gap.status == 1 && problems.first?["kind"] as? String == "seq-gap" && problems.first?["line"] as? Int == 4, "\(gap)")
+        }
+    }
+
     /// Row `seq 2` given row 3's line after its own (a newline between), and row 3 deleted: the
     /// lines still chain, the rows do not; or the last row's `seq` moved on, leaving a gap.
     @Test(arguments: [

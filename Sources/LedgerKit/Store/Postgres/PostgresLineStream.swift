@@ -9,7 +9,9 @@ import LedgerDomain
 /// no copy of the log anywhere. Offsets count from the first line streamed. Read in order only
 /// (the scanner's reader, on one thread at a time).
 final class PostgresLineStream: LogBytes, @unchecked Sendable {
-    private let connection: PostgresConnection
+    private let url: PostgresURL
+    private let before: Int?
+    private var connection: PostgresConnection
     private var position = 0
     /// Bytes of a row that did not fit the last read, delivered first by the next one.
     private var pending: [UInt8] = []
@@ -19,24 +21,41 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
     /// The `seq` the next row must have: rows run on without a gap, one line each, so the lines
     /// streamed are the table's rows, each where its `seq` column says.
     private var nextSeq: Int
+    /// True while the rows come in the table's physical order (a read from the first line), which
+    /// is `seq` order for a table only ever appended to; the first row out of that order ends it,
+    /// and the rest comes from the primary key (`outOfOrder`).
+    private var unordered: Bool
+    private var outOfOrder = false
 
     /// A stream of `url`'s lines with seq `from` and after (before `before`, when given).
     init(_ url: PostgresURL, from seq: Int, before: Int? = nil) throws {
-        connection = try PostgresConnection.forStore(url)
+        self.url = url
+        self.before = before
         nextSeq = max(1, seq)
+        unordered = nextSeq == 1
+        connection = try Self.open(url, from: nextSeq, before: before, ordered: !unordered)
+    }
+
+    /// A connection running the COPY of the lines from `seq` (before `before`): in `seq` order from
+    /// the primary key, or as the table lies (`ordered` false: a sequential scan, about a fifth less
+    /// of the server's time for a whole log, and no index pages read).
+    private static func open(_ url: PostgresURL, from seq: Int, before: Int?, ordered: Bool) throws -> PostgresConnection {
+        let connection = try PostgresConnection.forStore(url)
         do {
             // In `seq` order straight from the primary key: a sort of the whole log would spill to
             // disk before the first line came out. No JIT: compiling the scan costs more than it saves.
-            // Settings local to a read-only transaction (a pooled connection keeps none of them); it
-            // ends with the connection.
+            // A sequential scan starts at the table's first page, not where another scan of it is
+            // (`synchronize_seqscans`). Settings local to a read-only transaction (a pooled
+            // connection keeps none of them); it ends with the connection.
             try connection.execute("BEGIN READ ONLY")
-            try connection.execute("SET LOCAL enable_sort = off")
+            try connection.execute(ordered ? "SET LOCAL enable_sort = off" : "SET LOCAL synchronize_seqscans = off")
             try connection.execute("SET LOCAL jit = off")
             let bound = before.map { " AND seq < \($0)" } ?? ""
-            try connection.startCopyOut("COPY (SELECT seq, line FROM \(PostgresSchema.eventsTable) WHERE seq >= \(max(1, seq))\(bound) ORDER BY seq) TO STDOUT (FORMAT binary)")
+            try connection.startCopyOut("COPY (SELECT seq, line FROM \(PostgresSchema.eventsTable) WHERE seq >= \(seq)\(bound)\(ordered ? " ORDER BY seq" : "")) TO STDOUT (FORMAT binary)")
         } catch let error as PostgresError {
             throw Self.storeError(error)
         }
+        return connection
     }
 
     /// Unknown ahead: the scanner reads a chunk at a time.
@@ -62,6 +81,14 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
                 if try !connection.copyData({ message in try take(message) }) { ended = true }
             } catch let error as PostgresError {
                 throw Self.storeError(error)
+            }
+            if outOfOrder {
+                // The rest from the primary key, on a new connection (the old one's COPY is dropped with it).
+                connection = try Self.open(url, from: nextSeq, before: before, ordered: true)
+                unordered = false
+                outOfOrder = false
+                headerRead = false
+                ended = false
             }
         }
         position += filled
@@ -95,7 +122,13 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
             let length = try int(4)
             guard length <= message.count - cursor else { throw StoreError(.damaged, "a PostgreSQL COPY row ended early") }
             let line = UnsafeBufferPointer(rebasing: message[cursor..<(cursor + length)])
-            guard seq == nextSeq else { throw Self.damage(at: nextSeq, .seqGap, "the row after seq \(nextSeq - 1) has seq \(seq)") }
+            guard seq == nextSeq else {
+                if unordered {
+                    outOfOrder = true  // this row and the rest of this COPY are read again in order
+                    return
+                }
+                throw Self.damage(at: nextSeq, .seqGap, "the row after seq \(nextSeq - 1) has seq \(seq)")
+            }
             guard length > 0, memchr(line.baseAddress!, 0x0A, length) == nil else {
                 throw Self.damage(at: seq, .invalidJSON, "the row's line is empty or holds a newline (more than one line)")
             }
