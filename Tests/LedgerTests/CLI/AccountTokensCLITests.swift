@@ -71,6 +71,11 @@ struct MailedStore {
                 try body(&store)
             }
         }
+        try onPostgres { store, _ in try body(&store) }
+    }
+
+    /// Runs `body` on a PostgreSQL store (and its server, for edits by hand).
+    static func onPostgres(_ body: (inout MailedStore, PostgresLedger) throws -> Void) throws {
         try withTempDirectory("ledger-mail") { folder in
             let mailbox = try Mailbox(folder: folder)
             try withPostgresLedger { pg in
@@ -78,7 +83,7 @@ struct MailedStore {
                     LifecycleStore(run: { try pg.run($0, stdin: $1, env: env) }, log: { try pg.export().stdout },
                                    events: { try pg.events() }, storeArguments: ["--data", pg.dir.path, "--store", pg.url.text])
                 }, dir: pg.dir, mailbox: mailbox)
-                try body(&store)
+                try body(&store, pg)
             }
         }
     }

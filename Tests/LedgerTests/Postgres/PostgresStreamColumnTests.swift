@@ -7,24 +7,10 @@ import Testing
 @Suite struct PostgresStreamColumnTests {
     private static let password = "correct horse column"
 
-    /// Runs `body` with a PostgreSQL store whose mailer writes into a mailbox.
-    private func withMailedStore(_ body: (inout MailedStore, PostgresLedger) throws -> Void) throws {
-        try withTempDirectory("ledger-mail") { folder in
-            let mailbox = try Mailbox(folder: folder)
-            try withPostgresLedger { pg in
-                var store = MailedStore({ env in
-                    LifecycleStore(run: { try pg.run($0, stdin: $1, env: env) }, log: { try pg.export().stdout },
-                                   events: { try pg.events() }, storeArguments: ["--data", pg.dir.path, "--store", pg.url.text])
-                }, dir: pg.dir, mailbox: mailbox)
-                try body(&store, pg)
-            }
-        }
-    }
-
     /// A used reset token whose use (`PasswordChanged`) was moved out of the account's stream by its
     /// column is still used: the token is refused and the password stays.
     @Test func aTokensUseHiddenByTheStreamColumnStillCounts() throws {
-        try withMailedStore { store, pg in
+        try MailedStore.onPostgres { store, pg in
             let email = uniqueEmail("column")
             let registered = try store.call(LedgerDir.registerArguments(email: email, username: "Column"), Self.password + "\n")
             let uid = try #require(try parseObject(registered.stdout)["uid"] as? String)
