@@ -39,6 +39,27 @@ import Testing
         }
     }
 
+    /// A row deleted (inside a batch, or two rows apart) reads as the file with those lines removed:
+    /// `verify --store` gives the file's report, count, head and problems alike.
+    @Test(arguments: [[5], [2, 5]])
+    func aDeletedRowIsReportedAsTheFileWithoutItsLine(_ deleted: [Int]) throws {
+        try withTempDirectory { folder in
+            try withPostgresLedger { pg in
+                try populated(pg)
+                let lines = splitLines(Array(try pg.export().stdout.utf8))
+                let file = "\(folder)/events.jsonl"
+                try writeBytes(lines.enumerated().filter { !deleted.contains($0.offset + 1) }.flatMap(\.element), to: file)
+                for seq in deleted { try PostgresConnection(pg.url).execute("DELETE FROM ledger_events WHERE seq = \(seq)") }
+                let store = try pg.run(["verify", "--json"]), bare = try ledger("verify", file, "--json")
+                #expect(store.status == 1 && bare.status == 1, "\(store) \(bare)")
+                #expect(try parseObject(store.stdout)["events"] as? Int == parseObject(bare.stdout)["events"] as? Int, "\(store) \(bare)")
+                #expect(try parseObject(store.stdout)["anchor"] as? String == parseObject(bare.stdout)["anchor"] as? String, "\(store) \(bare)")
+                let problems = { (text: String) in try (parseObject(text)["problems"] as? [[String: Any]] ?? []).map { "\($0["line"]!) \($0["kind"]!) \($0["message"]!)" } }
+                #expect(try problems(store.stdout) == problems(bare.stdout))
+            }
+        }
+    }
+
     /// Row `seq 2` given row 3's line after its own (a newline between), and row 3 deleted: the
     /// lines still chain, the rows do not; or the last row's `seq` moved on, leaving a gap.
     @Test(arguments: [

@@ -18,28 +18,33 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
     private var pendingStart = 0
     private var headerRead = false
     private var ended = false
-    /// The `seq` the next row must have: rows run on without a gap, one line each, so the lines
-    /// streamed are the table's rows, each where its `seq` column says.
+    /// The `seq` the next row should have. Rows hold one line each, in `seq` order; a row missing
+    /// (a gap) leaves the lines as a file's with that line removed, which the scanner names as it
+    /// does a file's, so the row after a gap must hold the line of its own `seq`.
     private var nextSeq: Int
+    /// The line number of the next row: its place in the log (a gap before it makes it less than its seq).
+    private var nextLine: Int
     /// True while the rows come in the table's physical order (a read from the first line), which
     /// is `seq` order for a table only ever appended to; the first row out of that order ends it,
     /// and the rest comes from the primary key (`outOfOrder`).
     private var unordered: Bool
     private var outOfOrder = false
 
-    /// A stream of `url`'s lines with seq `from` and after (before `before`, when given).
+    /// A stream of `url`'s lines with seq `from` and after (those before line number `before`, when
+    /// given: a line's place in the log, less than its seq after a gap).
     init(_ url: PostgresURL, from seq: Int, before: Int? = nil) throws {
         self.url = url
         self.before = before
         nextSeq = max(1, seq)
+        nextLine = nextSeq
         unordered = nextSeq == 1
-        connection = try Self.open(url, from: nextSeq, before: before, ordered: !unordered)
+        connection = try Self.open(url, from: nextSeq, ordered: !unordered)
     }
 
-    /// A connection running the COPY of the lines from `seq` (before `before`): in `seq` order from
+    /// A connection running the COPY of the lines from `seq`: in `seq` order from
     /// the primary key, or as the table lies (`ordered` false: a sequential scan, about a fifth less
     /// of the server's time for a whole log, and no index pages read).
-    private static func open(_ url: PostgresURL, from seq: Int, before: Int?, ordered: Bool) throws -> PostgresConnection {
+    private static func open(_ url: PostgresURL, from seq: Int, ordered: Bool) throws -> PostgresConnection {
         let connection = try PostgresConnection.forStore(url)
         do {
             // In `seq` order straight from the primary key: a sort of the whole log would spill to
@@ -50,8 +55,7 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
             try connection.execute("BEGIN READ ONLY")
             try connection.execute(ordered ? "SET LOCAL enable_sort = off" : "SET LOCAL synchronize_seqscans = off")
             try connection.execute("SET LOCAL jit = off")
-            let bound = before.map { " AND seq < \($0)" } ?? ""
-            try connection.startCopyOut("COPY (SELECT seq, line FROM \(PostgresSchema.eventsTable) WHERE seq >= \(seq)\(bound)\(ordered ? " ORDER BY seq" : "")) TO STDOUT (FORMAT binary)")
+            try connection.startCopyOut("COPY (SELECT seq, line FROM \(PostgresSchema.eventsTable) WHERE seq >= \(seq)\(ordered ? " ORDER BY seq" : "")) TO STDOUT (FORMAT binary)")
         } catch let error as PostgresError {
             throw Self.storeError(error)
         }
@@ -75,6 +79,10 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
                 continue
             }
             guard !ended else { break }
+            if let before, nextLine >= before {
+                ended = true  // the rest of the COPY goes with the connection
+                break
+            }
             pending.removeAll(keepingCapacity: true)
             pendingStart = 0
             do {
@@ -84,7 +92,7 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
             }
             if outOfOrder {
                 // The rest from the primary key, on a new connection (the old one's COPY is dropped with it).
-                connection = try Self.open(url, from: nextSeq, before: before, ordered: true)
+                connection = try Self.open(url, from: nextSeq, ordered: true)
                 unordered = false
                 outOfOrder = false
                 headerRead = false
@@ -115,6 +123,7 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
             headerRead = true
         }
         while cursor < message.count {
+            if let before, nextLine >= before { return }
             let fields = try int(2)
             if fields == 0xFFFF { return }  // the trailer
             guard fields == 2, try int(4) == 8 else { throw StoreError(.damaged, "a PostgreSQL COPY row is not a seq and a line") }
@@ -122,21 +131,39 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
             let length = try int(4)
             guard length <= message.count - cursor else { throw StoreError(.damaged, "a PostgreSQL COPY row ended early") }
             let line = UnsafeBufferPointer(rebasing: message[cursor..<(cursor + length)])
-            guard seq == nextSeq else {
+            if seq != nextSeq {
                 if unordered {
                     outOfOrder = true  // this row and the rest of this COPY are read again in order
                     return
                 }
-                throw Self.damage(at: nextSeq, .seqGap, "the row after seq \(nextSeq - 1) has seq \(seq)")
+                // Past a gap: a row whose line is another seq's (its `seq` column moved) would chain
+                // as a file's does; it is the rows that are wrong.
+                if seq < nextSeq || Self.lineSeq(line).map({ $0 != seq }) == true {
+                    throw Self.damage(at: nextLine, .seqGap, "the row after seq \(nextSeq - 1) has seq \(seq), which its line does not say")
+                }
             }
             guard length > 0, memchr(line.baseAddress!, 0x0A, length) == nil else {
-                throw Self.damage(at: seq, .invalidJSON, "the row's line is empty or holds a newline (more than one line)")
+                throw Self.damage(at: nextLine, .invalidJSON, "the row's line is empty or holds a newline (more than one line)")
             }
             pending.append(contentsOf: line)
             pending.append(0x0A)
-            nextSeq &+= 1
+            nextSeq = seq &+ 1
+            nextLine &+= 1
             cursor += length
         }
+    }
+
+    /// The seq a line starts with (`{"seq":N,`), nil when it does not (the scanner names that line).
+    private static func lineSeq(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
+        let prefix: [UInt8] = Array(#"{"seq":"#.utf8)
+        guard line.count > prefix.count + 1, line.starts(with: prefix) else { return nil }
+        var value = 0
+        for (n, byte) in line[prefix.count...].enumerated() {
+            if byte == UInt8(ascii: ",") { return n > 0 ? value : nil }
+            guard (0x30...0x39).contains(byte), n < 18 else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+        }
+        return nil
     }
 
     /// The store's rows themselves are damaged at `seq` (what `verify` of their lines could not see).

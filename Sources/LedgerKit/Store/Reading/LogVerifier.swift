@@ -173,14 +173,24 @@ public enum LogVerifier {
             // there, and the chunks the scanner read ahead of it are gone. The lines before it are
             // read again, up to it, so the report's head and count are those of the rows that hold
             // (whole batches: one the bound cuts is not a torn tail of the store).
-            let problem = error.problem!
+            var problem = error.problem!
             guard case .postgres(let store) = source else { throw error }
-            report = VerifyReport()
-            head = nil
-            checker = ChainChecker(opener: opener)
-            checker.reserve(lines: max(0, problem.line - 1))
-            try scan(try PostgresLineStream(store.url, from: 1, before: problem.line), &checker, &report, &head,
-                     anchors: anchors, found: &found, end: &end, visit: visit)
+            // Rows changed while this ran may meet the second read earlier: that row is then the
+            // first damage, and the read goes again up to it (a few times at most).
+            for attempt in 1...4 {
+                report = VerifyReport()
+                head = nil
+                checker = ChainChecker(opener: opener)
+                checker.reserve(lines: max(0, problem.line - 1))
+                do {
+                    try scan(try PostgresLineStream(store.url, from: 1, before: problem.line), &checker, &report, &head,
+                             anchors: anchors, found: &found, end: &end, visit: visit)
+                    break
+                } catch let again as StoreError where again.code == .damaged && again.problem.map({ $0.line < problem.line }) == true {
+                    problem = again.problem!
+                    if attempt == 4 { report = VerifyReport(); head = nil }
+                }
+            }
             report.problems.removeAll { $0.kind == .tornTail }
             if report.problems.count < maxProblems { report.problems.append(problem) }
             if let head { report.head = Head(seq: head.seq, hash: head.hash.hex) }
