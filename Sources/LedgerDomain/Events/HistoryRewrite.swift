@@ -31,6 +31,12 @@ public struct HistoryRewrite: Equatable, Sendable {
         return HistoryRewrite(cache: cache, seq: head.seq, recorded: head.hash, found: found)
     }
 
+    /// `text` when it is a hash as ledger writes one (64 lowercase hex digits), else nil: a cache
+    /// that recorded anything else recorded no line.
+    public static func canonicalHash(_ text: String) -> String? {
+        text.utf8.count == 64 && text.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) ? text : nil
+    }
+
     /// What the operator may do about it.
     public static let remedy = "if this log was restored from a backup on purpose, run `ledger recover --accept-history` to discard the caches"
 

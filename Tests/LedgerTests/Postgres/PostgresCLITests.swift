@@ -225,4 +225,41 @@ struct PostgresTamperTests {
             #expect(users.stderrLines.count == 1)
         }
     }
+
+    /// The last line edited in place (its `hash` member kept): no writer chains onto it.
+    @Test func noWriterAppendsAfterAnEditedHead() throws {
+        try withPostgresLedger { pg in
+            #expect(try pg.run(["import", Paths.demoLog]).status == 0)
+            let admin = try PostgresConnection(pg.url)
+            let edited = try admin.execute("UPDATE ledger_events SET line = replace(line, '\"v\":1', '\"v\":2') WHERE seq = (SELECT max(seq) FROM ledger_events)")
+            #expect(edited.affectedRows == 1)
+            let before = try pg.export().stdout
+            let refused = try pg.run(LedgerDir.registerArguments(email: uniqueEmail("after"), username: "After"), stdin: "correct horse 1\n")
+            #expect(refused.status == 1 && refused.stderr.contains("bad-hash") && refused.stderrLines.count == 1, "\(refused)")
+            #expect(try pg.export().stdout == before, "nothing appended")
+        }
+    }
+
+    /// The account tables' mark naming a line that is not a ledger line is damage named at that line;
+    /// a mark whose hash is not one ledger writes records no line (the tables are folded again).
+    @Test func aMarkNamingABadLineOrHoldingNoHash() throws {
+        try withPostgresLedger { pg in
+            for name in ["A", "B"] {
+                #expect(try pg.run(LedgerDir.registerArguments(email: uniqueEmail(name), username: name), stdin: "correct horse 1\n").status == 0)
+            }
+            let admin = try PostgresConnection(pg.url)
+            let hash = try #require(try admin.execute("SELECT hash FROM ledger_account_state").string(0, 0))
+            try admin.execute("UPDATE ledger_account_state SET hash = $1", [hash.uppercased()])
+            let verified = try pg.run(["verify"])
+            #expect(verified.status == 0, "an uppercase hash is no record of another history: \(verified)")
+            let registered = try pg.run(LedgerDir.registerArguments(email: uniqueEmail("C"), username: "C"), stdin: "correct horse 1\n")
+            #expect(registered.status == 0, "\(registered)")
+            #expect(try pg.run(["verify"]).status == 0)
+
+            try admin.execute("UPDATE ledger_account_state SET seq = 5, hash = (SELECT hash FROM ledger_events WHERE seq = 5)")
+            try admin.execute("UPDATE ledger_events SET line = 'not json' WHERE seq = 5")
+            let refused = try pg.run(LedgerDir.registerArguments(email: uniqueEmail("D"), username: "D"), stdin: "correct horse 1\n")
+            #expect(refused.status == 1 && refused.stderr.contains("line 5") && !refused.stderr.contains("line 0"), "\(refused)")
+        }
+    }
 }

@@ -37,19 +37,40 @@ extension PostgresEventStore {
     static func accountMark(from result: PostgresResult) throws -> AccountMark {
         var mark = AccountMark(head: .empty, lastAt: nil, folded: nil)
         if !result.isNull(0, 0) {
-            let envelope = try result.bytes(0, 0) { line in try decodeEnvelope(line) }
+            // The line the next one chains onto must hash to its own hash: a head edited in place
+            // (its `hash` member kept) is damage, not something to append after.
+            let envelope = try result.bytes(0, 0) { line in
+                let envelope = try decodeEnvelope(line)
+                guard line.count > 75, SHA256.hex(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(line)[..<(line.count - 75)])) == envelope.hash else {
+                    let problem = LogProblem(line: envelope.seq, kind: .badHash, message: "the last line of \(PostgresSchema.eventsTable) does not hash to its hash")
+                    throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem)", problem: problem)
+                }
+                return envelope
+            }
             mark.head = Head(seq: envelope.seq, hash: envelope.hash)
             mark.lastAt = envelope.at
         }
         // The hash of the line the mark names, from the line itself: the row's `hash` column is a
         // copy no check reads, so one left as it was beside a rewritten line must not vouch for it.
-        let found = result.isNull(0, 3) ? nil : try result.bytes(0, 3) { line in try decodeEnvelope(line).hash }
-        if let folded = result.int(0, 1), folded <= mark.head.seq, folded == 0 || result.string(0, 2) == found {
+        let markSeq = result.int(0, 1)
+        let found = result.isNull(0, 3) ? nil : try result.bytes(0, 3) { line in
+            do {
+                return try decodeEnvelope(line).hash
+            } catch let error as StoreError {
+                let problem = LogProblem(line: markSeq ?? 0, kind: error.problem?.kind ?? .invalidJSON,
+                                         message: "the line the account tables' mark names is not a ledger line (\(error.problem?.message ?? error.message))")
+                throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem)", problem: problem)
+            }
+        }
+        // Only a hash as ledger writes it (64 lowercase hex digits) is a record of a line; any other
+        // mark names none, and the tables are folded again.
+        let recorded = result.string(0, 2).flatMap(HistoryRewrite.canonicalHash)
+        if let folded = markSeq, folded <= mark.head.seq, folded == 0 || (recorded != nil && recorded == found) {
             mark.folded = folded
         }
         // The tables recorded another hash for a line the log still holds: a rewritten history, not
         // a stale cache (that would name a line past the head, after a restore from an older backup).
-        if let seq = result.int(0, 1), let recorded = result.string(0, 2),
+        if let seq = markSeq, let recorded,
            let rewrite = HistoryRewrite.evidence(cache: "the account-state tables (ledger_account_state)",
                                                  recorded: Head(seq: seq, hash: recorded), found: found) {
             throw StoreError(.historyRewritten, rewrite.message)

@@ -13,7 +13,7 @@ extension PostgresEventStore {
         var heads: [RecordedHead] = []
         do {
             let mark = try connection.execute("SELECT seq, hash FROM ledger_account_state")
-            if mark.count == 1, let seq = mark.int(0, 0), seq > 0, let hash = mark.string(0, 1) {
+            if mark.count == 1, let seq = mark.int(0, 0), seq > 0, let hash = mark.string(0, 1).flatMap(HistoryRewrite.canonicalHash) {
                 heads.append(RecordedHead(cache: "the account-state tables (ledger_account_state)",
                                           head: Head(seq: seq, hash: hash), lineStart: 0, offset: 0, intact: { true }))
             }
