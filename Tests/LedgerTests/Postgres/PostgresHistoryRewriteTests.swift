@@ -76,6 +76,16 @@ import Testing
             let named = problems.contains { $0["kind"] as? String == "history-rewritten" && ($0["message"] as? String)?.contains("ledger_checkpoints") == true }
             #expect(named == sealed, "\(verified)")
             #expect(verified.status == (sealed ? 1 : 0), "\(verified)")
+            // A read saves no checkpoint over it; a writer, which must fold the tables again, refuses.
+            #expect(try pg.run(["users"], env: ["LEDGER_CHECKPOINT_EVERY": "1"]).status == 0)
+            #expect(try pg.run(["verify"]).status == (sealed ? 1 : 0))
+            let registered = try pg.run(LedgerDir.registerArguments(email: uniqueEmail("after"), username: "A"), stdin: "correct horse cp\n")
+            if sealed {
+                #expect(registered.status == 1 && registered.stderr.contains("the history was rewritten")
+                        && registered.stderr.contains("ledger_checkpoints"), "\(registered)")
+            } else {
+                #expect(registered.status == 0, "\(registered)")
+            }
         }
     }
 

@@ -129,6 +129,9 @@ extension PostgresEventStore {
                                 opener: any PersonalDataOpener, erasure: (SubjectID) -> Void) throws {
         var from = (mark.folded ?? 0) + 1
         if mark.folded == nil {
+            // Tables that no longer name a line of this log are folded again, unless the views
+            // checkpoint remembers another history for a line it holds: that is evidence, as a mark's would be.
+            if let rewrite = try checkpointRewrite(connection) { throw StoreError(.historyRewritten, rewrite.message) }
             try connection.execute("TRUNCATE " + PostgresSchema.accountTables.joined(separator: ", "))
             accounts.forget()
             from = 1

@@ -60,10 +60,16 @@ extension PostgresEventStore {
     }
 
     /// Keeps `checkpoint` as the store's newest (the older ones deleted), unless an erasure was
-    /// appended after its line. Failure (a role that may
+    /// appended after its line or the newest one remembers another history (`checkpointRewrite`). Failure (a role that may
     /// not write, a lost connection) leaves the store as it was: it is only a cache.
     public func saveCheckpoint(_ checkpoint: Checkpoint) {
         guard checkpoint.isWhole, let connection = try? connection() else { return }
+        // One that remembers another history stays, as the evidence writers refuse on.
+        do {
+            guard try Self.checkpointRewrite(connection) == nil else { return }
+        } catch {
+            return
+        }
         var body: [UInt8] = []
         var tooLarge = false
         CheckpointWriter.write(checkpoint.views, ids: checkpoint.ids) { bytes in

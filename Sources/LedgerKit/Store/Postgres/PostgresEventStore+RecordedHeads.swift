@@ -41,6 +41,29 @@ extension PostgresEventStore {
         return heads
     }
 
+    /// The rewritten history the views checkpoint remembers: its row's head (held in its sealed
+    /// body) names a line the store holds with another hash. Nil when there is none, the checkpoint
+    /// names no line of the store, or its seal does not hold (a damaged checkpoint is no evidence).
+    /// A writer that must fold the account tables again from the first line asks first, and so does
+    /// a read before it puts a new checkpoint in its place: neither wipes out that evidence.
+    static func checkpointRewrite(_ connection: PostgresConnection) throws -> HistoryRewrite? {
+        let rows: PostgresResult
+        do {
+            rows = try connection.execute("""
+                SELECT c.seq, substring(c.body FROM 1 FOR 56), e.line
+                FROM (SELECT seq, body FROM ledger_checkpoints ORDER BY seq DESC LIMIT 1) AS c LEFT JOIN ledger_events AS e ON e.seq = c.seq
+                """, [], binaryResults: true)
+        } catch let error as PostgresError where error.sqlState == "42P01" {
+            return nil
+        }
+        guard rows.count == 1, let head = rows.bytes(0, 1, { checkpointHead(UnsafeRawBufferPointer($0)) }), head.seq > 0, !rows.isNull(0, 2),
+              let found = try? rows.bytes(0, 2, { try decodeEnvelope($0).hash }),
+              let rewrite = HistoryRewrite.evidence(cache: "the views checkpoint (ledger_checkpoints)", recorded: head, found: found)
+        else { return nil }
+        let sealed = try connection.execute("SELECT encode(sha256(body), 'hex') = seal FROM ledger_checkpoints WHERE seq = $1", [String(head.seq)])
+        return sealed.string(0, 0) == "t" ? rewrite : nil
+    }
+
     /// The head at the start of a checkpoint body; nil when it is not one.
     private static func checkpointHead(_ raw: UnsafeRawBufferPointer) -> Head? {
         guard raw.count == 56, Array(raw[0..<8]) == CheckpointWriter.magic else { return nil }
