@@ -16,8 +16,7 @@ import Testing
     }
 
     /// Rows stored out of `seq` order (a row written again goes to the table's end) are no damage:
-    /// a whole read that meets one goes on from the primary key, and every read, `verify` and
-    /// `export` give what they gave before.
+    /// every read, `verify` and `export` give what they gave before (the rows come in `seq` order).
     @Test func rowsStoredOutOfOrderReadAsBefore() throws {
         try withPostgresLedger { pg in
             try populated(pg)

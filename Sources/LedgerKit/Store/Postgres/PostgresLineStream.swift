@@ -9,9 +9,8 @@ import LedgerDomain
 /// no copy of the log anywhere. Offsets count from the first line streamed. Read in order only
 /// (the scanner's reader, on one thread at a time).
 final class PostgresLineStream: LogBytes, @unchecked Sendable {
-    private let url: PostgresURL
     private let before: Int?
-    private var connection: PostgresConnection
+    private let connection: PostgresConnection
     private var position = 0
     /// Bytes of a row that did not fit the last read, delivered first by the next one.
     private var pending: [UInt8] = []
@@ -24,38 +23,30 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
     private var nextSeq: Int
     /// The line number of the next row: its place in the log (a gap before it makes it less than its seq).
     private var nextLine: Int
-    /// True while the rows come in the table's physical order (a read from the first line), which
-    /// is `seq` order for a table only ever appended to; the first row out of that order ends it,
-    /// and the rest comes from the primary key (`outOfOrder`).
-    private var unordered: Bool
-    private var outOfOrder = false
 
     /// A stream of `url`'s lines with seq `from` and after (those before line number `before`, when
     /// given: a line's place in the log, less than its seq after a gap).
     init(_ url: PostgresURL, from seq: Int, before: Int? = nil) throws {
-        self.url = url
         self.before = before
         nextSeq = max(1, seq)
         nextLine = nextSeq
-        unordered = nextSeq == 1
-        connection = try Self.open(url, from: nextSeq, ordered: !unordered)
+        connection = try Self.open(url, from: nextSeq)
     }
 
-    /// A connection running the COPY of the lines from `seq`: in `seq` order from
-    /// the primary key, or as the table lies (`ordered` false: a sequential scan, about a fifth less
-    /// of the server's time for a whole log, and no index pages read).
-    private static func open(_ url: PostgresURL, from seq: Int, ordered: Bool) throws -> PostgresConnection {
+    /// A connection running the COPY of the lines from `seq`, in `seq` order from the primary key.
+    /// (A sequential scan of the table as it lies, which takes the server a fifth less time for a
+    /// whole log, read a million events no faster here: the client is the longer part.)
+    private static func open(_ url: PostgresURL, from seq: Int) throws -> PostgresConnection {
         let connection = try PostgresConnection.forStore(url)
         do {
             // In `seq` order straight from the primary key: a sort of the whole log would spill to
             // disk before the first line came out. No JIT: compiling the scan costs more than it saves.
-            // A sequential scan starts at the table's first page, not where another scan of it is
-            // (`synchronize_seqscans`). Settings local to a read-only transaction (a pooled
-            // connection keeps none of them); it ends with the connection.
+            // Settings local to a read-only transaction (a pooled connection keeps none of them); it
+            // ends with the connection.
             try connection.execute("BEGIN READ ONLY")
-            try connection.execute(ordered ? "SET LOCAL enable_sort = off" : "SET LOCAL synchronize_seqscans = off")
+            try connection.execute("SET LOCAL enable_sort = off")
             try connection.execute("SET LOCAL jit = off")
-            try connection.startCopyOut("COPY (SELECT seq, line FROM \(PostgresSchema.eventsTable) WHERE seq >= \(seq)\(ordered ? " ORDER BY seq" : "")) TO STDOUT (FORMAT binary)")
+            try connection.startCopyOut("COPY (SELECT seq, line FROM \(PostgresSchema.eventsTable) WHERE seq >= \(seq) ORDER BY seq) TO STDOUT (FORMAT binary)")
         } catch let error as PostgresError {
             throw Self.storeError(error)
         }
@@ -89,14 +80,6 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
                 if try !connection.copyData({ message in try take(message) }) { ended = true }
             } catch let error as PostgresError {
                 throw Self.storeError(error)
-            }
-            if outOfOrder {
-                // The rest from the primary key, on a new connection (the old one's COPY is dropped with it).
-                connection = try Self.open(url, from: nextSeq, ordered: true)
-                unordered = false
-                outOfOrder = false
-                headerRead = false
-                ended = false
             }
         }
         position += filled
@@ -132,10 +115,6 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
             guard length <= message.count - cursor else { throw StoreError(.damaged, "a PostgreSQL COPY row ended early") }
             let line = UnsafeBufferPointer(rebasing: message[cursor..<(cursor + length)])
             if seq != nextSeq {
-                if unordered {
-                    outOfOrder = true  // this row and the rest of this COPY are read again in order
-                    return
-                }
                 // Past a gap: a row whose line is another seq's (its `seq` column moved) would chain
                 // as a file's does; it is the rows that are wrong.
                 if seq < nextSeq || Self.lineSeq(line).map({ $0 != seq }) == true {
