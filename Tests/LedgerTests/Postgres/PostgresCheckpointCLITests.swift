@@ -79,6 +79,33 @@ import Testing
         return views.head
     }
 
+    /// A checkpoint of the views before an erasure line is not saved (they may hold what it erased),
+    /// whatever the row's `type` column says: the erasure is looked for in the lines.
+    @Test(arguments: [false, true])
+    func noCheckpointIsSavedBeforeAnErasureLine(typeColumnChanged: Bool) throws {
+        try withPostgresLedger { pg in
+            let registered = try pg.run(LedgerDir.registerArguments(email: uniqueEmail(), username: "E") + ["--json"], stdin: "correct horse 1\n")
+            let uid = try #require(try parseObject(registered.stdout)["uid"] as? String)
+            #expect(try pg.run(LedgerDir.registerArguments(email: uniqueEmail(), username: "F"), stdin: "correct horse 1\n").status == 0)
+            let store = PostgresEventStore(url: pg.url, clock: SystemClock(), random: SecureRandom())
+            var events: [RecordedEvent] = []
+            try store.read(from: 1) { events.append($0); return true }
+            #expect(try pg.run(["account", "delete", uid]).status == 0)
+            let connection = try PostgresConnection(pg.url)
+            if typeColumnChanged {
+                #expect(try connection.execute("UPDATE ledger_events SET type = 'SessionEnded' WHERE type = 'PersonalDataErased'").affectedRows == 1)
+            }
+            var views = LedgerViews()
+            for event in events { views.apply(event) }
+            let last = try #require(events.last)
+            views.head = Head(seq: last.seq, hash: last.envelope.hash)
+            views.events = events.count
+            let ids = try #require(IDFingerprints(seed: UUIDBits(high: 1, low: 2), ids: events.map { UUIDBits(uuid: $0.envelope.id)! }))
+            store.saveCheckpoint(Checkpoint(views: views, ids: ids, lineStart: 0, offset: 0))
+            #expect(try saved(pg).isEmpty, "a checkpoint from before the erasure was kept")
+        }
+    }
+
     @Test func aResealedCheckpointIsTrustedByReadsAndReportedByVerify() throws {
         try withPostgresLedger { pg in
             let failed = try populated(pg)

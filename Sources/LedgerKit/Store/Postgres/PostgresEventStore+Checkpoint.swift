@@ -85,11 +85,14 @@ extension PostgresEventStore {
             try connection.transaction {
                 // Not when an erasure was appended after its line: its views may hold the erased
                 // data (read before the erasure, with a key this process kept), which the erasure
-                // removed from this table.
+                // removed from this table. Looked for in the lines themselves, not the `type` column
+                // beside them (a copy a hand may change); a quote inside a JSON string is escaped,
+                // so `"type":"…"` is only ever the envelope's member.
+                let erasures = [EventType.personalDataErased, .addressDataErased]
+                    .map { "position('\"type\":\"\($0.rawValue)\"' IN line) > 0" }.joined(separator: " OR ")
                 try connection.execute("""
                     INSERT INTO ledger_checkpoints (seq, hash, seal, body) SELECT $1::bigint, $2::text, $3::text, $4::bytea
-                    WHERE NOT EXISTS (SELECT 1 FROM ledger_events WHERE seq > $1::bigint
-                                      AND type IN ('\(EventType.personalDataErased.rawValue)', '\(EventType.addressDataErased.rawValue)'))
+                    WHERE NOT EXISTS (SELECT 1 FROM ledger_events WHERE seq > $1::bigint AND (\(erasures)))
                     ON CONFLICT (seq) DO NOTHING
                     """, [String(head.seq), head.hash, seal], bytes: body, binaryResults: false)
                 try connection.execute("DELETE FROM ledger_checkpoints WHERE seq <> $1", [String(head.seq)])
