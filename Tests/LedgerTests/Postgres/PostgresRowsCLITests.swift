@@ -38,23 +38,35 @@ import Testing
         }
     }
 
-    /// A row deleted (inside a batch, or two rows apart) reads as the file with those lines removed:
-    /// `verify --store` gives the file's report, count, head and problems alike.
-    @Test(arguments: [[5], [2, 5]])
-    func aDeletedRowIsReportedAsTheFileWithoutItsLine(_ deleted: [Int]) throws {
+    /// A row deleted (inside a batch, or two rows apart) reads as the file with those lines removed,
+    /// and an empty row (or one that is not JSON, the last one too) as the file's such line: `verify --store` gives the file's report (count,
+    /// head, problems) and `export --store` the file's export (every line before the first damage).
+    @Test(arguments: [("delete", [5]), ("delete", [2, 5]), ("empty", [5]), ("empty", [6]), ("not json", [6])])
+    func aMissingOrEmptyRowIsReportedAsTheFileIs(_ damage: String, _ rows: [Int]) throws {
         try withTempDirectory { folder in
             try withPostgresLedger { pg in
                 try populated(pg)
                 let lines = splitLines(Array(try pg.export().stdout.utf8))
-                let file = "\(folder)/events.jsonl"
-                try writeBytes(lines.enumerated().filter { !deleted.contains($0.offset + 1) }.flatMap(\.element), to: file)
-                for seq in deleted { try PostgresConnection(pg.url).execute("DELETE FROM ledger_events WHERE seq = \(seq)") }
+                try FileManager.default.createDirectory(atPath: "\(folder)/data", withIntermediateDirectories: true)
+                let file = "\(folder)/data/events.jsonl"
+                let kept = lines.enumerated().compactMap { n, line -> [UInt8]? in
+                    guard rows.contains(n + 1) else { return line }
+                    return damage == "delete" ? nil : damage == "empty" ? [0x0A] : Array("not json\n".utf8)
+                }
+                try writeBytes(kept.flatMap { $0 }, to: file)
+                let connection = try PostgresConnection(pg.url)
+                for seq in rows {
+                    try connection.execute(damage == "delete" ? "DELETE FROM ledger_events WHERE seq = \(seq)"
+                                           : "UPDATE ledger_events SET line = '\(damage == "empty" ? "" : damage)' WHERE seq = \(seq)")
+                }
                 let store = try pg.run(["verify", "--json"]), bare = try ledger("verify", file, "--json")
                 #expect(store.status == 1 && bare.status == 1, "\(store) \(bare)")
                 #expect(try parseObject(store.stdout)["events"] as? Int == parseObject(bare.stdout)["events"] as? Int, "\(store) \(bare)")
                 #expect(try parseObject(store.stdout)["anchor"] as? String == parseObject(bare.stdout)["anchor"] as? String, "\(store) \(bare)")
                 let problems = { (text: String) in try (parseObject(text)["problems"] as? [[String: Any]] ?? []).map { "\($0["line"]!) \($0["kind"]!) \($0["message"]!)" } }
                 #expect(try problems(store.stdout) == problems(bare.stdout))
+                let exported = try pg.export(), fileExport = try ledger("export", "--data", "\(folder)/data")
+                #expect(exported.status == 1 && exported.stdout == fileExport.stdout, "\(exported) \(fileExport)")
             }
         }
     }

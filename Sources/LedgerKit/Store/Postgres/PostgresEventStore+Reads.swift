@@ -75,6 +75,16 @@ extension PostgresEventStore {
         }
     }
 
+    /// The `seq` column of the last row (0 when there is none), its line not read.
+    func lastRowSeq() throws -> Int {
+        let connection = try connection()
+        do {
+            return try connection.execute("SELECT coalesce(max(seq), 0) FROM ledger_events").int(0, 0) ?? 0
+        } catch {
+            throw storeError(error, during: "reading the head")
+        }
+    }
+
     /// The head and the time of the last event.
     static func head(_ connection: PostgresConnection) throws -> (head: Head, lastAt: Timestamp?) {
         let result = try connection.execute("SELECT line FROM ledger_events ORDER BY seq DESC LIMIT 1")
@@ -177,7 +187,7 @@ extension PostgresEventStore {
     /// equivalent `events.jsonl`, each line verified first as `verify` checks it (`LogExport`), so a
     /// row changed in the table stops the export at its line, as a damaged file's line does.
     public func exportLines(_ write: (UnsafeRawBufferPointer) -> Void) throws -> LogExport.Outcome {
-        let lines = try head().seq
+        let lines = try lastRowSeq()
         return try LogExport.lines(open: { try PostgresLineStream(url, from: 1) }, openBefore: { [url] in try PostgresLineStream(url, from: 1, before: $0) },
                                    lines: lines, write)
     }

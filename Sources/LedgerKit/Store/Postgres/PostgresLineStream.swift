@@ -121,8 +121,10 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
                     throw Self.damage(at: nextLine, .seqGap, "the row after seq \(nextSeq - 1) has seq \(seq), which its line does not say")
                 }
             }
-            guard length > 0, memchr(line.baseAddress!, 0x0A, length) == nil else {
-                throw Self.damage(at: nextLine, .invalidJSON, "the row's line is empty or holds a newline (more than one line)")
+            // An empty row is the file's empty line (the scanner names it); one holding a newline
+            // would be two lines of the file: the row itself is wrong.
+            guard length == 0 || memchr(line.baseAddress!, 0x0A, length) == nil else {
+                throw Self.damage(at: nextLine, .invalidJSON, "the row's line holds a newline (more than one line)")
             }
             pending.append(contentsOf: line)
             pending.append(0x0A)

@@ -76,7 +76,8 @@ public enum LogSource {
         case .postgres(let store):
             let checkpoint = usingCheckpoint ? store.storedCheckpoint(views: selection).flatMap { accept($0) ? $0 : nil } : nil
             let after = checkpoint?.views.head.seq ?? 0
-            let head = try store.head().seq
+            // The last row's seq sizes the read (its line is not decoded here: a damaged one is the scanner's to name).
+            let head = try store.lastRowSeq()
             return Opened(bytes: try PostgresLineStream(store.url, from: after + 1), start: 0, total: 0,
                           lines: max(0, head - after), checkpoint: checkpoint)
         }
