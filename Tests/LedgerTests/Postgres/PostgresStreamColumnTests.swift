@@ -28,4 +28,21 @@ import Testing
             #expect(try store.call(["login", "--email", email, "--password-stdin"], "the owner's new password\n").status == 0)
         }
     }
+
+    /// A retried registration whose first line was moved out of its stream by the column (leaving a
+    /// hole in the stream's positions) is still answered from its whole stream: the first attempt's account.
+    @Test func aRetryWhoseStreamLostARowByItsColumnAnswersTheFirstAttempt() throws {
+        try withPostgresLedger { pg in
+            let arguments = LedgerDir.registerArguments(email: uniqueEmail("retry"), username: "Retry") + ["--idempotency-key", "column-retry-1", "--json"]
+            let first = try pg.run(arguments, stdin: Self.password + "\n")
+            let uid = try #require(try parseObject(first.stdout)["uid"] as? String)
+            let moved = try PostgresConnection(pg.url).execute(
+                "UPDATE ledger_events SET stream = 'registration-00000000-0000-4000-8000-000000000000' WHERE seq = 1")
+            #expect(moved.affectedRows == 1)
+            let retried = try pg.run(arguments, stdin: Self.password + "\n")
+            #expect(retried.status == 0, "\(retried)")
+            #expect(try parseObject(retried.stdout)["uid"] as? String == uid, "\(retried)")
+            #expect(try pg.events().count == 3, "nothing appended")
+        }
+    }
 }

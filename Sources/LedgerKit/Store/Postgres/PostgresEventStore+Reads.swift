@@ -37,21 +37,24 @@ extension PostgresEventStore {
     }
 
     /// Every event of `stream`, found by the table's index on its `stream` column: each line must
-    /// verify on its own and name that stream, in `seq` order; when one does not (a row whose
-    /// column was changed), the whole log is read instead (`readStream`). For what only looks a
-    /// stream up; a row taken out of the stream by its column is not seen here.
+    /// verify on its own and name that stream, and the rows' stream positions must run 1, 2, … in
+    /// `seq` order; when they do not (a row whose columns were changed: one moved in, or one moved
+    /// out, leaving a hole), the whole log is read instead (`readStream`). For what only looks a
+    /// stream up.
     public func readIndexedStream(_ stream: String) throws -> [RecordedEvent] {
         let connection = try connection()
         let events: [RecordedEvent]
+        var positionsHold = true
         do {
-            let result = try connection.execute("SELECT line FROM ledger_events WHERE stream = $1 ORDER BY seq", [stream])
+            let result = try connection.execute("SELECT line, stream_position FROM ledger_events WHERE stream = $1 ORDER BY seq", [stream])
             events = try (0..<result.count).map { row in
-                try result.bytes(row, 0) { line in try Self.verifyAlone(line, opener: keyRing) }
+                if result.int(row, 1) != row + 1 { positionsHold = false }
+                return try result.bytes(row, 0) { line in try Self.verifyAlone(line, opener: keyRing) }
             }
         } catch {
             throw storeError(error, during: "a stream read")
         }
-        guard events.allSatisfy({ $0.envelope.stream == stream }) else { return try readStream(stream) }
+        guard positionsHold, events.allSatisfy({ $0.envelope.stream == stream }) else { return try readStream(stream) }
         return events
     }
 
