@@ -45,4 +45,38 @@ import Testing
             #expect(try pg.events().count == 3, "nothing appended")
         }
     }
+
+    /// `verify --store` names a row whose `stream`, `id` or `seq` column no longer says what its line
+    /// does (`cache-mismatch` on that line), and takes a line spelled otherwise than ledger writes
+    /// it (a space after a colon, hashed anew) with columns that agree as sound.
+    @Test(arguments: ["stream = 'registration-00000000-0000-4000-8000-000000000000'", "id = '00000000-0000-4000-8000-000000000000'", "none"])
+    func verifyNamesAColumnThatNoLongerSaysWhatItsLineDoes(_ change: String) throws {
+        try withTempDirectory { folder in
+            // The demo log with its first line spelled with a space after `"seq":`, every line chained again.
+            var lines = splitLines(try readBytes(Paths.demoLog)).map { String(decoding: $0.dropLast(), as: UTF8.self) }
+            lines[0] = lines[0].replacingOccurrences(of: "{\"seq\":1,", with: "{\"seq\": 1,")
+            var prev = String(repeating: "0", count: 64), out = ""
+            for line in lines {
+                let body = String(line[..<line.range(of: ",\"prev\":\"")!.lowerBound]) + ",\"prev\":\"\(prev)\""
+                prev = SHA256.hex(Array(body.utf8))
+                out += body + ",\"hash\":\"\(prev)\"}\n"
+            }
+            let log = "\(folder)/spelled.jsonl"
+            try writeBytes(Array(out.utf8), to: log)
+            try #require(try ledger("verify", log).status == 0)
+            try withPostgresLedger { pg in
+                #expect(try pg.run(["import", log]).status == 0)
+                if change != "none" { try PostgresConnection(pg.url).execute("UPDATE ledger_events SET \(change) WHERE seq = 3") }
+                let verified = try pg.run(["verify", "--json"])
+                let problems = try parseObject(verified.stdout)["problems"] as? [[String: Any]] ?? []
+                if change == "none" {
+                    #expect(verified.status == 0 && problems.isEmpty, "\(verified)")
+                } else {
+                    #expect(verified.status == 1, "\(verified)")
+                    #expect(problems.count == 1 && problems.first?["kind"] as? String == "cache-mismatch" && problems.first?["line"] as? Int == 3
+                            && (problems.first?["message"] as? String)?.contains(change.hasPrefix("id") ? "holds id" : "holds stream") == true, "\(problems)")
+                }
+            }
+        }
+    }
 }

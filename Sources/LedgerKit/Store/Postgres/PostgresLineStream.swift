@@ -10,6 +10,9 @@ import LedgerDomain
 /// (the scanner's reader, on one thread at a time).
 final class PostgresLineStream: LogBytes, @unchecked Sendable {
     private let before: Int?
+    /// Where the rows whose `id` or `stream` column may disagree with their line are noted, when
+    /// `verify` asks (`PostgresColumnCheck`); nil for the other reads, which fetch no more than the line.
+    private let columns: ColumnSuspects?
     private let connection: PostgresConnection
     private var position = 0
     /// Bytes of a row that did not fit the last read, delivered first by the next one.
@@ -26,17 +29,18 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
 
     /// A stream of `url`'s lines with seq `from` and after (those before line number `before`, when
     /// given: a line's place in the log, less than its seq after a gap).
-    init(_ url: PostgresURL, from seq: Int, before: Int? = nil) throws {
+    init(_ url: PostgresURL, from seq: Int, before: Int? = nil, columns: ColumnSuspects? = nil) throws {
         self.before = before
+        self.columns = columns
         nextSeq = max(1, seq)
         nextLine = nextSeq
-        connection = try Self.open(url, from: nextSeq)
+        connection = try Self.open(url, from: nextSeq, withColumns: columns != nil)
     }
 
     /// A connection running the COPY of the lines from `seq`, in `seq` order from the primary key.
     /// (A sequential scan of the table as it lies, which takes the server a fifth less time for a
     /// whole log, read a million events no faster here: the client is the longer part.)
-    private static func open(_ url: PostgresURL, from seq: Int) throws -> PostgresConnection {
+    private static func open(_ url: PostgresURL, from seq: Int, withColumns: Bool) throws -> PostgresConnection {
         let connection = try PostgresConnection.forStore(url)
         do {
             // In `seq` order straight from the primary key: a sort of the whole log would spill to
@@ -46,7 +50,8 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
             try connection.execute("BEGIN READ ONLY")
             try connection.execute("SET LOCAL enable_sort = off")
             try connection.execute("SET LOCAL jit = off")
-            try connection.startCopyOut("COPY (SELECT seq, line FROM \(PostgresSchema.eventsTable) WHERE seq >= \(seq) ORDER BY seq) TO STDOUT (FORMAT binary)")
+            let columns = withColumns ? ", id::text, stream" : ""
+            try connection.startCopyOut("COPY (SELECT seq, line\(columns) FROM \(PostgresSchema.eventsTable) WHERE seq >= \(seq) ORDER BY seq) TO STDOUT (FORMAT binary)")
         } catch let error as PostgresError {
             throw Self.storeError(error)
         }
@@ -109,11 +114,24 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
             if let before, nextLine >= before { return }
             let fields = try int(2)
             if fields == 0xFFFF { return }  // the trailer
-            guard fields == 2, try int(4) == 8 else { throw StoreError(.damaged, "a PostgreSQL COPY row is not a seq and a line") }
+            guard fields == (columns == nil ? 2 : 4), try int(4) == 8 else { throw StoreError(.damaged, "a PostgreSQL COPY row is not a seq and a line") }
             let seq = try int(8)
             let length = try int(4)
             guard length <= message.count - cursor else { throw StoreError(.damaged, "a PostgreSQL COPY row ended early") }
             let line = UnsafeBufferPointer(rebasing: message[cursor..<(cursor + length)])
+            var rowEnd = cursor + length
+            if let columns {
+                // Two more fields, each its length then its text: the row's `id` and `stream`.
+                func field() throws -> UnsafeBufferPointer<UInt8> {
+                    guard rowEnd + 4 <= message.count else { throw StoreError(.damaged, "a PostgreSQL COPY row ended early") }
+                    let count = message[rowEnd..<(rowEnd + 4)].reduce(0) { $0 << 8 | Int($1) }
+                    guard count <= message.count - rowEnd - 4 else { throw StoreError(.damaged, "a PostgreSQL COPY row ended early") }
+                    defer { rowEnd += 4 + count }
+                    return UnsafeBufferPointer(rebasing: message[(rowEnd + 4)..<(rowEnd + 4 + count)])
+                }
+                let id = try field(), stream = try field()
+                if !ColumnSuspects.agree(line: line, seq: seq, id: id, stream: stream) { columns.seqs.append(seq) }
+            }
             if seq != nextSeq {
                 // Past a gap: a row whose line is another seq's (its `seq` column moved) would chain
                 // as a file's does; it is the rows that are wrong.
@@ -130,7 +148,7 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
             pending.append(0x0A)
             nextSeq = seq &+ 1
             nextLine &+= 1
-            cursor += length
+            cursor = rowEnd
         }
     }
 

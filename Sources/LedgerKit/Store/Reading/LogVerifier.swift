@@ -54,6 +54,8 @@ public enum LogVerifier {
         // pass that opened an erased subject's members (a `ledger_keys` row restored from a backup)
         // is compared again with such a fold (`accountsAgree`).
         let watch = checkingCaches && source.isPostgres ? OpenedSubjects(source.opener) : nil
+        // The rows whose `id` or `stream` column the lines' stream could not match by text.
+        let columns = checkingCaches && source.isPostgres ? ColumnSuspects() : nil
         var keys = MissingKeys(watch ?? source.opener)
         var erased: Set<SubjectID> = []
         var erasedOn: [SubjectID: Int] = [:]  // the line of each subject's first erasure event
@@ -63,7 +65,8 @@ public enum LogVerifier {
             erased = []
             erasedOn = [:]
             if checkingCaches, case .postgres(let store) = source { accounts = try PostgresAccountCheck(store) }
-            return try verify(source, deferringIDs: deferringIDs, anchors: wanted, found: &found, end: &verifiedEnd, opener: keys) { event in
+            columns?.seqs = []
+            return try verify(source, deferringIDs: deferringIDs, anchors: wanted, found: &found, end: &verifiedEnd, opener: keys, columns: columns) { event in
                 if let subject = ViewEvent.erasedSubject(at: event), erased.insert(subject).inserted { erasedOn[subject] = event.pointee.seq }
                 accounts?.visit(event)
             }
@@ -101,6 +104,8 @@ public enum LogVerifier {
                 } else if let problem = try accounts?.problem() {
                     verified.problems.append(problem)
                 }
+                // The envelope columns beside the lines, which appends decide on.
+                verified.problems += try PostgresColumnCheck.problems(store, suspects: columns?.seqs ?? [], limit: maxProblems)
                 if let checkpoint = store.storedCheckpoint(checkingCache: true) {
                     verified.problems += try CacheCheck.problems(storedCheckpoint: checkpoint, log: try source.open(usingCheckpoint: false).bytes,
                                                                    opener: LogErasuresOpener(base: source.opener, erased: erased))
@@ -155,8 +160,15 @@ public enum LogVerifier {
     /// noting in `found` the hash of each line of the intact prefix whose seq is in `anchors` and in
     /// `end` where its last line ends, and passing each event of that prefix to `visit`.
     private static func verify(_ source: LogSource, deferringIDs: Bool, anchors: Set<Int>, found: inout [Int: Digest32], end: inout Int,
-                               opener: any PersonalDataOpener, visit: ((UnsafePointer<ViewEvent>) -> Void)?) throws -> VerifyReport? {
-        let opened = try source.open(usingCheckpoint: false)
+                               opener: any PersonalDataOpener, columns: ColumnSuspects? = nil,
+                               visit: ((UnsafePointer<ViewEvent>) -> Void)?) throws -> VerifyReport? {
+        let opened: LogSource.Opened
+        if let columns, case .postgres(let store) = source {
+            opened = LogSource.Opened(bytes: try PostgresLineStream(store.url, from: 1, columns: columns), start: 0, total: 0,
+                                      lines: try store.lastRowSeq(), checkpoint: nil)
+        } else {
+            opened = try source.open(usingCheckpoint: false)
+        }
         var report = VerifyReport()
         var checker = ChainChecker(opener: opener)
         if deferringIDs {

@@ -1,0 +1,71 @@
+import Glibc
+import LedgerDomain
+
+// MARK: - ColumnSuspects
+
+/// The rows of `ledger_events` whose `id` or `stream` column a stream of the lines could not match
+/// with its line by text (`agree`): a column changed by hand, or a line not spelled as ledger
+/// writes it (one imported from another writer). `PostgresColumnCheck` decodes them.
+final class ColumnSuspects: @unchecked Sendable {
+    /// Their seqs, in order (written by the stream's reader, read once the stream has ended).
+    var seqs: [Int] = []
+
+    /// True when `line` is spelled as ledger writes one and says `seq`, `id` and `stream`: it starts
+    /// `{"seq":SEQ,"id":"ID","at":"` and holds `,"stream":"STREAM",` (a quote inside a JSON string is
+    /// escaped, so that text is only ever the envelope's member).
+    static func agree(line: UnsafeBufferPointer<UInt8>, seq: Int, id: UnsafeBufferPointer<UInt8>, stream: UnsafeBufferPointer<UInt8>) -> Bool {
+        let prefix = Array(#"{"seq":\#(seq),"id":""#.utf8) + Array(id) + Array(#"","at":""#.utf8)
+        guard line.count > prefix.count, memcmp(line.baseAddress!, prefix, prefix.count) == 0 else { return false }
+        let member = Array(#","stream":""#.utf8) + Array(stream) + Array(#"","#.utf8)
+        var at = prefix.count
+        while at + member.count <= line.count {
+            guard let comma = memchr(line.baseAddress! + at, Int32(UInt8(ascii: ",")), line.count - member.count + 1 - at) else { return false }
+            at = line.baseAddress!.distance(to: comma.assumingMemoryBound(to: UInt8.self))
+            if memcmp(line.baseAddress! + at, member, member.count) == 0 { return true }
+            at += 1
+        }
+        return false
+    }
+}
+
+// MARK: - PostgresColumnCheck
+
+/// `verify`'s check of the columns `ledger_events` keeps beside each line that appends decide on:
+/// `seq`, `id` (whether an id is taken) and `stream` (a stream's version and lines) must say what
+/// the line says. The stream of the lines compares them by text as it reads (`ColumnSuspects`);
+/// the rows it could not match are decoded here and compared member by member, and a column that
+/// differs is a `cache-mismatch` on that line, as a cache beside a file that disagrees is. A line
+/// that is not a ledger line is the scanner's to name. (The other columns, `at`, `type`, `v`,
+/// `data`, `prev`, `hash` and `stream_position`, are copies no decision reads; a changed
+/// position only makes an append conflict.)
+enum PostgresColumnCheck {
+    /// Rows fetched at a time.
+    static let pageSize = 1000
+
+    /// The problems of the `suspects` rows of `store`, in seq order (at most `limit`).
+    static func problems(_ store: PostgresEventStore, suspects: [Int], limit: Int) throws -> [LogProblem] {
+        guard !suspects.isEmpty else { return [] }
+        let connection = try store.connection()
+        var problems: [LogProblem] = []
+        do {
+            for start in stride(from: 0, to: suspects.count, by: pageSize) where problems.count < limit {
+                let page = suspects[start..<min(start + pageSize, suspects.count)].map(String.init).joined(separator: ",")
+                let rows = try connection.execute("SELECT seq, line, id::text, stream FROM ledger_events WHERE seq = ANY($1::bigint[]) ORDER BY seq",
+                                                  ["{\(page)}"])
+                for row in 0..<rows.count where problems.count < limit {
+                    let seq = rows.int(row, 0) ?? 0
+                    guard let envelope = rows.bytes(row, 1, { line in try? LineCodec.decode(line, lineNumber: seq).0 }) else { continue }
+                    let named: [(String, String, String)] = [("seq", String(seq), String(envelope.seq)), ("id", rows.string(row, 2) ?? "", envelope.id),
+                                                            ("stream", rows.string(row, 3) ?? "", envelope.stream)]
+                    guard let (name, column, said) = named.first(where: { $0.1 != $0.2 }) else { continue }
+                    problems.append(LogProblem(line: envelope.seq, kind: .cacheMismatch, message:
+                        "the row of this line in \(PostgresSchema.eventsTable) holds \(name) \(column) where the line says \(said): "
+                        + "a column beside the line was changed, and appends decide on it; put it back as the line says"))
+                }
+            }
+        } catch {
+            throw store.storeError(error, during: "checking the columns of \(PostgresSchema.eventsTable)")
+        }
+        return problems
+    }
+}
