@@ -14,18 +14,40 @@ final class ColumnSuspects: @unchecked Sendable {
     /// `{"seq":SEQ,"id":"ID","at":"` and holds `,"stream":"STREAM",` (a quote inside a JSON string is
     /// escaped, so that text is only ever the envelope's member).
     static func agree(line: UnsafeBufferPointer<UInt8>, seq: Int, id: UnsafeBufferPointer<UInt8>, stream: UnsafeBufferPointer<UInt8>) -> Bool {
-        let prefix = Array(#"{"seq":\#(seq),"id":""#.utf8) + Array(id) + Array(#"","at":""#.utf8)
-        guard line.count > prefix.count, memcmp(line.baseAddress!, prefix, prefix.count) == 0 else { return false }
-        let member = Array(#","stream":""#.utf8) + Array(stream) + Array(#"","#.utf8)
-        var at = prefix.count
-        while at + member.count <= line.count {
-            guard let comma = memchr(line.baseAddress! + at, Int32(UInt8(ascii: ",")), line.count - member.count + 1 - at) else { return false }
-            at = line.baseAddress!.distance(to: comma.assumingMemoryBound(to: UInt8.self))
-            if memcmp(line.baseAddress! + at, member, member.count) == 0 { return true }
+        guard let base = line.baseAddress else { return false }
+        var at = 0
+        // Compares the bytes at `at` with `bytes` and moves past them (no copy: this runs per row).
+        func next(_ bytes: UnsafeRawPointer?, _ count: Int) -> Bool {
+            guard let bytes, at + count <= line.count, memcmp(base + at, bytes, count) == 0 else { return false }
+            at += count
+            return true
+        }
+        guard next(seqKey.utf8Start, seqKey.utf8CodeUnitCount) else { return false }
+        var value = 0, digits = 0
+        while at < line.count, (0x30...0x39).contains(line[at]), digits < 19 {
+            value = value * 10 + Int(line[at] - 0x30)
             at += 1
+            digits += 1
+        }
+        guard digits > 0, value == seq, next(idKey.utf8Start, idKey.utf8CodeUnitCount), next(id.baseAddress, id.count),
+              next(atKey.utf8Start, atKey.utf8CodeUnitCount) else { return false }
+        // The stream member, after the envelope's first members.
+        while at < line.count, let comma = memchr(base + at, Int32(UInt8(ascii: ",")), line.count - at) {
+            at = base.distance(to: comma.assumingMemoryBound(to: UInt8.self))
+            let start = at
+            if next(streamKey.utf8Start, streamKey.utf8CodeUnitCount), next(stream.baseAddress, stream.count), next(closeKey.utf8Start, closeKey.utf8CodeUnitCount) {
+                return true
+            }
+            at = start + 1
         }
         return false
     }
+
+    private static let seqKey: StaticString = #"{"seq":"#
+    private static let idKey: StaticString = #","id":""#
+    private static let atKey: StaticString = #"","at":""#
+    private static let streamKey: StaticString = #","stream":""#
+    private static let closeKey: StaticString = #"","#
 }
 
 // MARK: - PostgresColumnCheck
