@@ -142,6 +142,25 @@ struct PostgresCLITests {
         }
     }
 
+    /// A read the server refuses (a role without the right to read the table) says so, not that
+    /// the server may be down.
+    @Test func aReadTheServerRefusesPointsAtTheServer() throws {
+        try withPostgresLedger { pg in
+            #expect(try pg.run(["import", Paths.demoLog]).status == 0)
+            let role = "ledger_no_read_\(UInt32.random(in: 0...UInt32.max))"
+            let admin = try PostgresConnection(pg.url)
+            try admin.execute("CREATE ROLE \(role) LOGIN")
+            defer { _ = try? admin.execute("DROP OWNED BY \(role)"); _ = try? admin.execute("DROP ROLE \(role)") }
+            let url = pg.url.text.replacingOccurrences(of: "://postgres@", with: "://\(role)@")
+            try #require(url != pg.url.text)
+            for command in [["users", "--json"], ["verify"]] {
+                let refused = try pg.dir.run(command + ["--store", url], env: ["LEDGER_CHECKPOINT_EVERY": "0"])
+                #expect(refused.status == 3 && refused.stderrLines.count == 1, "\(command): \(refused)")
+                #expect(refused.stderr.contains("the PostgreSQL server's log says more") && !refused.stderr.contains("is running"), "\(command): \(refused)")
+            }
+        }
+    }
+
     @Test func importRefusesADamagedFileOrOneThatDoesNotContinueTheStore() throws {
         try withPostgresLedger { pg in
             let damaged = try pg.run(["import", Paths.editedSample])

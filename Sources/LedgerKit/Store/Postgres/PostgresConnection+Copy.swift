@@ -29,7 +29,8 @@ extension PostgresConnection {
         var failure: PostgresError?
         while let result = pq.getResult(connection) {
             if pq.resultStatus(result) != PGRES_COMMAND_OK, failure == nil {
-                failure = PostgresError(LibPQ.text(pq.resultErrorMessage(result)), connectionLost: !isOpen)
+                failure = PostgresError(sqlState: pq.resultErrorField(result, Int32(Character("C").asciiValue!)).map { String(cString: $0) } ?? "",
+                                        LibPQ.text(pq.resultErrorMessage(result)), connectionLost: !isOpen)
             }
             pq.clear(result)
         }

@@ -173,6 +173,11 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
 
     private static func storeError(_ error: PostgresError) -> StoreError {
         if error.sqlState == "42P01" { return StoreError(.unavailable, "the store has no ledger tables; create them with `ledger init --store URL`") }
+        // A statement the server refused (a timeout, a permission) is not a server that is down
+        // (a lost connection, a shutdown: classes 08 and 57P).
+        if !error.sqlState.isEmpty, !error.connectionLost, !error.sqlState.hasPrefix("08"), !error.sqlState.hasPrefix("57P") {
+            return StoreError(.io, "PostgreSQL refused the read: \(error.message)", reason: StoreError.serverRefused)
+        }
         return StoreError(.unavailable, error.message)
     }
 }
