@@ -107,7 +107,7 @@ enum VerifyCommand {
                 context.print(context.style.green("ok:") + " signed head \(body.origin) size \(body.size) root \(body.root.base64): the log's first \(body.size) lines, signed by \(signedHead.logKey.name)\(witnesses)")
             }
         } else {
-            for problem in report.problems { context.print("line \(problem.line): \(problem.kind.rawValue): \(problem.message)") }
+            for problem in report.problems { context.print("line \(problem.line): \(problem.kind.rawValue): \(OneLine.escaped(problem.message))") }
             if let first = report.problems.first(where: { !Self.isAboutTheIntactLog($0.kind) }) {
                 context.print(context.style.red("NOT INTACT:") + " first problem on line \(first.line) (\(first.kind.rawValue)); intact through seq \(report.head.seq) hash \(report.head.hash)")
             } else {

@@ -49,7 +49,9 @@ import Testing
     /// `verify --store` names a row whose `stream`, `id` or `seq` column no longer says what its line
     /// does (`cache-mismatch` on that line), and takes a line spelled otherwise than ledger writes
     /// it (a space after a colon, hashed anew) with columns that agree as sound.
-    @Test(arguments: ["stream = 'registration-00000000-0000-4000-8000-000000000000'", "id = '00000000-0000-4000-8000-000000000000'", "none"])
+    @Test(arguments: ["stream = 'registration-00000000-0000-4000-8000-000000000000'", "id = '00000000-0000-4000-8000-000000000000'", "none",
+                      // The line's own stream with the text after it, quotes and all: still not the line's stream.
+                      #"stream = substring(line from '"stream":"([^"]*)"') || '","data":{"uid":"' || substring(line from '"uid":"([^"]*)"')"#])
     func verifyNamesAColumnThatNoLongerSaysWhatItsLineDoes(_ change: String) throws {
         try withTempDirectory { folder in
             // The demo log with its first line spelled with a space after `"seq":`, every line chained again.
@@ -77,6 +79,24 @@ import Testing
                             && (problems.first?["message"] as? String)?.contains(change.hasPrefix("id") ? "holds id" : "holds stream") == true, "\(problems)")
                 }
             }
+        }
+    }
+
+    /// A row whose line names a seq past any number is damage `verify` names (no trap), and a
+    /// column holding a newline and an escape sequence is printed escaped.
+    @Test func oddRowsAreNamedNotTrappedOn() throws {
+        try withPostgresLedger { pg in
+            #expect(try pg.run(["import", Paths.demoLog]).status == 0)
+            let admin = try PostgresConnection(pg.url)
+            try admin.execute(#"UPDATE ledger_events SET line = replace(line, '{"seq":5,', '{"seq":99999999999999999999,') WHERE seq = 5"#)
+            let huge = try pg.run(["verify", "--json"])
+            let first = (try parseObject(huge.stdout)["problems"] as? [[String: Any]])?.first
+            #expect(huge.status == 1 && first?["line"] as? Int == 5, "\(huge)")
+            try admin.execute(#"UPDATE ledger_events SET line = replace(line, '{"seq":99999999999999999999,', '{"seq":5,') WHERE seq = 5"#)
+            try admin.execute("UPDATE ledger_events SET stream = E'x\\nok: 25 events\\x1b[2J' WHERE seq = 7")
+            let forged = try pg.run(["verify"])
+            #expect(forged.status == 1 && forged.stdout.contains("cache-mismatch"), "\(forged)")
+            #expect(!forged.stdout.contains("\u{1B}") && !forged.stdout.contains("\nok: 25 events"), "\(forged)")
         }
     }
 }

@@ -11,10 +11,11 @@ final class ColumnSuspects: @unchecked Sendable {
     var seqs: [Int] = []
 
     /// True when `line` is spelled as ledger writes one and says `seq`, `id` and `stream`: it starts
-    /// `{"seq":SEQ,"id":"ID","at":"` and holds `,"stream":"STREAM",` (a quote inside a JSON string is
-    /// escaped, so that text is only ever the envelope's member).
+    /// `{"seq":SEQ,"id":"ID","at":"…","type":"…","v":N,"stream":"STREAM",` (each member where the
+    /// envelope puts it, so no text deeper in the line is taken for it), and neither column holds a
+    /// quote, a backslash or a control character (text the line would have to escape).
     static func agree(line: UnsafeBufferPointer<UInt8>, seq: Int, id: UnsafeBufferPointer<UInt8>, stream: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = line.baseAddress else { return false }
+        guard let base = line.baseAddress, plain(id), plain(stream) else { return false }
         var at = 0
         // Compares the bytes at `at` with `bytes` and moves past them (no copy: this runs per row).
         func next(_ bytes: UnsafeRawPointer?, _ count: Int) -> Bool {
@@ -22,30 +23,45 @@ final class ColumnSuspects: @unchecked Sendable {
             at += count
             return true
         }
-        guard next(seqKey.utf8Start, seqKey.utf8CodeUnitCount) else { return false }
-        var value = 0, digits = 0
-        while at < line.count, (0x30...0x39).contains(line[at]), digits < 19 {
-            value = value * 10 + Int(line[at] - 0x30)
-            at += 1
-            digits += 1
-        }
-        guard digits > 0, value == seq, next(idKey.utf8Start, idKey.utf8CodeUnitCount), next(id.baseAddress, id.count),
-              next(atKey.utf8Start, atKey.utf8CodeUnitCount) else { return false }
-        // The stream member, after the envelope's first members.
-        while at < line.count, let comma = memchr(base + at, Int32(UInt8(ascii: ",")), line.count - at) {
-            at = base.distance(to: comma.assumingMemoryBound(to: UInt8.self))
-            let start = at
-            if next(streamKey.utf8Start, streamKey.utf8CodeUnitCount), next(stream.baseAddress, stream.count), next(closeKey.utf8Start, closeKey.utf8CodeUnitCount) {
-                return true
+        // Moves past a number (at most 18 digits: no overflow), returning it.
+        func number() -> Int? {
+            var value = 0, digits = 0
+            while at < line.count, (0x30...0x39).contains(line[at]) {
+                guard digits < 18 else { return nil }
+                value = value * 10 + Int(line[at] - 0x30)
+                at += 1
+                digits += 1
             }
-            at = start + 1
+            return digits > 0 ? value : nil
         }
-        return false
+        // Moves past a string's text up to its closing quote, which must come before a backslash.
+        func text() -> Bool {
+            while at < line.count, line[at] != 0x22 {
+                guard line[at] != 0x5C else { return false }
+                at += 1
+            }
+            return at < line.count
+        }
+        guard next(seqKey.utf8Start, seqKey.utf8CodeUnitCount), number() == seq,
+              next(idKey.utf8Start, idKey.utf8CodeUnitCount), next(id.baseAddress, id.count),
+              next(atKey.utf8Start, atKey.utf8CodeUnitCount), text(),
+              next(typeKey.utf8Start, typeKey.utf8CodeUnitCount), text(),
+              next(vKey.utf8Start, vKey.utf8CodeUnitCount), number() != nil,
+              next(streamKey.utf8Start, streamKey.utf8CodeUnitCount), next(stream.baseAddress, stream.count),
+              next(closeKey.utf8Start, closeKey.utf8CodeUnitCount) else { return false }
+        return true
+    }
+
+    /// True when `bytes` is not empty and holds no quote, backslash or control character.
+    private static func plain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        !bytes.isEmpty && !bytes.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }
     }
 
     private static let seqKey: StaticString = #"{"seq":"#
     private static let idKey: StaticString = #","id":""#
     private static let atKey: StaticString = #"","at":""#
+    private static let typeKey: StaticString = #"","type":""#
+    private static let vKey: StaticString = #"","v":"#
     private static let streamKey: StaticString = #","stream":""#
     private static let closeKey: StaticString = #"","#
 }
