@@ -5,10 +5,10 @@ import Testing
 
 // MARK: - PostgresSchemaMigrationTests
 
-/// Schema 3 names the password line's column `password_seq` (it was `created_seq`). A store of
-/// schema 2 is migrated by `ledger init` and by the first write or sign-in of a build that knows
-/// schema 3, read as it is by `verify` (which writes nothing), and a store a newer build migrated is
-/// refused with one clear line.
+/// Schema 3 names the password line's column `password_seq` (it was `created_seq`); schema 4 ties
+/// `ledger_events`' `seq`, `id` and `stream` to the line (`PostgresSchema.lineGuard`). An older
+/// store is migrated by `ledger init` and by the first write or sign-in of this build, read as it is
+/// by `verify` (which writes nothing), and a store a newer build migrated is refused with one clear line.
 @Suite struct PostgresSchemaMigrationTests {
     static let password = "correct horse 1"
 
@@ -18,6 +18,7 @@ import Testing
         let connection = try PostgresConnection(url)
         try connection.execute("ALTER TABLE ledger_accounts RENAME COLUMN password_seq TO created_seq")
         try connection.execute("UPDATE ledger_store SET schema_version = 2")
+        try dropPostgresLineGuard(url)  // schema 4's
     }
 
     /// The column's name and the schema version the store has.
@@ -31,10 +32,11 @@ import Testing
         return (column.count == 1 ? column.string(0, 0) : nil, version.string(0, 0))
     }
 
-    @Test func anInitMadeStoreIsSchemaThree() throws {
+    @Test func anInitMadeStoreIsOfThisBuildsSchema() throws {
         try withPostgresLedger { pg in
             let seen = try Self.schema(pg.url)
-            #expect(seen.column == "password_seq" && seen.version == "3", "\(seen)")
+            #expect(seen.column == "password_seq" && seen.version == String(PostgresSchema.version), "\(seen)")
+            #expect(try Self.lineGuard(pg.url) == "valid")
         }
     }
 
@@ -56,13 +58,50 @@ import Testing
             if command == "verify" {
                 // A check writes nothing: the store stays as it was, and its tables agree with the log.
                 #expect(seen.column == "created_seq" && seen.version == "2", "\(seen)")
+                #expect(try Self.lineGuard(pg.url) == nil)
                 #expect(!ran.stdout.contains("cache-mismatch"), "\(ran)")
             } else {
-                #expect(seen.column == "password_seq" && seen.version == "3", "\(command): \(seen)")
+                #expect(seen.column == "password_seq" && seen.version == String(PostgresSchema.version), "\(command): \(seen)")
+                #expect(try Self.lineGuard(pg.url) == "valid", "\(command)")
             }
             // Whatever migrated it, the account signs in (its password line found by the renamed column).
             let login = try pg.run(["login", "--email", email, "--password-stdin", "--json"], stdin: Self.password + "\n")
             #expect(login.status == 0, "\(login)")
+            #expect(try pg.run(["verify"]).status == 0)
+        }
+    }
+
+    /// Where the constraint tying the columns to the line stands: `valid`, `added`, or nil when absent.
+    private static func lineGuard(_ url: PostgresURL) throws -> String? {
+        let result = try PostgresConnection(url).execute("SELECT \(PostgresSchema.lineGuardQuery)")
+        return result.isNull(0, 0) ? nil : result.string(0, 0)
+    }
+
+    /// A schema 3 store (no constraint tying the columns to the line) one of whose rows was moved to
+    /// another stream by its column: the migration adds the constraint and fails to validate it, so
+    /// writers refuse the store in one line, appending nothing, until the row says what its line
+    /// does; `ledger init` then validates it and writers go on.
+    @Test(arguments: ["init", "register"])
+    func aSchemaThreeStoreWithAMovedRowIsRefusedUntilTheRowIsPutBack(_ command: String) throws {
+        try withPostgresLedger { pg in
+            let email = uniqueEmail("three")
+            #expect(try pg.run(LedgerDir.registerArguments(email: email, username: "Three"), stdin: Self.password + "\n").status == 0)
+            try dropPostgresLineGuard(pg.url)
+            let admin = try PostgresConnection(pg.url)
+            try admin.execute("UPDATE ledger_store SET schema_version = 3")
+            let stream = try #require(try admin.execute("SELECT stream FROM ledger_events WHERE seq = 2").string(0, 0))
+            try admin.execute("UPDATE ledger_events SET stream = 'registration-00000000-0000-4000-8000-000000000000' WHERE seq = 2")
+            let before = try pg.export().stdout
+            let refused = command == "init" ? try pg.run(["init"])
+                : try pg.run(LedgerDir.registerArguments(email: uniqueEmail("four"), username: "Four"), stdin: Self.password + "\n")
+            #expect(refused.status == 1 && refused.stderr.contains("verify --store") && refused.stderrLines.count == 1, "\(refused)")
+            #expect(try pg.export().stdout == before, "nothing appended")
+            #expect(try Self.lineGuard(pg.url) == "added", "the constraint guards every edit from now on")
+            #expect(refusedByTheLineGuard(pg.url, "UPDATE ledger_events SET stream = 'x' WHERE seq = 1"))
+            try admin.execute("UPDATE ledger_events SET stream = $1 WHERE seq = 2", [stream])
+            #expect(try pg.run(["init"]).status == 0)
+            #expect(try Self.lineGuard(pg.url) == "valid")
+            #expect(try pg.run(LedgerDir.registerArguments(email: uniqueEmail("five"), username: "Five"), stdin: Self.password + "\n").status == 0)
             #expect(try pg.run(["verify"]).status == 0)
         }
     }

@@ -2,13 +2,17 @@ import Foundation
 import LedgerKit
 import Testing
 
-/// The rows' `stream` column is a copy of what each line says, there for the table's index: a hand
-/// that changes it must not make a decision forget a line (a token's use). Through the built `ledger`.
+/// The rows' `stream`, `id` and `seq` columns are copies of what each line says, there for the
+/// table's indexes: the server refuses an edit of one alone (`PostgresSchema.lineGuard`), and a
+/// hand that drops that constraint first still cannot make a decision forget a line (a token's use,
+/// a registration's stream) nor get anything appended. Through the built `ledger`.
 @Suite struct PostgresStreamColumnTests {
     private static let password = "correct horse column"
 
-    /// A used reset token whose use (`PasswordChanged`) was moved out of the account's stream by its
-    /// column is still used: the token is refused and the password stays.
+    /// A used reset token whose use (`PasswordChanged`) is moved out of the account's stream by its
+    /// column: the server refuses the edit; made after dropping the constraint, the token is still
+    /// refused, writers refuse the store, `verify` names both, and `ledger init` refuses to add the
+    /// constraint back until the row says what its line does.
     @Test func aTokensUseHiddenByTheStreamColumnStillCounts() throws {
         try MailedStore.onPostgres { store, pg in
             let email = uniqueEmail("column")
@@ -18,31 +22,91 @@ import Testing
             let token = try store.mailbox.lastToken()
             let first = try store.call(["account", "reset-password", "--token-stdin"], token + "\nthe owner's new password\n")
             #expect(first.status == 0, "\(first)")
-            let moved = try PostgresConnection(pg.url).execute(
-                "UPDATE ledger_events SET stream = 'account-00000000-0000-4000-8000-000000000000' WHERE type = 'PasswordChanged' AND stream = $1",
-                ["account-" + uid])
+            let move = "UPDATE ledger_events SET stream = $2 WHERE type = 'PasswordChanged' AND stream = $1"
+            #expect(refusedByTheLineGuard(pg.url, move, ["account-" + uid, "account-00000000-0000-4000-8000-000000000000"]))
+            try dropPostgresLineGuard(pg.url)
+            let moved = try PostgresConnection(pg.url).execute(move, ["account-" + uid, "account-00000000-0000-4000-8000-000000000000"])
             #expect(moved.affectedRows == 1)
+            let before = try pg.export().stdout
             let again = try store.call(["account", "reset-password", "--token-stdin"], token + "\nan intruder's password\n")
             #expect(again.status == 1 && again.stderr == "ledger: \(AccountService.tokenRefusal)\n", "\(again)")
+            let unguarded = try store.call(["login", "--email", email, "--password-stdin"], "the owner's new password\n")
+            #expect(unguarded.status == 1 && unguarded.stderr.contains(PostgresSchema.lineGuard) && unguarded.stderrLines.count == 1, "\(unguarded)")
+            #expect(try pg.export().stdout == before, "nothing appended")
+            let verified = try pg.run(["verify", "--json"])
+            let problems = try parseObject(verified.stdout)["problems"] as? [[String: Any]] ?? []
+            #expect(verified.status == 1 && problems.count == 2 && problems.allSatisfy { $0["kind"] as? String == "cache-mismatch" }, "\(verified)")
+            #expect((problems.first?["message"] as? String)?.contains(PostgresSchema.lineGuard) == true, "\(problems)")
+            let refusedInit = try pg.run(["init"])
+            #expect(refusedInit.status == 1 && refusedInit.stderr.contains("verify --store") && refusedInit.stderrLines.count == 1, "\(refusedInit)")
+            try PostgresConnection(pg.url).execute(move, ["account-00000000-0000-4000-8000-000000000000", "account-" + uid])
+            #expect(try pg.run(["init"]).status == 0)
             #expect(try store.call(["login", "--email", email, "--password-stdin"], "an intruder's password\n").status == 1)
             #expect(try store.call(["login", "--email", email, "--password-stdin"], "the owner's new password\n").status == 0)
+            #expect(try pg.run(["verify"]).status == 0)
         }
     }
 
     /// A retried registration whose first line was moved out of its stream by the column (leaving a
-    /// hole in the stream's positions) is still answered from its whole stream: the first attempt's account.
+    /// hole in the stream's positions), the constraint dropped first, is still answered from its
+    /// whole stream: the first attempt's account, nothing appended.
     @Test func aRetryWhoseStreamLostARowByItsColumnAnswersTheFirstAttempt() throws {
         try withPostgresLedger { pg in
             let arguments = LedgerDir.registerArguments(email: uniqueEmail("retry"), username: "Retry") + ["--idempotency-key", "column-retry-1", "--json"]
             let first = try pg.run(arguments, stdin: Self.password + "\n")
             let uid = try #require(try parseObject(first.stdout)["uid"] as? String)
-            let moved = try PostgresConnection(pg.url).execute(
-                "UPDATE ledger_events SET stream = 'registration-00000000-0000-4000-8000-000000000000' WHERE seq = 1")
-            #expect(moved.affectedRows == 1)
+            let move = "UPDATE ledger_events SET stream = 'registration-00000000-0000-4000-8000-000000000000' WHERE seq = 1"
+            #expect(refusedByTheLineGuard(pg.url, move))
+            try dropPostgresLineGuard(pg.url)
+            #expect(try PostgresConnection(pg.url).execute(move).affectedRows == 1)
             let retried = try pg.run(arguments, stdin: Self.password + "\n")
             #expect(retried.status == 0, "\(retried)")
             #expect(try parseObject(retried.stdout)["uid"] as? String == uid, "\(retried)")
             #expect(try pg.events().count == 3, "nothing appended")
+        }
+    }
+
+    /// Every row of a completed registration moved out of its stream by the column, the constraint
+    /// dropped first: a retry finds no line of its stream by the column, and would append `Failed`
+    /// to the completed registration, which `recover` would then compensate, deleting the account.
+    /// Writers refuse the store instead: nothing is appended, the account stays live.
+    @Test func aRegistrationMovedOutWholeIsNotFailedAgain() throws {
+        try withPostgresLedger { pg in
+            let email = uniqueEmail("moved")
+            let arguments = LedgerDir.registerArguments(email: email, username: "Moved") + ["--idempotency-key", "column-retry-2", "--json"]
+            let first = try pg.run(arguments, stdin: Self.password + "\n")
+            let uid = try #require(try parseObject(first.stdout)["uid"] as? String)
+            let move = "UPDATE ledger_events SET stream = 'registration-00000000-0000-4000-8000-000000000000' WHERE stream LIKE 'registration-%'"
+            #expect(refusedByTheLineGuard(pg.url, move))
+            try dropPostgresLineGuard(pg.url)
+            #expect(try PostgresConnection(pg.url).execute(move).affectedRows == 2, "AccountCreated and ProfileWritten")
+            let before = try pg.export().stdout
+            let retried = try pg.run(arguments, stdin: Self.password + "\n")
+            #expect(retried.status == 1 && retried.stderr.contains(PostgresSchema.lineGuard), "\(retried)")
+            #expect(try pg.export().stdout == before, "nothing appended")
+            let recovered = try pg.run(["recover", "--json"])
+            #expect(try pg.export().stdout == before, "recover appended nothing: \(recovered)")
+            let users = try pg.run(["users", "--json"])
+            let rows = try JSONSerialization.jsonObject(with: Data(users.stdout.utf8)) as? [[String: Any]] ?? []
+            #expect(rows.contains { $0["uid"] as? String == uid && $0["email"] as? String == email && $0["status"] as? String == "active" }, "\(users)")
+        }
+    }
+
+    /// A stream whose positions no longer run 1, 2, … (a row's `stream_position`, which the line
+    /// does not hold, edited): the next append to it is refused in one line, nothing appended.
+    @Test func aStreamWhosePositionsWereEditedIsNotAppendedTo() throws {
+        try withPostgresLedger { pg in
+            let registered = try pg.run(LedgerDir.registerArguments(email: uniqueEmail("position"), username: "Position") + ["--json"],
+                                        stdin: Self.password + "\n")
+            let session = try #require(try parseObject(registered.stdout)["sessionId"] as? String, "\(registered)")
+            let edited = try PostgresConnection(pg.url).execute("UPDATE ledger_events SET stream_position = 7 WHERE stream = $1", ["session-" + session])
+            #expect(edited.affectedRows == 1)
+            let before = try pg.export().stdout
+            let refused = try pg.run(["logout", "--session", session])
+            #expect(refused.status == 1 && refused.stderr.contains("stream_position") && refused.stderrLines.count == 1, "\(refused)")
+            #expect(try pg.export().stdout == before, "nothing appended")
+            try PostgresConnection(pg.url).execute("UPDATE ledger_events SET stream_position = 1 WHERE stream = $1", ["session-" + session])
+            #expect(try pg.run(["logout", "--session", session]).status == 0)
         }
     }
 
@@ -68,15 +132,22 @@ import Testing
             try #require(try ledger("verify", log).status == 0)
             try withPostgresLedger { pg in
                 #expect(try pg.run(["import", log]).status == 0)
-                if change != "none" { try PostgresConnection(pg.url).execute("UPDATE ledger_events SET \(change) WHERE seq = 3") }
+                if change != "none" {
+                    #expect(refusedByTheLineGuard(pg.url, "UPDATE ledger_events SET \(change) WHERE seq = 3"))
+                    try dropPostgresLineGuard(pg.url)
+                    try PostgresConnection(pg.url).execute("UPDATE ledger_events SET \(change) WHERE seq = 3")
+                }
                 let verified = try pg.run(["verify", "--json"])
                 let problems = try parseObject(verified.stdout)["problems"] as? [[String: Any]] ?? []
                 if change == "none" {
                     #expect(verified.status == 0 && problems.isEmpty, "\(verified)")
                 } else {
                     #expect(verified.status == 1, "\(verified)")
-                    #expect(problems.count == 1 && problems.first?["kind"] as? String == "cache-mismatch" && problems.first?["line"] as? Int == 3
-                            && (problems.first?["message"] as? String)?.contains(change.hasPrefix("id") ? "holds id" : "holds stream") == true, "\(problems)")
+                    // The dropped constraint (at line 1), then the row's column.
+                    #expect(problems.count == 2 && problems.allSatisfy { $0["kind"] as? String == "cache-mismatch" }, "\(problems)")
+                    #expect((problems.first?["message"] as? String)?.contains(PostgresSchema.lineGuard) == true, "\(problems)")
+                    #expect(problems.last?["line"] as? Int == 3
+                            && (problems.last?["message"] as? String)?.contains(change.hasPrefix("id") ? "holds id" : "holds stream") == true, "\(problems)")
                 }
             }
         }
@@ -88,6 +159,7 @@ import Testing
         try withPostgresLedger { pg in
             #expect(try pg.run(["import", Paths.demoLog]).status == 0)
             let admin = try PostgresConnection(pg.url)
+            try dropPostgresLineGuard(pg.url)  // the server refuses these rows otherwise
             try admin.execute(#"UPDATE ledger_events SET line = replace(line, '{"seq":5,', '{"seq":99999999999999999999,') WHERE seq = 5"#)
             let huge = try pg.run(["verify", "--json"])
             let first = (try parseObject(huge.stdout)["problems"] as? [[String: Any]])?.first

@@ -50,3 +50,20 @@ func rewritePostgresRow(_ url: PostgresURL, with envelope: Envelope) throws -> S
     guard updated.affectedRows == 1 else { throw SystemTestError("no row \(envelope.seq) to rewrite") }
     return hash
 }
+
+/// Drops the constraint that keeps `ledger_events`' `seq`, `id` and `stream` the line's
+/// (`PostgresSchema.lineGuard`), as an owner of the table can: what an editor does first to change
+/// those columns alone or to write a row that is not a JSON line. Writers then refuse the store.
+func dropPostgresLineGuard(_ url: PostgresURL) throws {
+    try PostgresConnection(url).execute("ALTER TABLE ledger_events DROP CONSTRAINT \(PostgresSchema.lineGuard)")
+}
+
+/// True when the server refuses `statement` on `url` naming `PostgresSchema.lineGuard`.
+func refusedByTheLineGuard(_ url: PostgresURL, _ statement: String, _ parameters: [String] = []) -> Bool {
+    do {
+        _ = try PostgresConnection(url).execute(statement, parameters)
+        return false
+    } catch {
+        return "\(error)".contains(PostgresSchema.lineGuard)
+    }
+}

@@ -74,17 +74,29 @@ final class ColumnSuspects: @unchecked Sendable {
 /// the rows it could not match are decoded here and compared member by member, and a column that
 /// differs is a `cache-mismatch` on that line, as a cache beside a file that disagrees is. A line
 /// that is not a ledger line is the scanner's to name. (The other columns, `at`, `type`, `v`,
-/// `data`, `prev`, `hash` and `stream_position`, are copies no decision reads; a changed
-/// position only makes an append conflict.)
+/// `data`, `prev`, `hash` and `stream_position`, are copies no decision reads; a stream whose
+/// positions do not run 1, 2, … is refused by the next append to it.) Since schema 4 the server
+/// refuses such an edit (`PostgresSchema.lineGuard`); a store that lost that constraint is named here.
 enum PostgresColumnCheck {
     /// Rows fetched at a time.
     static let pageSize = 1000
 
-    /// The problems of the `suspects` rows of `store`, in seq order (at most `limit`).
+    /// The problems of the `suspects` rows of `store`, in seq order (at most `limit`), after the
+    /// store's own when it lost `PostgresSchema.lineGuard`.
     static func problems(_ store: PostgresEventStore, suspects: [Int], limit: Int) throws -> [LogProblem] {
-        guard !suspects.isEmpty else { return [] }
         let connection = try store.connection()
         var problems: [LogProblem] = []
+        do {
+            if try unguarded(connection) {
+                problems.append(LogProblem(line: 1, kind: .cacheMismatch, message:
+                    "\(PostgresSchema.eventsTable) lacks its constraint \(PostgresSchema.lineGuard) (schema \(PostgresSchema.version)), which keeps "
+                    + "the seq, id and stream columns appends decide on what each line says: someone who owns the table dropped it, "
+                    + "and writers refuse the store; once the problems below are dealt with, `ledger init --store URL` adds it back"))
+            }
+        } catch {
+            throw store.storeError(error, during: "looking for the constraint \(PostgresSchema.lineGuard)")
+        }
+        guard !suspects.isEmpty else { return problems }
         do {
             for start in stride(from: 0, to: suspects.count, by: pageSize) where problems.count < limit {
                 let page = suspects[start..<min(start + pageSize, suspects.count)].map(String.init).joined(separator: ",")
@@ -105,5 +117,17 @@ enum PostgresColumnCheck {
             throw store.storeError(error, during: "checking the columns of \(PostgresSchema.eventsTable)")
         }
         return problems
+    }
+
+    /// True when the store was migrated to schema 4 or later and `ledger_events` no longer has
+    /// `PostgresSchema.lineGuard`; false for a store not migrated yet (its first append migrates it).
+    static func unguarded(_ connection: PostgresConnection) throws -> Bool {
+        let result: PostgresResult
+        do {
+            result = try connection.execute("SELECT schema_version >= 4 AND \(PostgresSchema.lineGuardQuery) IS NULL FROM ledger_store")
+        } catch where PostgresEventStore.isMissingTable(error) {
+            return false
+        }
+        return result.string(0, 0) == "t"
     }
 }

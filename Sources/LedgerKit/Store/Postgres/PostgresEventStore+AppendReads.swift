@@ -4,7 +4,7 @@ import LedgerDomain
 
 /// An append's reads, sent together in one round trip (a pipeline): `BEGIN`, the append lock, then —
 /// under the lock, each statement seeing every append committed before it — the head with the
-/// account state's mark, every part's stream version, whether the batch's ids are taken, the
+/// account state's mark, every part's stream version (and its number of rows), whether the batch's ids are taken, the
 /// store's versions (`ledger_store`), the keys of the subjects the batch names by uid, and the
 /// account rows the batch will read. The lines can only be written after this answers: their seq,
 /// prev and hash follow from the head.
@@ -35,8 +35,9 @@ extension PostgresEventStore {
             .init("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey]),
             .init(accountMarkQuery),
             .init("""
-                SELECT (SELECT coalesce(max(stream_position), 0) FROM ledger_events WHERE stream = q.s)
-                FROM unnest($1::text[]) WITH ORDINALITY AS q(s, n) ORDER BY q.n
+                SELECT c.top, c.rows FROM unnest($1::text[]) WITH ORDINALITY AS q(s, n),
+                    LATERAL (SELECT coalesce(max(stream_position), 0) AS top, count(*) AS rows FROM ledger_events WHERE stream = q.s) AS c
+                ORDER BY q.n
                 """, [PostgresAccounts.textArray(parts.map(\.stream))]),
             .init("SELECT count(*) FROM ledger_events WHERE id = ANY($1::uuid[])", [PostgresAccounts.textArray(ids)]),
             .init(storeVersionsQuery),
@@ -45,6 +46,13 @@ extension PostgresEventStore {
         let results = try connection.pipeline(statements)
         let versions = (0..<results[3].count).map { results[3].int($0, 0) ?? 0 }
         guard versions.count == parts.count else { throw StoreError(.io, "PostgreSQL answered \(versions.count) stream versions for \(parts.count) parts") }
+        // A stream's rows cannot leave it (`PostgresSchema.lineGuard`), so positions that do not run
+        // 1, 2, … mean a row of it was deleted or its position edited: its version is unknown.
+        for (k, part) in parts.enumerated() where results[3].int(k, 1) != versions[k] {
+            throw StoreError(.damaged, "the rows of stream \(part.stream) in \(PostgresSchema.eventsTable) hold \(results[3].int(k, 1) ?? 0) lines "
+                             + "numbered up to \(versions[k]): a row was deleted or its stream_position edited; nothing was appended; "
+                             + "`ledger verify --store URL` names the damage")
+        }
         return AppendReads(mark: try accountMark(from: results[2]), versions: versions, idsTaken: (results[4].int(0, 0) ?? 0) > 0,
                            store: try storeVersions(from: results[5]), keys: results[6], rows: Array(zip(loads, results.dropFirst(7))))
     }

@@ -9,13 +9,15 @@ extension PostgresEventStore {
         var schema: Int
         /// The log's data version: 2 seals personal members, 1 writes them in clear.
         var data: Int
+        /// Where `PostgresSchema.lineGuard` stands.
+        var lineGuard = LineGuardState.valid
     }
 
     /// The reason of the `store-unavailable` error for a store a newer build migrated.
     public static let newerSchema = "newer-schema"
 
     /// The statement that reads `ledger_store` (no row before the migration).
-    static let storeVersionsQuery = "SELECT schema_version, data_version FROM ledger_store"
+    static let storeVersionsQuery = "SELECT schema_version, data_version, \(PostgresSchema.lineGuardQuery) FROM ledger_store"
 
     /// The versions `storeVersionsQuery` returned, checked: nil without a row; a schema newer than
     /// this build's is refused (`store-unavailable`, reason `newer-schema`): its lines could be misread.
@@ -26,14 +28,15 @@ extension PostgresEventStore {
                              + "this build knows schema \(PostgresSchema.version): upgrade ledger on this host before it reads or writes the store",
                              reason: newerSchema)
         }
-        return StoreVersions(schema: schema, data: data)
+        return StoreVersions(schema: schema, data: data, lineGuard: result.string(0, 2).flatMap(LineGuardState.init(rawValue:)) ?? .absent)
     }
 
-    /// Applies the migrations of data version 2 and schema 3 in a transaction of its own, under the
-    /// append lock: the key and version tables, the row that fixes the data version (2 for a store
-    /// without lines), the password line's column under its schema 3 name, the schema version
-    /// raised to this build's, and in a version 2 store the constraint that refuses personal members
-    /// in clear. Idempotent.
+    /// Applies the migrations of data version 2 and schemas 3 and 4 in a transaction of its own, under
+    /// the append lock: the key and version tables, the row that fixes the data version (2 for a store
+    /// without lines), the password line's column under its schema 3 name, the constraint that ties
+    /// the columns appends decide on to the line (`PostgresSchema.lineGuard`, schema 4), the schema
+    /// version raised to this build's, and in a version 2 store the constraint that refuses personal
+    /// members in clear. Idempotent.
     static func migrate(_ connection: PostgresConnection) throws {
         try connection.transaction {
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey])
@@ -42,11 +45,28 @@ extension PostgresEventStore {
                 + PostgresSchema.checkpointTable + PostgresSchema.dataVersionStatements + [PostgresSchema.passwordSeqRename] {
                 try connection.execute(statement)
             }
+            if try connection.execute("SELECT \(PostgresSchema.lineGuardQuery)").isNull(0, 0) {
+                try connection.execute(PostgresSchema.addLineGuard)
+            }
             try connection.execute(PostgresSchema.storeRowStatement)
             let versions = try storeVersions(from: try connection.execute(storeVersionsQuery))
             if versions?.data == 2, try connection.execute(PostgresSchema.hasSealedCheck).string(0, 0) != "t" {
                 try connection.execute(PostgresSchema.addSealedCheck)
             }
+        }
+        try validateLineGuard(connection)
+    }
+
+    /// Validates `PostgresSchema.lineGuard` when it is not yet (outside the migration's transaction:
+    /// it reads every row, and appends and reads go on meanwhile). A row whose columns disagree with
+    /// its line is `damaged`: writers refuse the store until it says what its line does.
+    static func validateLineGuard(_ connection: PostgresConnection) throws {
+        guard try connection.execute("SELECT \(PostgresSchema.lineGuardQuery)").string(0, 0) == LineGuardState.added.rawValue else { return }
+        do {
+            try connection.execute(PostgresSchema.validateLineGuard)
+        } catch let error as PostgresError where error.sqlState == "23514" || error.sqlState.hasPrefix("22") {
+            throw StoreError(.damaged, "a row of \(PostgresSchema.eventsTable) holds a seq, id or stream column that is not what its line says, "
+                             + "or a line that is not JSON (\(error.message)): writers refuse the store; `ledger verify --store URL` names the row")
         }
     }
 

@@ -44,6 +44,9 @@ extension PostgresEventStore {
                 reads = try Self.readForAppend(connection, parts, decoded, ids: ids, rowsOf: accounts)
             }
             guard let store = reads.store else { throw SchemaBehind.dataVersionTables }
+            // The columns decided on below are the lines' only under a validated `lineGuard`.
+            if store.schema < 4 || store.lineGuard == .added { throw SchemaBehind.lineGuard }
+            guard store.lineGuard == .valid else { throw Self.unguarded }
             let keys = PostgresAppendKeys(connection: connection, preloaded: reads.keys)
             let mark = reads.mark
             let head = mark.head, lastAt = mark.lastAt

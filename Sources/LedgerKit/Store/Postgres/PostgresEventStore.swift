@@ -100,8 +100,8 @@ public final class PostgresEventStore: LedgerStore {
             } catch let missing as SchemaBehind where attempts < 4 {
                 switch missing {
                 case .accountTables: try catchUpAccounts()
-                case .dataVersionTables, .oldPasswordSeqColumn:
-                    do { try Self.migrate(try connection()) } catch { throw storeError(error, during: "applying the data version 2 and schema 3 migrations") }
+                case .dataVersionTables, .oldPasswordSeqColumn, .lineGuard:
+                    do { try Self.migrate(try connection()) } catch { throw storeError(error, during: "applying the data version 2 and schema 3 and 4 migrations") }
                 case .legacyStatusCheck:
                     do {
                         try Self.dropLegacyStatusCheck(try connection())
@@ -123,6 +123,16 @@ public final class PostgresEventStore: LedgerStore {
         case legacyStatusCheck
         /// A store of schema 2: the password line's column has its first name.
         case oldPasswordSeqColumn
+        /// A store of schema 3: `ledger_events` lacks `PostgresSchema.lineGuard`.
+        case lineGuard
+    }
+
+    /// The refusal of a store of schema 4 or later whose `PostgresSchema.lineGuard` was dropped: the
+    /// columns appends decide on may no longer say what the lines do.
+    static var unguarded: StoreError {
+        StoreError(.damaged, "\(PostgresSchema.eventsTable) lacks its constraint \(PostgresSchema.lineGuard), which keeps the seq, id and stream "
+                   + "columns appends decide on what each line says: nothing was appended; run `ledger verify --store URL`, "
+                   + "then `ledger init --store URL` to add it back")
     }
 
     /// `count` random ids, none repeated in the batch (`readForAppend` asks whether the log has one).

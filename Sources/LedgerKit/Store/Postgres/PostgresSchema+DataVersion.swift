@@ -17,8 +17,9 @@ import LedgerDomain
 /// a build is refused by the server, naming the constraint, instead of writing plaintext.
 extension PostgresSchema {
     /// The version of the tables this build makes and reads: 3 names the column of the password
-    /// line `password_seq` (`passwordSeqRename`).
-    public static let version = 3
+    /// line `password_seq` (`passwordSeqRename`); 4 ties `ledger_events`' `seq`, `id` and `stream`
+    /// to the line (`lineGuard`).
+    public static let version = 4
     /// The key table.
     public static let keysTable = "ledger_keys"
     /// The table of the store's versions.
