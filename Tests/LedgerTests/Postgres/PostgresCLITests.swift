@@ -276,7 +276,7 @@ struct PostgresTamperTests {
             #expect(try pg.run(["verify"]).status == 0)
 
             try admin.execute("UPDATE ledger_account_state SET seq = 5, hash = (SELECT hash FROM ledger_events WHERE seq = 5)")
-            try dropPostgresLineGuard(pg.url)  // the server refuses a row that is not a JSON line otherwise
+            try dropPostgresLineGuards(pg.url)  // the server refuses a row that is not a JSON line otherwise
             try admin.execute("UPDATE ledger_events SET line = 'not json' WHERE seq = 5")
             let refused = try pg.run(LedgerDir.registerArguments(email: uniqueEmail("D"), username: "D"), stdin: "correct horse 1\n")
             #expect(refused.status == 1 && refused.stderr.contains("line 5") && !refused.stderr.contains("line 0"), "\(refused)")

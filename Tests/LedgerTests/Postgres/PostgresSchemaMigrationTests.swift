@@ -18,7 +18,7 @@ import Testing
         let connection = try PostgresConnection(url)
         try connection.execute("ALTER TABLE ledger_accounts RENAME COLUMN password_seq TO created_seq")
         try connection.execute("UPDATE ledger_store SET schema_version = 2")
-        try dropPostgresLineGuard(url)  // schema 4's
+        try dropPostgresLineGuards(url)  // schema 4's
     }
 
     /// The column's name and the schema version the store has.
@@ -86,7 +86,7 @@ import Testing
         try withPostgresLedger { pg in
             let email = uniqueEmail("three")
             #expect(try pg.run(LedgerDir.registerArguments(email: email, username: "Three"), stdin: Self.password + "\n").status == 0)
-            try dropPostgresLineGuard(pg.url)
+            try dropPostgresLineGuards(pg.url)
             let admin = try PostgresConnection(pg.url)
             try admin.execute("UPDATE ledger_store SET schema_version = 3")
             let stream = try #require(try admin.execute("SELECT stream FROM ledger_events WHERE seq = 2").string(0, 0))

@@ -24,7 +24,7 @@ import Testing
             #expect(first.status == 0, "\(first)")
             let move = "UPDATE ledger_events SET stream = $2 WHERE type = 'PasswordChanged' AND stream = $1"
             #expect(refusedByTheLineGuard(pg.url, move, ["account-" + uid, "account-00000000-0000-4000-8000-000000000000"]))
-            try dropPostgresLineGuard(pg.url)
+            try dropPostgresLineGuards(pg.url)
             let moved = try PostgresConnection(pg.url).execute(move, ["account-" + uid, "account-00000000-0000-4000-8000-000000000000"])
             #expect(moved.affectedRows == 1)
             let before = try pg.export().stdout
@@ -57,7 +57,7 @@ import Testing
             let uid = try #require(try parseObject(first.stdout)["uid"] as? String)
             let move = "UPDATE ledger_events SET stream = 'registration-00000000-0000-4000-8000-000000000000' WHERE seq = 1"
             #expect(refusedByTheLineGuard(pg.url, move))
-            try dropPostgresLineGuard(pg.url)
+            try dropPostgresLineGuards(pg.url)
             #expect(try PostgresConnection(pg.url).execute(move).affectedRows == 1)
             let retried = try pg.run(arguments, stdin: Self.password + "\n")
             #expect(retried.status == 0, "\(retried)")
@@ -78,7 +78,7 @@ import Testing
             let uid = try #require(try parseObject(first.stdout)["uid"] as? String)
             let move = "UPDATE ledger_events SET stream = 'registration-00000000-0000-4000-8000-000000000000' WHERE stream LIKE 'registration-%'"
             #expect(refusedByTheLineGuard(pg.url, move))
-            try dropPostgresLineGuard(pg.url)
+            try dropPostgresLineGuards(pg.url)
             #expect(try PostgresConnection(pg.url).execute(move).affectedRows == 2, "AccountCreated and ProfileWritten")
             let before = try pg.export().stdout
             let retried = try pg.run(arguments, stdin: Self.password + "\n")
@@ -89,6 +89,52 @@ import Testing
             let users = try pg.run(["users", "--json"])
             let rows = try JSONSerialization.jsonObject(with: Data(users.stdout.utf8)) as? [[String: Any]] ?? []
             #expect(rows.contains { $0["uid"] as? String == uid && $0["email"] as? String == email && $0["status"] as? String == "active" }, "\(users)")
+        }
+    }
+
+    /// A registration's rows deleted from the middle of the log (to be put back once a retry was
+    /// appended to its stream as new) are refused by the server: each row has the one after it.
+    /// Only the log's tail can go.
+    @Test func rowsCannotBeDeletedFromTheMiddle() throws {
+        try withPostgresLedger { pg in
+            let arguments = LedgerDir.registerArguments(email: uniqueEmail("deleted"), username: "Deleted") + ["--idempotency-key", "column-retry-3"]
+            #expect(try pg.run(arguments, stdin: Self.password + "\n").status == 0)
+            let before = try pg.export().stdout
+            #expect(refusedByTheLineGuard(pg.url, "DELETE FROM ledger_events WHERE stream LIKE 'registration-%'", guard: PostgresSchema.priorLineGuard))
+            #expect(refusedByTheLineGuard(pg.url, "DELETE FROM ledger_events WHERE seq = 1", guard: PostgresSchema.priorLineGuard))
+            #expect(try pg.export().stdout == before)
+            let retried = try pg.run(arguments, stdin: Self.password + "\n")
+            #expect(retried.status == 0, "\(retried)")
+            #expect(try pg.events().count == 3, "nothing appended")
+        }
+    }
+
+    /// A guard dropped and made again under its name as something weaker (a check that holds of
+    /// every row, a foreign key checked only at commit) is no guard: writers refuse the store,
+    /// `verify` names it, and `ledger init` puts back the guard as defined.
+    @Test(arguments: [
+        "DROP CONSTRAINT ledger_events_columns_are_the_line, ADD CONSTRAINT ledger_events_columns_are_the_line CHECK (true)",
+        "DROP CONSTRAINT ledger_events_columns_are_the_line, ADD CONSTRAINT ledger_events_columns_are_the_line CHECK (true OR line::jsonb @> jsonb_build_object('seq', seq, 'id', id::text, 'stream', stream))",
+        "ALTER CONSTRAINT ledger_events_prior_line DEFERRABLE INITIALLY DEFERRED",
+        "DROP CONSTRAINT ledger_events_prior_line, ADD CONSTRAINT ledger_events_prior_line FOREIGN KEY (prior_seq) REFERENCES ledger_events (seq) ON DELETE CASCADE",
+    ])
+    func aGuardRedefinedUnderItsNameIsNoGuard(_ change: String) throws {
+        try withPostgresLedger { pg in
+            let email = uniqueEmail("redefined")
+            #expect(try pg.run(LedgerDir.registerArguments(email: email, username: "Redefined"), stdin: Self.password + "\n").status == 0)
+            try PostgresConnection(pg.url).execute("ALTER TABLE ledger_events \(change)")
+            let before = try pg.export().stdout
+            let refused = try pg.run(["login", "--email", email, "--password-stdin"], stdin: Self.password + "\n")
+            #expect(refused.status == 1 && refused.stderr.contains(PostgresSchema.lineGuard) && refused.stderrLines.count == 1, "\(refused)")
+            #expect(try pg.export().stdout == before, "nothing appended")
+            let verified = try pg.run(["verify", "--json"])
+            let problems = try parseObject(verified.stdout)["problems"] as? [[String: Any]] ?? []
+            #expect(verified.status == 1 && problems.count == 1 && problems.first?["kind"] as? String == "cache-mismatch", "\(verified)")
+            #expect(try pg.run(["init"]).status == 0)
+            #expect(refusedByTheLineGuard(pg.url, "UPDATE ledger_events SET stream = 'x' WHERE seq = 1"))
+            #expect(refusedByTheLineGuard(pg.url, "DELETE FROM ledger_events WHERE seq = 1", guard: PostgresSchema.priorLineGuard))
+            #expect(try pg.run(["login", "--email", email, "--password-stdin"], stdin: Self.password + "\n").status == 0)
+            #expect(try pg.run(["verify"]).status == 0)
         }
     }
 
@@ -134,7 +180,7 @@ import Testing
                 #expect(try pg.run(["import", log]).status == 0)
                 if change != "none" {
                     #expect(refusedByTheLineGuard(pg.url, "UPDATE ledger_events SET \(change) WHERE seq = 3"))
-                    try dropPostgresLineGuard(pg.url)
+                    try dropPostgresLineGuards(pg.url)
                     try PostgresConnection(pg.url).execute("UPDATE ledger_events SET \(change) WHERE seq = 3")
                 }
                 let verified = try pg.run(["verify", "--json"])
@@ -159,7 +205,7 @@ import Testing
         try withPostgresLedger { pg in
             #expect(try pg.run(["import", Paths.demoLog]).status == 0)
             let admin = try PostgresConnection(pg.url)
-            try dropPostgresLineGuard(pg.url)  // the server refuses these rows otherwise
+            try dropPostgresLineGuards(pg.url)  // the server refuses these rows otherwise
             try admin.execute(#"UPDATE ledger_events SET line = replace(line, '{"seq":5,', '{"seq":99999999999999999999,') WHERE seq = 5"#)
             let huge = try pg.run(["verify", "--json"])
             let first = (try parseObject(huge.stdout)["problems"] as? [[String: Any]])?.first

@@ -51,19 +51,24 @@ func rewritePostgresRow(_ url: PostgresURL, with envelope: Envelope) throws -> S
     return hash
 }
 
-/// Drops the constraint that keeps `ledger_events`' `seq`, `id` and `stream` the line's
-/// (`PostgresSchema.lineGuard`), as an owner of the table can: what an editor does first to change
-/// those columns alone or to write a row that is not a JSON line. Writers then refuse the store.
-func dropPostgresLineGuard(_ url: PostgresURL) throws {
-    try PostgresConnection(url).execute("ALTER TABLE ledger_events DROP CONSTRAINT \(PostgresSchema.lineGuard)")
+/// Drops the constraints that keep `ledger_events`' `seq`, `id` and `stream` the line's and every
+/// row but the last in place (`PostgresSchema+LineGuard`), as an owner of the table can: what an
+/// editor does first to change those columns alone, write a row that is not a JSON line, or delete
+/// a row from the middle. Writers then refuse the store.
+func dropPostgresLineGuards(_ url: PostgresURL) throws {
+    let connection = try PostgresConnection(url)
+    try connection.execute("ALTER TABLE ledger_events DROP CONSTRAINT \(PostgresSchema.lineGuard)")
+    try connection.execute("ALTER TABLE ledger_events DROP CONSTRAINT \(PostgresSchema.priorLineGuard)")
 }
 
-/// True when the server refuses `statement` on `url` naming `PostgresSchema.lineGuard`.
-func refusedByTheLineGuard(_ url: PostgresURL, _ statement: String, _ parameters: [String] = []) -> Bool {
+/// True when the server refuses `statement` on `url` naming `guard` (`PostgresSchema.lineGuard`
+/// by default).
+func refusedByTheLineGuard(_ url: PostgresURL, _ statement: String, _ parameters: [String] = [],
+                           guard name: String = PostgresSchema.lineGuard) -> Bool {
     do {
         _ = try PostgresConnection(url).execute(statement, parameters)
         return false
     } catch {
-        return "\(error)".contains(PostgresSchema.lineGuard)
+        return "\(error)".contains(name)
     }
 }

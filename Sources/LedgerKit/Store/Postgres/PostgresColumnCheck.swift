@@ -89,9 +89,10 @@ enum PostgresColumnCheck {
         do {
             if try unguarded(connection) {
                 problems.append(LogProblem(line: 1, kind: .cacheMismatch, message:
-                    "\(PostgresSchema.eventsTable) lacks its constraint \(PostgresSchema.lineGuard) (schema \(PostgresSchema.version)), which keeps "
-                    + "the seq, id and stream columns appends decide on what each line says: someone who owns the table dropped it, "
-                    + "and writers refuse the store; once the problems below are dealt with, `ledger init --store URL` adds it back"))
+                    "\(PostgresSchema.eventsTable) lacks its constraint \(PostgresSchema.lineGuard) or \(PostgresSchema.priorLineGuard) as ledger "
+                    + "defines them (schema \(PostgresSchema.version)), which keep the seq, id and stream columns appends decide on what each line "
+                    + "says and every row but the last in place: someone who owns the table dropped or changed one, and writers refuse the "
+                    + "store; once the problems below are dealt with, `ledger init --store URL` adds them back"))
             }
         } catch {
             throw store.storeError(error, during: "looking for the constraint \(PostgresSchema.lineGuard)")
@@ -119,8 +120,9 @@ enum PostgresColumnCheck {
         return problems
     }
 
-    /// True when the store was migrated to schema 4 or later and `ledger_events` no longer has
-    /// `PostgresSchema.lineGuard`; false for a store not migrated yet (its first append migrates it).
+    /// True when the store was migrated to schema 4 or later and `ledger_events` no longer has both
+    /// guards of `PostgresSchema+LineGuard` as defined; false for a store not migrated yet (its first
+    /// append migrates it).
     static func unguarded(_ connection: PostgresConnection) throws -> Bool {
         let result: PostgresResult
         do {

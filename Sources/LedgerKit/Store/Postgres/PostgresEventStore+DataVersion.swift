@@ -46,7 +46,8 @@ extension PostgresEventStore {
                 try connection.execute(statement)
             }
             if try connection.execute("SELECT \(PostgresSchema.lineGuardQuery)").isNull(0, 0) {
-                try connection.execute(PostgresSchema.addLineGuard)
+                try connection.execute(PostgresSchema.addPriorSeq)
+                for statement in PostgresSchema.addLineGuards { try connection.execute(statement) }
             }
             try connection.execute(PostgresSchema.storeRowStatement)
             let versions = try storeVersions(from: try connection.execute(storeVersionsQuery))
@@ -57,16 +58,18 @@ extension PostgresEventStore {
         try validateLineGuard(connection)
     }
 
-    /// Validates `PostgresSchema.lineGuard` when it is not yet (outside the migration's transaction:
-    /// it reads every row, and appends and reads go on meanwhile). A row whose columns disagree with
-    /// its line is `damaged`: writers refuse the store until it says what its line does.
+    /// Validates the guards of `PostgresSchema+LineGuard` when they are not yet (outside the
+    /// migration's transaction: it reads every row, and appends and reads go on meanwhile). A row
+    /// whose columns disagree with its line, or a row missing before another, is `damaged`: writers
+    /// refuse the store until it is put back.
     static func validateLineGuard(_ connection: PostgresConnection) throws {
         guard try connection.execute("SELECT \(PostgresSchema.lineGuardQuery)").string(0, 0) == LineGuardState.added.rawValue else { return }
         do {
-            try connection.execute(PostgresSchema.validateLineGuard)
-        } catch let error as PostgresError where error.sqlState == "23514" || error.sqlState.hasPrefix("22") {
-            throw StoreError(.damaged, "a row of \(PostgresSchema.eventsTable) holds a seq, id or stream column that is not what its line says, "
-                             + "or a line that is not JSON (\(error.message)): writers refuse the store; `ledger verify --store URL` names the row")
+            for statement in PostgresSchema.validateLineGuards { try connection.execute(statement) }
+        } catch let error as PostgresError where error.sqlState == "23514" || error.sqlState == "23503" || error.sqlState.hasPrefix("22") {
+            throw StoreError(.damaged, "\(PostgresSchema.eventsTable) holds a row whose seq, id or stream column is not what its line says, "
+                             + "a line that is not JSON, or a row missing before another (\(error.message)): writers refuse the store; "
+                             + "`ledger verify --store URL` names the line")
         }
     }
 

@@ -123,16 +123,17 @@ public final class PostgresEventStore: LedgerStore {
         case legacyStatusCheck
         /// A store of schema 2: the password line's column has its first name.
         case oldPasswordSeqColumn
-        /// A store of schema 3: `ledger_events` lacks `PostgresSchema.lineGuard`.
+        /// A store of schema 3, or one whose guards (`PostgresSchema+LineGuard`) are not validated yet.
         case lineGuard
     }
 
-    /// The refusal of a store of schema 4 or later whose `PostgresSchema.lineGuard` was dropped: the
-    /// columns appends decide on may no longer say what the lines do.
+    /// The refusal of a store of schema 4 or later that lost a guard of `PostgresSchema+LineGuard`:
+    /// the columns appends decide on may no longer say what the lines do, or a row may be gone.
     static var unguarded: StoreError {
-        StoreError(.damaged, "\(PostgresSchema.eventsTable) lacks its constraint \(PostgresSchema.lineGuard), which keeps the seq, id and stream "
-                   + "columns appends decide on what each line says: nothing was appended; run `ledger verify --store URL`, "
-                   + "then `ledger init --store URL` to add it back")
+        StoreError(.damaged, "\(PostgresSchema.eventsTable) lacks its constraint \(PostgresSchema.lineGuard) or \(PostgresSchema.priorLineGuard) "
+                   + "as ledger defines them, which keep the seq, id and stream columns appends decide on what each line says "
+                   + "and every row but the last in place: nothing was appended; run `ledger verify --store URL`, "
+                   + "then `ledger init --store URL` to add them back")
     }
 
     /// `count` random ids, none repeated in the batch (`readForAppend` asks whether the log has one).

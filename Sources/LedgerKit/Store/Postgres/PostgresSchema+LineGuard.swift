@@ -1,49 +1,92 @@
-// MARK: - PostgresSchema: the columns an append decides on are the line's (schema 4)
+// MARK: - PostgresSchema: the rows are the lines, and none goes from the middle (schema 4)
 
-/// Schema 4 puts a constraint on `ledger_events` (`lineGuard`) that keeps the three columns an
-/// append decides on — `seq` (the head), `id` (whether an id is taken) and `stream` (a stream's
-/// version and its lines) — equal to the members of the row's own `line`. Without it, someone who
-/// can write the table could move a stream's rows out by their column alone, leaving the lines
-/// intact: a retry would then look new to the version check. With it, such an edit is refused by
-/// the server; only an owner of the table can drop it, and then writers refuse the store
-/// (`PostgresEventStore.appendOnce`) and `ledger verify --store` reports it, until `ledger init`
-/// adds it back.
+/// Schema 4 puts two constraints on `ledger_events` that keep what appends decide on true of the
+/// lines themselves:
+/// - `lineGuard`, a `CHECK`: the row's `seq`, `id` and `stream` (the head, whether an id is taken,
+///   a stream's version and its lines) are the members of its own `line`. Without it, someone who
+///   can write the table could move a stream's rows out by their column alone: a retry would then
+///   look new to the version check.
+/// - `priorLineGuard`, a foreign key from each row's `prior_seq` (generated: its `seq` minus 1,
+///   none for line 1) to the row before it: a row that has one after it cannot be deleted. Without
+///   it, a stream's rows could be deleted, a retry appended to as new, and the rows put back.
+///   Only the last rows can go (the log's tail: what `verify` reports as lines lost).
 ///
-/// The migration adds it `NOT VALID` (a short exclusive lock, no row read), raises the schema
-/// version, and then validates it in a statement of its own, which reads every row while appends and
-/// reads go on. Writers append only once it is validated: a row edited before the migration fails
-/// the validation, and the store is refused as damaged until the row says what its line does.
-/// `stream_position` is not in the line; a stream whose positions do not run 1, 2, … is refused by
-/// the append's version read instead.
+/// Only an owner of the table can drop or change them; writers then refuse the store
+/// (`PostgresEventStore.appendOnce`) and `ledger verify --store` reports it, until `ledger init`
+/// adds them back. Each is compared with its definition, not only found by name.
+///
+/// The migration adds the column (rewriting the table once) and both constraints `NOT VALID`,
+/// raises the schema version, and then validates them in statements of their own, which read every
+/// row while appends and reads go on. Writers append only once both are validated: a row edited or
+/// deleted before the migration fails the validation, and the store is refused as damaged until it
+/// is put back. `stream_position` is not in the line; a stream whose positions do not run 1, 2, …
+/// is refused by the append's version read instead.
 extension PostgresSchema {
-    /// The constraint's name.
+    /// The `CHECK` that a row's `seq`, `id` and `stream` are its line's.
     public static let lineGuard = "ledger_events_columns_are_the_line"
+    /// The foreign key from each row to the one before it.
+    public static let priorLineGuard = "ledger_events_prior_line"
 
-    /// The constraint's body: the line, parsed once, holds `seq`, `id` and `stream` as the columns
-    /// do (`id` in its lowercase text form, as ledger writes it and `verify` compares it).
+    /// The check's body: the line, parsed once, holds `seq`, `id` and `stream` as the columns do
+    /// (`id` in its lowercase text form, as ledger writes it and `verify` compares it).
     static let lineGuardBody = "line::jsonb @> jsonb_build_object('seq', seq, 'id', id::text, 'stream', stream)"
 
-    /// Adds `lineGuard` without reading the rows already there.
-    static let addLineGuard = "ALTER TABLE ledger_events ADD CONSTRAINT \(lineGuard) CHECK (\(lineGuardBody)) NOT VALID"
+    /// The generated column the foreign key goes from; adding it rewrites the table.
+    static let addPriorSeq = "ALTER TABLE ledger_events ADD COLUMN IF NOT EXISTS prior_seq bigint GENERATED ALWAYS AS (nullif(seq - 1, 0)) STORED"
 
-    /// Validates `lineGuard`: reads every row; refused by the server, naming the constraint, when one
-    /// disagrees with its line.
-    static let validateLineGuard = "ALTER TABLE ledger_events VALIDATE CONSTRAINT \(lineGuard)"
+    /// Adds both constraints without reading the rows already there (after dropping whichever is
+    /// there under its name but not as defined here).
+    static let addLineGuards = [
+        "ALTER TABLE ledger_events DROP CONSTRAINT IF EXISTS \(lineGuard)",
+        "ALTER TABLE ledger_events DROP CONSTRAINT IF EXISTS \(priorLineGuard)",
+        "ALTER TABLE ledger_events ADD CONSTRAINT \(lineGuard) CHECK (\(lineGuardBody)) NOT VALID",
+        "ALTER TABLE ledger_events ADD CONSTRAINT \(priorLineGuard) FOREIGN KEY (prior_seq) REFERENCES ledger_events (seq) NOT VALID",
+    ]
 
-    /// A subquery giving `lineGuard`'s state (`LineGuardState`'s raw value): `valid`, `added` (not
-    /// validated yet), or NULL when `ledger_events` does not have it.
+    /// Validates both: reads every row; refused by the server, naming the constraint, when a row
+    /// disagrees with its line or the row before one is missing.
+    static let validateLineGuards = [
+        "ALTER TABLE ledger_events VALIDATE CONSTRAINT \(lineGuard)",
+        "ALTER TABLE ledger_events VALIDATE CONSTRAINT \(priorLineGuard)",
+    ]
+
+    /// The definitions the server gives back (`pg_get_constraintdef`, the generated column's
+    /// expression), without whitespace and parentheses, whose spelling varies between versions.
+    /// (Quotes doubled: these are SQL string literals.)
+    private static let lineGuardDefinition = "CHECKline::jsonb@>jsonb_build_object''seq'',seq,''id'',id::text,''stream'',stream"
+    private static let priorLineGuardDefinition = "FOREIGNKEYprior_seqREFERENCESledger_eventsseq"
+    private static let priorSeqExpression = "NULLIFseq-1,0"
+
+    /// `text` without a trailing `NOT VALID`, whitespace and parentheses, in SQL.
+    private static func bare(_ text: String) -> String {
+        "regexp_replace(regexp_replace(\(text), '\\s+NOT VALID$', ''), '[[:space:]()]', '', 'g')"
+    }
+
+    /// A subquery giving where the guards stand (`LineGuardState`'s raw value): `valid` when both are
+    /// there as defined here and validated, `added` when both are there and one is not validated
+    /// yet, NULL otherwise (not migrated yet, or one dropped or changed).
     static let lineGuardQuery = """
-        (SELECT CASE WHEN convalidated THEN 'valid' ELSE 'added' END FROM pg_constraint
-         WHERE conname = '\(lineGuard)' AND conrelid = 'ledger_events'::regclass)
+        (SELECT CASE WHEN count(*) FILTER (WHERE shaped) < 2 OR NOT bool_or(generated) THEN NULL
+                     WHEN bool_and(convalidated) FILTER (WHERE shaped) THEN 'valid' ELSE 'added' END
+         FROM (SELECT c.convalidated,
+                      (c.conname = '\(lineGuard)' AND \(bare("pg_get_constraintdef(c.oid)")) = '\(lineGuardDefinition)')
+                      OR (c.conname = '\(priorLineGuard)' AND \(bare("pg_get_constraintdef(c.oid)")) = '\(priorLineGuardDefinition)') AS shaped,
+                      EXISTS (SELECT 1 FROM pg_attribute a JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+                              WHERE a.attrelid = 'ledger_events'::regclass AND a.attname = 'prior_seq' AND a.attgenerated = 's'
+                                AND \(bare("pg_get_expr(d.adbin, d.adrelid)")) = '\(priorSeqExpression)') AS generated
+               FROM pg_constraint c
+               WHERE c.conrelid = 'ledger_events'::regclass AND c.conname IN ('\(lineGuard)', '\(priorLineGuard)')) AS guards)
         """
 }
 
-/// Where `PostgresSchema.lineGuard` stands on a store.
+/// Where the guards of `PostgresSchema+LineGuard` stand on a store.
 enum LineGuardState: String {
-    /// Not on `ledger_events`: a store not migrated to schema 4, or one whose constraint was dropped.
+    /// Not both on `ledger_events` as defined: a store not migrated to schema 4, or one whose
+    /// constraint was dropped or changed.
     case absent
-    /// Added, not validated yet: rows from before it were not read.
+    /// Both added, one not validated yet: rows from before it were not read.
     case added
-    /// Added and validated: every row's columns say what its line does.
+    /// Both added and validated: every row's columns say what its line does, and every row but the
+    /// first has the one before it.
     case valid
 }
