@@ -35,8 +35,11 @@ import Testing
             #expect(try pg.export().stdout == before, "nothing appended")
             let verified = try pg.run(["verify", "--json"])
             let problems = try parseObject(verified.stdout)["problems"] as? [[String: Any]] ?? []
-            #expect(verified.status == 1 && problems.count == 2 && problems.allSatisfy { $0["kind"] as? String == "cache-mismatch" }, "\(verified)")
+            // The dropped constraint (at line 1), the row's column, and the position the row holds
+            // in the stream it was moved to (the account's own stream has no other row).
+            #expect(verified.status == 1 && problems.count == 3 && problems.allSatisfy { $0["kind"] as? String == "cache-mismatch" }, "\(verified)")
             #expect((problems.first?["message"] as? String)?.contains(PostgresSchema.lineGuard) == true, "\(problems)")
+            #expect(problems.contains { ($0["message"] as? String)?.contains("holds stream") == true }, "\(problems)")
             let refusedInit = try pg.run(["init"])
             #expect(refusedInit.status == 1 && refusedInit.stderr.contains("verify --store") && refusedInit.stderrLines.count == 1, "\(refusedInit)")
             try PostgresConnection(pg.url).execute(move, ["account-00000000-0000-4000-8000-000000000000", "account-" + uid])
@@ -139,7 +142,8 @@ import Testing
     }
 
     /// A stream whose positions no longer run 1, 2, … (a row's `stream_position`, which the line
-    /// does not hold, edited): the next append to it is refused in one line, nothing appended.
+    /// does not hold, edited): the next append to it is refused in one line, nothing appended, and
+    /// `verify` names the row.
     @Test func aStreamWhosePositionsWereEditedIsNotAppendedTo() throws {
         try withPostgresLedger { pg in
             let registered = try pg.run(LedgerDir.registerArguments(email: uniqueEmail("position"), username: "Position") + ["--json"],
@@ -151,7 +155,14 @@ import Testing
             let refused = try pg.run(["logout", "--session", session])
             #expect(refused.status == 1 && refused.stderr.contains("stream_position") && refused.stderrLines.count == 1, "\(refused)")
             #expect(try pg.export().stdout == before, "nothing appended")
+            // `verify` names the row the refusal points at.
+            let verified = try pg.run(["verify", "--json"])
+            let problems = try parseObject(verified.stdout)["problems"] as? [[String: Any]] ?? []
+            let line = try #require(try PostgresConnection(pg.url).execute("SELECT seq FROM ledger_events WHERE stream = $1", ["session-" + session]).int(0, 0))
+            #expect(verified.status == 1 && problems.count == 1 && problems.first?["kind"] as? String == "cache-mismatch"
+                    && problems.first?["line"] as? Int == line && (problems.first?["message"] as? String)?.contains("stream_position 7") == true, "\(verified)")
             try PostgresConnection(pg.url).execute("UPDATE ledger_events SET stream_position = 1 WHERE stream = $1", ["session-" + session])
+            #expect(try pg.run(["verify"]).status == 0)
             #expect(try pg.run(["logout", "--session", session]).status == 0)
         }
     }
@@ -189,11 +200,13 @@ import Testing
                     #expect(verified.status == 0 && problems.isEmpty, "\(verified)")
                 } else {
                     #expect(verified.status == 1, "\(verified)")
-                    // The dropped constraint (at line 1), then the row's column.
-                    #expect(problems.count == 2 && problems.allSatisfy { $0["kind"] as? String == "cache-mismatch" }, "\(problems)")
+                    // The dropped constraint (at line 1), then the row's column; a row moved to
+                    // another stream leaves its own stream's positions with a hole, named too.
+                    #expect(problems.count == (change.hasPrefix("id") ? 2 : 3) && problems.allSatisfy { $0["kind"] as? String == "cache-mismatch" },
+                            "\(problems)")
                     #expect((problems.first?["message"] as? String)?.contains(PostgresSchema.lineGuard) == true, "\(problems)")
-                    #expect(problems.last?["line"] as? Int == 3
-                            && (problems.last?["message"] as? String)?.contains(change.hasPrefix("id") ? "holds id" : "holds stream") == true, "\(problems)")
+                    let column = change.hasPrefix("id") ? "holds id" : "holds stream"
+                    #expect(problems.contains { $0["line"] as? Int == 3 && ($0["message"] as? String)?.contains(column) == true }, "\(problems)")
                 }
             }
         }

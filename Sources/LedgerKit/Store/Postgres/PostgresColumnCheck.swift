@@ -9,6 +9,28 @@ import LedgerDomain
 final class ColumnSuspects: @unchecked Sendable {
     /// Their seqs, in order (written by the stream's reader, read once the stream has ended).
     var seqs: [Int] = []
+    /// The seqs of rows whose `stream_position` is not their place among their stream's rows so
+    /// far (`count`), in order, at most `LogVerifier.maxProblems`.
+    private(set) var misnumbered: [Int] = []
+    /// Each stream's rows so far, by a hash of its name seeded for this process (`Hasher`): two
+    /// streams sharing one would make a row look misnumbered, which `PostgresPositionCheck` reads again.
+    private var rows: [Int: UInt32] = [:]
+
+    /// Forgets what a pass of the stream found.
+    func reset() {
+        seqs = []
+        misnumbered = []
+        rows = [:]
+    }
+
+    /// Counts the row `seq` of `stream`, numbered `position`, noting it when that is not its place.
+    func count(stream: UnsafeBufferPointer<UInt8>, position: Int, seq: Int) {
+        var hasher = Hasher()
+        hasher.combine(bytes: UnsafeRawBufferPointer(stream))
+        let key = hasher.finalize()
+        rows[key, default: 0] &+= 1
+        if position != Int(rows[key] ?? 0), misnumbered.count < LogVerifier.maxProblems { misnumbered.append(seq) }
+    }
 
     /// True when `line` is spelled as ledger writes one and says `seq`, `id` and `stream`: it starts
     /// `{"seq":SEQ,"id":"ID","at":"…","type":"…","v":N,"stream":"STREAM",` (each member where the

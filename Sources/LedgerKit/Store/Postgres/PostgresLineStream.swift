@@ -50,7 +50,7 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
             try connection.execute("BEGIN READ ONLY")
             try connection.execute("SET LOCAL enable_sort = off")
             try connection.execute("SET LOCAL jit = off")
-            let columns = withColumns ? ", id::text, stream" : ""
+            let columns = withColumns ? ", id::text, stream, stream_position" : ""
             try connection.startCopyOut("COPY (SELECT seq, line\(columns) FROM \(PostgresSchema.eventsTable) WHERE seq >= \(seq) ORDER BY seq) TO STDOUT (FORMAT binary)")
         } catch let error as PostgresError {
             throw Self.storeError(error)
@@ -114,14 +114,15 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
             if let before, nextLine >= before { return }
             let fields = try int(2)
             if fields == 0xFFFF { return }  // the trailer
-            guard fields == (columns == nil ? 2 : 4), try int(4) == 8 else { throw StoreError(.damaged, "a PostgreSQL COPY row is not a seq and a line") }
+            guard fields == (columns == nil ? 2 : 5), try int(4) == 8 else { throw StoreError(.damaged, "a PostgreSQL COPY row is not a seq and a line") }
             let seq = try int(8)
             let length = try int(4)
             guard length <= message.count - cursor else { throw StoreError(.damaged, "a PostgreSQL COPY row ended early") }
             let line = UnsafeBufferPointer(rebasing: message[cursor..<(cursor + length)])
             var rowEnd = cursor + length
             if let columns {
-                // Two more fields, each its length then its text: the row's `id` and `stream`.
+                // Three more fields, each its length then its bytes: the row's `id` and `stream` as
+                // text, and its `stream_position` (a 4-byte integer, most significant byte first).
                 func field() throws -> UnsafeBufferPointer<UInt8> {
                     guard rowEnd + 4 <= message.count else { throw StoreError(.damaged, "a PostgreSQL COPY row ended early") }
                     let count = message[rowEnd..<(rowEnd + 4)].reduce(0) { $0 << 8 | Int($1) }
@@ -129,8 +130,10 @@ final class PostgresLineStream: LogBytes, @unchecked Sendable {
                     defer { rowEnd += 4 + count }
                     return UnsafeBufferPointer(rebasing: message[(rowEnd + 4)..<(rowEnd + 4 + count)])
                 }
-                let id = try field(), stream = try field()
+                let id = try field(), stream = try field(), position = try field()
                 if !ColumnSuspects.agree(line: line, seq: seq, id: id, stream: stream) { columns.seqs.append(seq) }
+                guard position.count == 4 else { throw StoreError(.damaged, "a PostgreSQL COPY row's stream_position is not 4 bytes") }
+                columns.count(stream: stream, position: position.reduce(0) { $0 << 8 | Int($1) }, seq: seq)
             }
             if seq != nextSeq {
                 // Past a gap: a row whose line is another seq's (its `seq` column moved) would chain

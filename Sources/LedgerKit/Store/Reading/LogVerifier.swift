@@ -65,7 +65,7 @@ public enum LogVerifier {
             erased = []
             erasedOn = [:]
             if checkingCaches, case .postgres(let store) = source { accounts = try PostgresAccountCheck(store) }
-            columns?.seqs = []
+            columns?.reset()
             return try verify(source, deferringIDs: deferringIDs, anchors: wanted, found: &found, end: &verifiedEnd, opener: keys, columns: columns) { event in
                 if let subject = ViewEvent.erasedSubject(at: event), erased.insert(subject).inserted { erasedOn[subject] = event.pointee.seq }
                 accounts?.visit(event)
@@ -106,6 +106,7 @@ public enum LogVerifier {
                 }
                 // The envelope columns beside the lines, which appends decide on.
                 verified.problems += try PostgresColumnCheck.problems(store, suspects: columns?.seqs ?? [], limit: maxProblems)
+                verified.problems += try PostgresPositionCheck.problems(store, suspects: columns?.misnumbered ?? [], limit: maxProblems)
                 if let checkpoint = store.storedCheckpoint(checkingCache: true) {
                     verified.problems += try CacheCheck.problems(storedCheckpoint: checkpoint, log: try source.open(usingCheckpoint: false).bytes,
                                                                    opener: LogErasuresOpener(base: source.opener, erased: erased))
