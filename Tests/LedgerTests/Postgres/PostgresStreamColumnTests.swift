@@ -167,6 +167,30 @@ import Testing
         }
     }
 
+    /// An import that continues a store (its lines a prefix of the file) inserts nothing into one
+    /// that lost its guard or holds a stream not numbered 1, 2, …: what appends refuse.
+    @Test(arguments: ["guard dropped", "position edited"])
+    func anImportContinuesOnlyAGuardedStore(_ damage: String) throws {
+        try withTempDirectory { folder in
+            let lines = splitLines(try readBytes(Paths.demoLog))
+            let prefix = "\(folder)/prefix.jsonl"
+            try writeBytes(lines.prefix(10).flatMap { $0 }, to: prefix)
+            try withPostgresLedger { pg in
+                #expect(try pg.run(["import", prefix]).status == 0)
+                if damage == "guard dropped" {
+                    try dropPostgresLineGuards(pg.url)
+                } else {
+                    try PostgresConnection(pg.url).execute("UPDATE ledger_events SET stream_position = 9 WHERE seq = 2")
+                }
+                let before = try pg.export().stdout
+                let refused = try pg.run(["import", Paths.demoLog])
+                #expect(refused.status == 1 && refused.stderrLines.count == 1, "\(refused)")
+                #expect(refused.stderr.contains(damage == "guard dropped" ? PostgresSchema.lineGuard : "not numbered 1, 2"), "\(refused)")
+                #expect(try pg.export().stdout == before, "nothing imported")
+            }
+        }
+    }
+
     /// `verify --store` names a row whose `stream`, `id` or `seq` column no longer says what its line
     /// does (`cache-mismatch` on that line), and takes a line spelled otherwise than ledger writes
     /// it (a space after a colon, hashed anew) with columns that agree as sound.

@@ -73,6 +73,18 @@ extension PostgresEventStore {
         }
     }
 
+    /// Migrates a store not of schema 4 yet, or validates guards (`PostgresSchema+LineGuard`) not
+    /// validated yet; throws `unguarded` for a store of schema 4 that lost one. What an import
+    /// checks before it inserts (appends check it in their reads).
+    static func requireLineGuards(_ connection: PostgresConnection) throws {
+        var versions = try storeVersions(from: try connection.execute(storeVersionsQuery))
+        if versions.map({ $0.schema < 4 || $0.lineGuard == .added }) ?? true {
+            try migrate(connection)
+            versions = try storeVersions(from: try connection.execute(storeVersionsQuery))
+        }
+        guard versions?.lineGuard == .valid else { throw unguarded }
+    }
+
     /// Sets the data version of a store that held no line before an import (under the append lock,
     /// in the import's transaction): the imported log's, with the constraint that goes with it.
     static func setDataVersion(_ version: Int, _ connection: PostgresConnection) throws {

@@ -36,6 +36,7 @@ extension PostgresEventStore {
         let connection = try connection()
         var report = ImportReport(lines: verified.events, inserted: 0, head: verified.head)
         do {
+            try Self.requireLineGuards(connection)
             try connection.transaction {
                 try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.appendLockKey])
                 let (head, _) = try Self.head(connection)
@@ -45,8 +46,15 @@ extension PostgresEventStore {
                         throw StoreError(.conditionFailed, "the store already holds \(head.seq) events, more than the \(verified.events) of \(path); nothing was imported",
                                          reason: "store-not-empty")
                     }
-                    let counts = try connection.execute("SELECT stream, max(stream_position) FROM ledger_events GROUP BY stream")
-                    for row in 0..<counts.count { positions[counts.string(row, 0) ?? ""] = counts.int(row, 1) ?? 0 }
+                    let counts = try connection.execute("SELECT stream, max(stream_position), count(*) FROM ledger_events GROUP BY stream")
+                    for row in 0..<counts.count {
+                        let stream = counts.string(row, 0) ?? ""
+                        guard counts.int(row, 1) == counts.int(row, 2) else {
+                            throw StoreError(.damaged, "the rows of stream \(stream) in \(PostgresSchema.eventsTable) are not numbered 1, 2, …: "
+                                             + "nothing was imported; `ledger verify --store URL` names the row")
+                        }
+                        positions[stream] = counts.int(row, 1) ?? 0
+                    }
                 }
                 let keyStorePath = keysPath ?? FileSystem.join(FileSystem.directoryName(path), KeyStore.fileName)
                 let sealed = FileSystem.exists(keyStorePath)
