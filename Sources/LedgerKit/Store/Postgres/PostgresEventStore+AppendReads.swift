@@ -5,7 +5,8 @@ import LedgerDomain
 /// An append's reads, sent together in one round trip (a pipeline): `BEGIN`, the append lock, then —
 /// under the lock, each statement seeing every append committed before it — the head with the
 /// account state's mark, every part's stream version (and its number of rows), whether the batch's ids are taken, the
-/// store's versions (`ledger_store`), the keys of the subjects the batch names by uid, and the
+/// store's versions (`ledger_store`, with what identifies the guards of `PostgresSchema+LineGuard`,
+/// and their definitions' check when the store has no memory of them valid), the keys of the subjects the batch names by uid, and the
 /// account rows the batch will read. The lines can only be written after this answers: their seq,
 /// prev and hash follow from the head.
 extension PostgresEventStore {
@@ -27,7 +28,7 @@ extension PostgresEventStore {
 
     /// Begins the append's transaction on `connection` and reads what it decides on; see the extension's summary.
     static func readForAppend(_ connection: PostgresConnection, _ parts: [StreamAppend], _ decoded: [LedgerEvent], ids: [String],
-                              rowsOf accounts: PostgresAccounts) throws -> AppendReads {
+                              rowsOf accounts: PostgresAccounts, checkingGuards: Bool) throws -> AppendReads {
         let wanted = PostgresAccounts.keys(decoded.map(ViewEvent.Fact.init))
         let loads = accounts.loadQueries(emails: wanted.emails, uids: wanted.uids)
         let statements: [PostgresConnection.Statement] = [
@@ -40,7 +41,7 @@ extension PostgresEventStore {
                 ORDER BY q.n
                 """, [PostgresAccounts.textArray(parts.map(\.stream))]),
             .init("SELECT count(*) FROM ledger_events WHERE id = ANY($1::uuid[])", [PostgresAccounts.textArray(ids)]),
-            .init(storeVersionsQuery),
+            .init(checkingGuards ? storeVersionsAndGuardsQuery : storeVersionsQuery),
             PostgresAppendKeys.preloadQuery(decoded),
         ] + loads.map(\.statement)
         let results = try connection.pipeline(statements)
@@ -54,6 +55,6 @@ extension PostgresEventStore {
                              + "`ledger verify --store URL` names the damage")
         }
         return AppendReads(mark: try accountMark(from: results[2]), versions: versions, idsTaken: (results[4].int(0, 0) ?? 0) > 0,
-                           store: try storeVersions(from: results[5]), keys: results[6], rows: Array(zip(loads, results.dropFirst(7))))
+                           store: try storeVersions(from: results[5], withGuards: checkingGuards), keys: results[6], rows: Array(zip(loads, results.dropFirst(7))))
     }
 }

@@ -9,26 +9,34 @@ extension PostgresEventStore {
         var schema: Int
         /// The log's data version: 2 seals personal members, 1 writes them in clear.
         var data: Int
-        /// Where `PostgresSchema.lineGuard` stands.
-        var lineGuard = LineGuardState.valid
+        /// What identifies the guards of `PostgresSchema+LineGuard` as they are now
+        /// (`PostgresSchema.lineGuardFingerprint`); nil when they are not there.
+        var guardFingerprint: String?
+        /// Where the guards stand, when read with their definitions (`storeVersionsAndGuardsQuery`).
+        var guards: LineGuardState?
     }
 
     /// The reason of the `store-unavailable` error for a store a newer build migrated.
     public static let newerSchema = "newer-schema"
 
     /// The statement that reads `ledger_store` (no row before the migration).
-    static let storeVersionsQuery = "SELECT schema_version, data_version, \(PostgresSchema.lineGuardQuery) FROM ledger_store"
+    static let storeVersionsQuery = "SELECT schema_version, data_version, \(PostgresSchema.lineGuardFingerprint) FROM ledger_store"
 
-    /// The versions `storeVersionsQuery` returned, checked: nil without a row; a schema newer than
+    /// `storeVersionsQuery` with where the guards stand, read with their definitions, after it.
+    static let storeVersionsAndGuardsQuery =
+        "SELECT schema_version, data_version, \(PostgresSchema.lineGuardFingerprint), \(PostgresSchema.lineGuardQuery) FROM ledger_store"
+
+    /// The versions `storeVersionsQuery` (`withGuards`: `storeVersionsAndGuardsQuery`) returned, checked: nil without a row; a schema newer than
     /// this build's is refused (`store-unavailable`, reason `newer-schema`): its lines could be misread.
-    static func storeVersions(from result: PostgresResult) throws -> StoreVersions? {
+    static func storeVersions(from result: PostgresResult, withGuards: Bool = false) throws -> StoreVersions? {
         guard result.count == 1, let schema = result.int(0, 0), let data = result.int(0, 1) else { return nil }
         guard schema <= PostgresSchema.version, data <= 2 else {
             throw StoreError(.unavailable, "this PostgreSQL store was migrated to schema \(schema) (data version \(data)) by a newer ledger; "
                              + "this build knows schema \(PostgresSchema.version): upgrade ledger on this host before it reads or writes the store",
                              reason: newerSchema)
         }
-        return StoreVersions(schema: schema, data: data, lineGuard: result.string(0, 2).flatMap(LineGuardState.init(rawValue:)) ?? .absent)
+        let guards = withGuards ? result.string(0, 3).flatMap(LineGuardState.init(rawValue:)) ?? .absent : nil
+        return StoreVersions(schema: schema, data: data, guardFingerprint: result.string(0, 2), guards: guards)
     }
 
     /// Applies the migrations of data version 2 and schemas 3 and 4 in a transaction of its own, under
@@ -77,12 +85,30 @@ extension PostgresEventStore {
     /// validated yet; throws `unguarded` for a store of schema 4 that lost one. What an import
     /// checks before it inserts (appends check it in their reads).
     static func requireLineGuards(_ connection: PostgresConnection) throws {
-        var versions = try storeVersions(from: try connection.execute(storeVersionsQuery))
-        if versions.map({ $0.schema < 4 || $0.lineGuard == .added }) ?? true {
+        let versions = try storeVersions(from: try connection.execute(storeVersionsQuery))
+        var state = try lineGuardState(connection).state
+        if versions.map({ $0.schema < 4 }) ?? true || state == .added {
             try migrate(connection)
-            versions = try storeVersions(from: try connection.execute(storeVersionsQuery))
+            state = try lineGuardState(connection).state
         }
-        guard versions?.lineGuard == .valid else { throw unguarded }
+        guard state == .valid else { throw unguarded }
+    }
+
+    /// Where the guards stand, read with their definitions, and what identifies them as they are.
+    static func lineGuardState(_ connection: PostgresConnection) throws -> (state: LineGuardState, fingerprint: String?) {
+        let result = try connection.execute("SELECT \(PostgresSchema.lineGuardQuery), \(PostgresSchema.lineGuardFingerprint)")
+        return (result.string(0, 0).flatMap(LineGuardState.init(rawValue:)) ?? .absent, result.string(0, 1))
+    }
+
+    /// Where the guards stand for an append that read `versions`: `valid` when they are as this store
+    /// last found them valid by their definitions (`validGuards`); else as `versions` read them with
+    /// their definitions (`storeVersionsAndGuardsQuery`, which an append asks for when it has no
+    /// such memory), or as a statement of its own reads them.
+    func lineGuardState(_ versions: StoreVersions, _ connection: PostgresConnection) throws -> LineGuardState {
+        if let known = validGuards, versions.guardFingerprint == known { return .valid }
+        let (state, fingerprint) = try versions.guards.map { ($0, versions.guardFingerprint) } ?? Self.lineGuardState(connection)
+        validGuards = state == .valid ? fingerprint : nil
+        return state
     }
 
     /// Sets the data version of a store that held no line before an import (under the append lock,

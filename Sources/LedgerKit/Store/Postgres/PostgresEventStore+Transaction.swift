@@ -34,19 +34,23 @@ extension PostgresEventStore {
             var accounts = PostgresAccounts(connection: connection)
             var reads: AppendReads
             do {
-                reads = try Self.readForAppend(connection, parts, decoded, ids: ids, rowsOf: accounts)
+                reads = try Self.readForAppend(connection, parts, decoded, ids: ids, rowsOf: accounts, checkingGuards: validGuards == nil)
             } catch let error as PostgresError where error.connectionLost {
                 // A connection the server dropped while idle (restart, idle timeout) is only found out
                 // by using it; these reads wrote nothing, so connecting again and retrying once is safe.
                 open = nil
                 connection = try self.connection()
                 accounts = PostgresAccounts(connection: connection)
-                reads = try Self.readForAppend(connection, parts, decoded, ids: ids, rowsOf: accounts)
+                reads = try Self.readForAppend(connection, parts, decoded, ids: ids, rowsOf: accounts, checkingGuards: validGuards == nil)
             }
             guard let store = reads.store else { throw SchemaBehind.dataVersionTables }
-            // The columns decided on below are the lines' only under a validated `lineGuard`.
-            if store.schema < 4 || store.lineGuard == .added { throw SchemaBehind.lineGuard }
-            guard store.lineGuard == .valid else { throw Self.unguarded }
+            // The columns decided on below are the lines' only under validated guards (`PostgresSchema+LineGuard`).
+            if store.schema < 4 { throw SchemaBehind.lineGuard }
+            switch try lineGuardState(store, connection) {
+            case .valid: break
+            case .added: throw SchemaBehind.lineGuard
+            case .absent: throw Self.unguarded
+            }
             let keys = PostgresAppendKeys(connection: connection, preloaded: reads.keys)
             let mark = reads.mark
             let head = mark.head, lastAt = mark.lastAt

@@ -21,6 +21,9 @@ public final class PostgresEventStore: LedgerStore {
     let random: any RandomSource
     /// The connection in use, nil before the first and after a loss (`connection()` makes one).
     var open: PostgresConnection?
+    /// What identified the guards of `PostgresSchema+LineGuard` when this store last found them as
+    /// defined and validated (`lineGuardState`).
+    var validGuards: String?
     /// When set, this store's appends (but erasures and folded conditions, which go alone) are
     /// handed to this group committer, shared with the other stores of one `Ledger`: its store
     /// appends them with others' in one transaction (`appendGroup`).

@@ -77,6 +77,19 @@ extension PostgresSchema {
                FROM pg_constraint c
                WHERE c.conrelid = 'ledger_events'::regclass AND c.conname IN ('\(lineGuard)', '\(priorLineGuard)')) AS guards)
         """
+
+    /// A subquery giving what identifies the guards as they are now without reading their
+    /// definitions (a tenth of `lineGuardQuery`'s cost, read by every append): each one's oid, which
+    /// a constraint made again under its name does not keep, and what `ALTER CONSTRAINT` can change
+    /// without a new oid (validated, deferrable, deferred, its actions), and the generated column's
+    /// default's oid. NULL when neither constraint is there.
+    static let lineGuardFingerprint = """
+        (SELECT string_agg(concat_ws(':', c.conname, c.oid, c.convalidated, c.condeferrable, c.condeferred,
+                                     c.confupdtype::text, c.confdeltype::text, c.confmatchtype::text), ',' ORDER BY c.conname)
+                || ';' || coalesce((SELECT d.oid::text FROM pg_attribute a JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+                                    WHERE a.attrelid = 'ledger_events'::regclass AND a.attname = 'prior_seq' AND a.attgenerated = 's'), '')
+         FROM pg_constraint c WHERE c.conrelid = 'ledger_events'::regclass AND c.conname IN ('\(lineGuard)', '\(priorLineGuard)'))
+        """
 }
 
 /// Where the guards of `PostgresSchema+LineGuard` stand on a store.
