@@ -74,6 +74,8 @@ public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
                 return system(error.cause!)
             case .io where error.reason == StoreError.notRegularFile:
                 return .environment(advise(error.message, advice(for: ELOOP)), code: "not-regular-file")
+            case .io where error.reason == StoreError.rowsNotStored:
+                return .environment(advise(error.message, "list the table's triggers (`\\d ledger_events` in psql) and drop the one that drops rows"), code: code)
             case .io where error.reason == StoreError.serverRefused:
                 return .environment(advise(error.message, "the PostgreSQL server's log says more"), code: code)
             case .io:

@@ -30,6 +30,8 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     public static let notRegularFile = "not-a-regular-file"
     /// `reason` of an `io` error: the PostgreSQL server refused a statement (its message says why).
     public static let serverRefused = "server-refused"
+    /// `reason` of an `io` error: PostgreSQL stored fewer rows than were inserted (a trigger on `ledger_events`).
+    public static let rowsNotStored = "rows-not-stored"
     /// `reason` of an `unavailable` error: libpq, which a PostgreSQL store needs, cannot be loaded.
     public static let clientLibraryMissing = "client-library-missing"
 

@@ -33,4 +33,52 @@ import Testing
             #expect(try store.head().seq == 3)
         }
     }
+
+    /// An owner who puts `pg_catalog` last in the database's search path and makes the check again
+    /// with an `@>` of another schema that holds of every row: the server prints it as PostgreSQL's
+    /// `@>` under that path, but ledger reads the definitions with `pg_catalog` first, so writers
+    /// refuse, `verify` names it, and `ledger init` makes the guards again with PostgreSQL's own.
+    @Test func aGuardBuiltOnAnotherSchemasOperatorIsNoGuard() throws {
+        try withPostgresLedger { pg in
+            let email = uniqueEmail("shadow")
+            #expect(try pg.run(LedgerDir.registerArguments(email: email, username: "Shadow"), stdin: "correct horse 1\n").status == 0)
+            let admin = try PostgresConnection(pg.url)
+            try admin.execute("CREATE FUNCTION public.ledger_always(jsonb, jsonb) RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT true'")
+            try admin.execute("CREATE OPERATOR public.@> (LEFTARG = jsonb, RIGHTARG = jsonb, FUNCTION = public.ledger_always)")
+            try admin.execute(#"DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET search_path = "$user", public, pg_catalog', current_database()); END $$"#)
+            try admin.execute("""
+                ALTER TABLE ledger_events DROP CONSTRAINT \(PostgresSchema.lineGuard), ADD CONSTRAINT \(PostgresSchema.lineGuard)
+                CHECK (line::jsonb OPERATOR(public.@>) jsonb_build_object('seq', seq, 'id', id::text, 'stream', stream))
+                """)
+            let before = try pg.export().stdout
+            let refused = try pg.run(["login", "--email", email, "--password-stdin"], stdin: "correct horse 1\n")
+            #expect(refused.status == 1 && refused.stderr.contains(PostgresSchema.lineGuard) && refused.stderrLines.count == 1, "\(refused)")
+            #expect(try pg.export().stdout == before, "nothing appended")
+            #expect(try pg.run(["verify"]).status == 1)
+            #expect(try pg.run(["init"]).status == 0)
+            #expect(refusedByTheLineGuard(pg.url, "UPDATE ledger_events SET stream = 'x' WHERE seq = 1"))
+            #expect(try pg.run(["login", "--email", email, "--password-stdin"], stdin: "correct horse 1\n").status == 0)
+        }
+    }
+
+    /// A trigger that drops the rows of sessions as they are inserted: the append that would lose
+    /// one stores nothing and says so in one line (exit 3), instead of acknowledging a session the
+    /// table does not hold.
+    @Test func rowsATriggerDropsAreNotAcknowledged() throws {
+        try withPostgresLedger { pg in
+            let email = uniqueEmail("trigger")
+            #expect(try pg.run(LedgerDir.registerArguments(email: email, username: "Trigger"), stdin: "correct horse 1\n").status == 0)
+            let admin = try PostgresConnection(pg.url)
+            try admin.execute("""
+                CREATE FUNCTION ledger_drop_sessions() RETURNS trigger LANGUAGE plpgsql AS
+                $$ BEGIN IF NEW.stream LIKE 'session-%' THEN RETURN NULL; END IF; RETURN NEW; END $$
+                """)
+            try admin.execute("CREATE TRIGGER ledger_drop_sessions BEFORE INSERT ON ledger_events FOR EACH ROW EXECUTE FUNCTION ledger_drop_sessions()")
+            let before = try pg.export().stdout
+            let refused = try pg.run(["login", "--email", email, "--password-stdin"], stdin: "correct horse 1\n")
+            #expect(refused.status == 3 && refused.stderr.contains("stored 0 of the 1 lines") && refused.stderrLines.count == 1, "\(refused)")
+            #expect(!refused.stdout.contains("token"), "\(refused)")
+            #expect(try pg.export().stdout == before, "nothing stored")
+        }
+    }
 }

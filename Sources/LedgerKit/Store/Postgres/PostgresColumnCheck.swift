@@ -146,12 +146,14 @@ enum PostgresColumnCheck {
     /// guards of `PostgresSchema+LineGuard` as defined; false for a store not migrated yet (its first
     /// append migrates it).
     static func unguarded(_ connection: PostgresConnection) throws -> Bool {
-        let result: PostgresResult
+        let schema: PostgresResult
         do {
-            result = try connection.execute("SELECT schema_version >= 4 AND \(PostgresSchema.lineGuardQuery) IS NULL FROM ledger_store")
+            schema = try connection.execute("SELECT schema_version FROM ledger_store")
         } catch where PostgresEventStore.isMissingTable(error) {
             return false
         }
-        return result.string(0, 0) == "t"
+        guard let version = schema.int(0, 0), version >= 4 else { return false }
+        return try PostgresEventStore.lineGuardState(connection).state == .absent
     }
+
 }

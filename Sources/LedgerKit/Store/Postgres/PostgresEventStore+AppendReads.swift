@@ -41,6 +41,7 @@ extension PostgresEventStore {
                 ORDER BY q.n
                 """, [PostgresAccounts.textArray(parts.map(\.stream))]),
             .init("SELECT count(*) FROM ledger_events WHERE id = ANY($1::uuid[])", [PostgresAccounts.textArray(ids)]),
+            checkingGuards ? .init(PostgresSchema.catalogFirst) : .init("SELECT 1"),
             .init(checkingGuards ? storeVersionsAndGuardsQuery : storeVersionsQuery),
             PostgresAppendKeys.preloadQuery(decoded),
         ] + loads.map(\.statement)
@@ -55,6 +56,6 @@ extension PostgresEventStore {
                              + "`ledger verify --store URL` names the damage")
         }
         return AppendReads(mark: try accountMark(from: results[2]), versions: versions, idsTaken: (results[4].int(0, 0) ?? 0) > 0,
-                           store: try storeVersions(from: results[5], withGuards: checkingGuards), keys: results[6], rows: Array(zip(loads, results.dropFirst(7))))
+                           store: try storeVersions(from: results[6], withGuards: checkingGuards), keys: results[7], rows: Array(zip(loads, results.dropFirst(8))))
     }
 }

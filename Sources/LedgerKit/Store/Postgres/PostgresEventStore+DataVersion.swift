@@ -53,9 +53,8 @@ extension PostgresEventStore {
                 + PostgresSchema.checkpointTable + PostgresSchema.dataVersionStatements + [PostgresSchema.passwordSeqRename] {
                 try connection.execute(statement)
             }
-            if try connection.execute("SELECT \(PostgresSchema.lineGuardQuery)").isNull(0, 0) {
-                try connection.execute(PostgresSchema.addPriorSeq)
-                for statement in PostgresSchema.addLineGuards { try connection.execute(statement) }
+            if try lineGuardState(connection, inTransaction: true).state == .absent {
+                for statement in PostgresSchema.addPriorSeq + PostgresSchema.addLineGuards { try connection.execute(statement) }
             }
             try connection.execute(PostgresSchema.storeRowStatement)
             let versions = try storeVersions(from: try connection.execute(storeVersionsQuery))
@@ -71,7 +70,7 @@ extension PostgresEventStore {
     /// whose columns disagree with its line, or a row missing before another, is `damaged`: writers
     /// refuse the store until it is put back.
     static func validateLineGuard(_ connection: PostgresConnection) throws {
-        guard try connection.execute("SELECT \(PostgresSchema.lineGuardQuery)").string(0, 0) == LineGuardState.added.rawValue else { return }
+        guard try lineGuardState(connection).state == .added else { return }
         do {
             for statement in PostgresSchema.validateLineGuards { try connection.execute(statement) }
         } catch let error as PostgresError where error.sqlState == "23514" || error.sqlState == "23503" || error.sqlState.hasPrefix("22") {
@@ -95,7 +94,11 @@ extension PostgresEventStore {
     }
 
     /// Where the guards stand, read with their definitions, and what identifies them as they are.
-    static func lineGuardState(_ connection: PostgresConnection) throws -> (state: LineGuardState, fingerprint: String?) {
+    /// Within a transaction (`inTransaction`, else in one of its own), whose search path it puts
+    /// `pg_catalog` first in (`PostgresSchema.catalogFirst`).
+    static func lineGuardState(_ connection: PostgresConnection, inTransaction: Bool = false) throws -> (state: LineGuardState, fingerprint: String?) {
+        guard inTransaction else { return try connection.transaction { try lineGuardState(connection, inTransaction: true) } }
+        try connection.execute(PostgresSchema.catalogFirst)
         let result = try connection.execute("SELECT \(PostgresSchema.lineGuardQuery), \(PostgresSchema.lineGuardFingerprint)")
         return (result.string(0, 0).flatMap(LineGuardState.init(rawValue:)) ?? .absent, result.string(0, 1))
     }
@@ -106,7 +109,7 @@ extension PostgresEventStore {
     /// such memory), or as a statement of its own reads them.
     func lineGuardState(_ versions: StoreVersions, _ connection: PostgresConnection) throws -> LineGuardState {
         if let known = validGuards, versions.guardFingerprint == known { return .valid }
-        let (state, fingerprint) = try versions.guards.map { ($0, versions.guardFingerprint) } ?? Self.lineGuardState(connection)
+        let (state, fingerprint) = try versions.guards.map { ($0, versions.guardFingerprint) } ?? Self.lineGuardState(connection, inTransaction: true)
         validGuards = state == .valid ? fingerprint : nil
         return state
     }

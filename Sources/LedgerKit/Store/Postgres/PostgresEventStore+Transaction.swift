@@ -122,12 +122,15 @@ extension PostgresEventStore {
             if erasing.isEmpty {
                 // The lines, their new keys, the account state they lead to and NOTIFY in one round
                 // trip; COMMIT is sent only once they all succeeded, so a failure before it leaves nothing stored.
-                try connection.pipeline(Self.insertStatements(rows) + keys.insertStatements
-                                        + accounts.flushStatements(through: chain, notify: String(chain.seq)))
+                let inserts = Self.insertStatements(rows)
+                try Self.requireStored(rows.count, by: try connection.pipeline(inserts + keys.insertStatements
+                                        + accounts.flushStatements(through: chain, notify: String(chain.seq))).prefix(inserts.count))
             } else {
                 // An erasure: its subjects' keys and every cache that may hold their data go in the
                 // same transaction as its lines (`+Erasure`).
-                try connection.pipeline(Self.insertStatements(rows) + keys.insertStatements + Self.erasureStatements(erasing))
+                let inserts = Self.insertStatements(rows)
+                try Self.requireStored(rows.count, by: try connection.pipeline(inserts + keys.insertStatements + Self.erasureStatements(erasing))
+                                        .prefix(inserts.count))
                 try Self.refoldAccounts(connection, through: chain, opener: keys.opener(erasing: erasing, ring: keyRing),
                                         notify: String(chain.seq))
             }

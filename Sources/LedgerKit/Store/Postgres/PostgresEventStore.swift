@@ -183,7 +183,17 @@ public final class PostgresEventStore: LedgerStore {
 
     /// Inserts `rows` with one multi-row `INSERT` per 500 rows.
     static func insert(_ rows: [[String?]], _ connection: PostgresConnection) throws {
-        for statement in insertStatements(rows) { try connection.execute(statement.sql, statement.parameters) }
+        try requireStored(rows.count, by: try insertStatements(rows).map { try connection.execute($0.sql, $0.parameters) })
+    }
+
+    /// Throws unless the `INSERT`s whose results are `results` stored `count` rows in all: a trigger
+    /// on `ledger_events` that drops a row would otherwise have a line acknowledged that is not stored.
+    static func requireStored<Results: Collection<PostgresResult>>(_ count: Int, by results: Results) throws {
+        let stored = results.reduce(0) { $0 + $1.affectedRows }
+        guard stored == count else {
+            throw StoreError(.io, "PostgreSQL stored \(stored) of the \(count) lines inserted into \(PostgresSchema.eventsTable) (a trigger on the "
+                             + "table?): nothing was stored", reason: StoreError.rowsNotStored)
+        }
     }
 
     /// The statements of `insert`.

@@ -31,8 +31,12 @@ extension PostgresSchema {
     /// (`id` in its lowercase text form, as ledger writes it and `verify` compares it).
     static let lineGuardBody = "line::jsonb @> jsonb_build_object('seq', seq, 'id', id::text, 'stream', stream)"
 
-    /// The generated column the foreign key goes from; adding it rewrites the table.
-    static let addPriorSeq = "ALTER TABLE ledger_events ADD COLUMN IF NOT EXISTS prior_seq bigint GENERATED ALWAYS AS (nullif(seq - 1, 0)) STORED"
+    /// The generated column the foreign key goes from, made anew (one there may be defined
+    /// otherwise; dropping it drops the foreign key too); adding it rewrites the table.
+    static let addPriorSeq = [
+        "ALTER TABLE ledger_events DROP COLUMN IF EXISTS prior_seq CASCADE",
+        "ALTER TABLE ledger_events ADD COLUMN prior_seq bigint GENERATED ALWAYS AS (nullif(seq - 1, 0)) STORED",
+    ]
 
     /// Adds both constraints without reading the rows already there (after dropping whichever is
     /// there under its name but not as defined here).
@@ -77,6 +81,12 @@ extension PostgresSchema {
                FROM pg_constraint c
                WHERE c.conrelid = 'ledger_events'::regclass AND c.conname IN ('\(lineGuard)', '\(priorLineGuard)')) AS guards)
         """
+
+    /// Puts PostgreSQL's own functions and operators before any schema's for the rest of the
+    /// transaction: the server prints a definition's operator or function without its schema when
+    /// the search path finds it first, so a role whose search path names `pg_catalog` last could
+    /// have another schema's `@>` or `-` printed as PostgreSQL's. Run before `lineGuardQuery`.
+    static let catalogFirst = "SELECT set_config('search_path', 'pg_catalog, ' || current_setting('search_path'), true)"
 
     /// A subquery giving what identifies the guards as they are now without reading their
     /// definitions (a tenth of `lineGuardQuery`'s cost, read by every append): each one's oid, which
