@@ -15,6 +15,26 @@ import Testing
         #expect(try pg.run(["verify"]).status == 0)
     }
 
+    /// The last row of a batch deleted (the only rows the server lets go: the tail): a writer does
+    /// not chain a line after the cut batch, which would make it damage for good, and `verify`
+    /// says what is missing in PostgreSQL's terms, not a file's.
+    @Test func aBatchCutAtTheTailIsNotAppendedTo() throws {
+        try withPostgresLedger { pg in
+            try populated(pg)
+            let deleted = try PostgresConnection(pg.url).execute("DELETE FROM ledger_events WHERE seq = (SELECT max(seq) FROM ledger_events)")
+            #expect(deleted.affectedRows == 1)
+            let before = try pg.export().stdout
+            let refused = try pg.run(LedgerDir.registerArguments(email: uniqueEmail(), username: "C"), stdin: "correct horse 1\n")
+            #expect(refused.status == 1 && refused.stderr.contains("line 2 of a batch of 3") && refused.stderrLines.count == 1, "\(refused)")
+            #expect(try pg.export().stdout == before, "nothing appended")
+            let verified = try pg.run(["verify", "--json"])
+            let problem = (try parseObject(verified.stdout)["problems"] as? [[String: Any]])?.first
+            #expect(verified.status == 1 && problem?["line"] as? Int == 4, "\(verified)")
+            #expect((problem?["message"] as? String)?.contains("the store ends inside a batch") == true, "\(verified)")
+            #expect(!verified.stdout.contains("events.jsonl.broken"), "\(verified)")
+        }
+    }
+
     /// Rows stored out of `seq` order (a row written again goes to the table's end) are no damage:
     /// every read, `verify` and `export` give what they gave before (the rows come in `seq` order).
     @Test func rowsStoredOutOfOrderReadAsBefore() throws {

@@ -45,6 +45,14 @@ extension PostgresEventStore {
                     let problem = LogProblem(line: envelope.seq, kind: .badHash, message: "the last line of \(PostgresSchema.eventsTable) does not hash to its hash")
                     throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem)", problem: problem)
                 }
+                // A transaction stores a batch whole, so a last line that leaves its batch open has
+                // lost the rows after it (deleted, or a backup restored that a batch was cut in):
+                // a line chained after it would make the cut batch damage for good.
+                if envelope.batchMark.leavesBatchOpen {
+                    let problem = LogProblem(line: envelope.seq, kind: .brokenBatch, message: "the last line of \(PostgresSchema.eventsTable) is line "
+                                             + "\(envelope.batchMark.index) of a batch of \(envelope.batchMark.count): the rows after it are missing")
+                    throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem); nothing was appended", problem: problem)
+                }
                 return envelope
             }
             mark.head = Head(seq: envelope.seq, hash: envelope.hash)
