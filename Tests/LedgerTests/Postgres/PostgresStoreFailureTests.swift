@@ -24,13 +24,15 @@ struct PostgresStoreFailureTests {
             try store.createSchema()
             _ = try store.append([Fixtures.registration(1)], to: Fixtures.stream(.registration, 1), expected: .noStream)
             let before = try store.head()
-            // A trigger that waits on advisory lock 4242 after the batch's rows are inserted, before COMMIT.
+            // A trigger that waits on advisory lock 4242 after the batch's rows are inserted, before COMMIT
+            // (on the account-state mark the same transaction writes next: a trigger on
+            // `ledger_events` itself would make writers refuse the store).
             let admin = try PostgresConnection(url)
             try admin.execute("""
                 CREATE FUNCTION ledger_test_pause() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN PERFORM pg_advisory_lock(4242); PERFORM pg_advisory_unlock(4242); RETURN NULL; END $$
                 """)
-            try admin.execute("CREATE TRIGGER ledger_test_pause AFTER INSERT ON ledger_events FOR EACH STATEMENT EXECUTE FUNCTION ledger_test_pause()")
+            try admin.execute("CREATE TRIGGER ledger_test_pause AFTER INSERT OR UPDATE ON ledger_account_state FOR EACH STATEMENT EXECUTE FUNCTION ledger_test_pause()")
             try admin.execute("SELECT pg_advisory_lock(4242)")
             let outcome = Outcome()
             let text = url.text
@@ -53,7 +55,7 @@ struct PostgresStoreFailureTests {
             for _ in 0..<200 where pid == nil {
                 let waiting = try admin.execute("""
                     SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-                      AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO ledger_events%'
+                      AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO ledger_account_state%'
                     """)
                 pid = waiting.count > 0 ? waiting.string(0, 0) : nil
                 if pid == nil { usleep(25_000) }
@@ -74,7 +76,7 @@ struct PostgresStoreFailureTests {
             #expect(try store.head() == before)
             #expect(try store.readAll().count == 1)
             // The store reconnects: the same batch now appends whole.
-            try admin.execute("DROP TRIGGER ledger_test_pause ON ledger_events")
+            try admin.execute("DROP TRIGGER ledger_test_pause ON ledger_account_state")
             let again = PostgresEventStore(url: url, clock: FixedClock(step: 1), random: SeededRandom(seed: 11))
             let recorded = try again.append([Fixtures.registration(2), Fixtures.event(.imageStored, 2), Fixtures.event(.profileWritten, 2)],
                                             to: Fixtures.stream(.registration, 2), expected: .noStream)

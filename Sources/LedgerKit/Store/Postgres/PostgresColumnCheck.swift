@@ -109,7 +109,10 @@ enum PostgresColumnCheck {
         let connection = try store.connection()
         var problems: [LogProblem] = []
         do {
-            if try unguarded(connection) {
+            let state = try unguarded(connection)
+            if state == .hooked {
+                problems.append(LogProblem(line: 1, kind: .cacheMismatch, message: PostgresEventStore.hooked.message))
+            } else if state == .absent {
                 problems.append(LogProblem(line: 1, kind: .cacheMismatch, message:
                     "\(PostgresSchema.eventsTable) lacks its constraint \(PostgresSchema.lineGuard) or \(PostgresSchema.priorLineGuard) as ledger "
                     + "defines them (schema \(PostgresSchema.version)), which keep the seq, id and stream columns appends decide on what each line "
@@ -142,18 +145,20 @@ enum PostgresColumnCheck {
         return problems
     }
 
-    /// True when the store was migrated to schema 4 or later and `ledger_events` no longer has both
-    /// guards of `PostgresSchema+LineGuard` as defined; false for a store not migrated yet (its first
-    /// append migrates it).
-    static func unguarded(_ connection: PostgresConnection) throws -> Bool {
+    /// `absent` when the store was migrated to schema 4 or later and `ledger_events` no longer has
+    /// both guards of `PostgresSchema+LineGuard` as defined, `hooked` when it has triggers or rules of
+    /// its own; nil otherwise, and for a store not migrated yet (its first append migrates it).
+    static func unguarded(_ connection: PostgresConnection) throws -> LineGuardState? {
         let schema: PostgresResult
         do {
             schema = try connection.execute("SELECT schema_version FROM ledger_store")
         } catch where PostgresEventStore.isMissingTable(error) {
-            return false
+            return nil
         }
-        guard let version = schema.int(0, 0), version >= 4 else { return false }
-        return try PostgresEventStore.lineGuardState(connection).state == .absent
+        guard let version = schema.int(0, 0), version >= 4 else { return nil }
+        let state = try PostgresEventStore.lineGuardState(connection).state
+        return state == .absent || state == .hooked ? state : nil
     }
+
 
 }

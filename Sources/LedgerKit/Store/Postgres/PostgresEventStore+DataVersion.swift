@@ -90,7 +90,7 @@ extension PostgresEventStore {
             try migrate(connection)
             state = try lineGuardState(connection).state
         }
-        guard state == .valid else { throw unguarded }
+        guard state == .valid else { throw state == .hooked ? hooked : unguarded }
     }
 
     /// Where the guards stand, read with their definitions, and what identifies them as they are.

@@ -50,6 +50,7 @@ extension PostgresEventStore {
             case .valid: break
             case .added: throw SchemaBehind.lineGuard
             case .absent: throw Self.unguarded
+            case .hooked: throw Self.hooked
             }
             let keys = PostgresAppendKeys(connection: connection, preloaded: reads.keys)
             let mark = reads.mark

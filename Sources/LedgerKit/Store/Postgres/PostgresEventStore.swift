@@ -130,6 +130,12 @@ public final class PostgresEventStore: LedgerStore {
         case lineGuard
     }
 
+    /// The refusal of a store whose `ledger_events` has triggers or rules of its own.
+    static var hooked: StoreError {
+        StoreError(.damaged, "\(PostgresSchema.eventsTable) has a trigger or rule of its own, which could change, drop or send elsewhere "
+                   + "a row after ledger checks it: nothing was appended; drop it (`\\d \(PostgresSchema.eventsTable)` in psql lists them)")
+    }
+
     /// The refusal of a store of schema 4 or later that lost a guard of `PostgresSchema+LineGuard`:
     /// the columns appends decide on may no longer say what the lines do, or a row may be gone.
     static var unguarded: StoreError {

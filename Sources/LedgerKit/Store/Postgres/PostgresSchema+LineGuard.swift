@@ -66,11 +66,21 @@ extension PostgresSchema {
         "regexp_replace(regexp_replace(\(text), '\\s+NOT VALID$', ''), '[[:space:]()]', '', 'g')"
     }
 
-    /// A subquery giving where the guards stand (`LineGuardState`'s raw value): `valid` when both are
-    /// there as defined here and validated, `added` when both are there and one is not validated
-    /// yet, NULL otherwise (not migrated yet, or one dropped or changed).
+    /// The number of triggers and rules `ledger_events` has of its own (not the foreign key's):
+    /// each could change, drop or send elsewhere a row after the checks, with the count of rows an
+    /// `INSERT` reports kept right (an `AFTER` trigger that deletes, a rule that inserts elsewhere).
+    static let ownHooks = """
+        ((SELECT count(*) FROM pg_trigger WHERE tgrelid = 'ledger_events'::regclass AND NOT tgisinternal)
+         + (SELECT count(*) FROM pg_rewrite WHERE ev_class = 'ledger_events'::regclass))
+        """
+
+    /// A subquery giving where the guards stand (`LineGuardState`'s raw value): `hooked` when the
+    /// table has triggers or rules of its own (`ownHooks`), `valid` when both guards are there as
+    /// defined here and validated, `added` when both are there and one is not validated yet, NULL
+    /// otherwise (not migrated yet, or one dropped or changed).
     static let lineGuardQuery = """
-        (SELECT CASE WHEN count(*) FILTER (WHERE shaped) < 2 OR NOT bool_or(generated) THEN NULL
+        (SELECT CASE WHEN \(ownHooks) > 0 THEN 'hooked'
+                     WHEN count(*) FILTER (WHERE shaped) < 2 OR NOT bool_or(generated) THEN NULL
                      WHEN bool_and(convalidated) FILTER (WHERE shaped) THEN 'valid' ELSE 'added' END
          FROM (SELECT c.convalidated,
                       (c.conname = '\(lineGuard)' AND \(bare("pg_get_constraintdef(c.oid)")) = '\(lineGuardDefinition)')
@@ -99,6 +109,7 @@ extension PostgresSchema {
                 || ';' || coalesce((SELECT d.oid::text FROM pg_attribute a JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
                                     WHERE a.attrelid = 'ledger_events'::regclass AND a.attname = 'prior_seq' AND a.attgenerated = 's'), '')
          FROM pg_constraint c WHERE c.conrelid = 'ledger_events'::regclass AND c.conname IN ('\(lineGuard)', '\(priorLineGuard)'))
+        || ';' || \(ownHooks)
         """
 }
 
@@ -112,4 +123,6 @@ enum LineGuardState: String {
     /// Both added and validated: every row's columns say what its line does, and every row but the
     /// first has the one before it.
     case valid
+    /// The table has triggers or rules of its own (`PostgresSchema.ownHooks`), whatever the guards.
+    case hooked
 }
