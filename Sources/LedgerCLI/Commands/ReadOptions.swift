@@ -47,7 +47,11 @@ enum ReadOptions {
                 context.err(total > 0 ? "\rreplaying \(source.name): \(bytes * 100 / total)% (\(events) events)" : "\rreplaying \(source.name): \(events) events")
             } : nil)
             if showProgress && loaded.views.events >= 0x10000 { context.err("\r\u{1B}[K") }
-            if let torn = loaded.tornTail { context.complain("warning: \(torn) — skipped; `ledger recover` repairs it") }
+            if let torn = loaded.tornTail {
+                // On PostgreSQL a cut batch lost committed rows: no writer repairs it (the message says so).
+                if case .postgres = source { context.complain("warning: \(torn) — skipped") }
+                else { context.complain("warning: \(torn) — skipped; `ledger recover` repairs it") }
+            }
             if source.lacksItsKeyStore {
                 context.complain("warning: \(source.name) is data version 2 and has no key store (events.keys) beside it: "
                                  + "its personal data shows as erased; restore events.keys from a backup (`ledger verify` reports what is lost as missing-key)")

@@ -7,6 +7,14 @@ public protocol LogBytes: AnyObject {
     func size() throws -> Int
     /// Reads up to `count` bytes at `offset` into `buffer`; 0 at the end.
     func read(into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int) throws -> Int
+    /// True when every batch was stored whole (a PostgreSQL transaction): a batch the end cuts
+    /// short then lost rows after it was acknowledged, instead of never having been acknowledged.
+    var storesWholeBatches: Bool { get }
+}
+
+extension LogBytes {
+    /// A file's batch is one write a crash can cut.
+    public var storesWholeBatches: Bool { false }
 }
 
 extension FileDescriptor: LogBytes {}

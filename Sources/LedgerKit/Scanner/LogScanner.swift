@@ -23,7 +23,7 @@ public enum LogScanner {
         try pipeline(file, from: offset, firstLine: checker.lines + 1, fast: false, opener: checker.opener) { batch, all in
             let closed = batch.ranges.count - batch.openBatchLines
             for i in 0..<batch.ranges.count {
-                if i == closed, let torn = cutBatch(batch, all, checker: checker) {
+                if i == closed, let torn = cutBatch(batch, all, checker: checker, wholeBatches: file.storesWholeBatches) {
                     return body(torn, UnsafeBufferPointer(rebasing: all[batch.ranges[i].lowerBound...]))
                 }
                 let range = batch.ranges[i]
@@ -67,7 +67,7 @@ public enum LogScanner {
             let chunk = ScanChunk(bytes: all, base: batch.base)
             let closed = batch.ranges.count - batch.openBatchLines
             for i in 0..<batch.ranges.count {
-                if i == closed, let torn = cutBatch(batch, all, checker: checker) {
+                if i == closed, let torn = cutBatch(batch, all, checker: checker, wholeBatches: file.storesWholeBatches) {
                     return ReplayItem.with(torn, { body($0, &checker, chunk) })
                 }
                 if i + lookaheadLines < closed, let ahead = batch.facts(i + lookaheadLines) {
@@ -196,7 +196,7 @@ public enum LogScanner {
     /// torn bytes are not. When its last line lacks only its newline and closes the batch, it is
     /// whole: the next writer adds the newline, as for one line. Nil when there is no such batch
     /// or its lines do not verify: they are then read as any lines, and their damage is named.
-    static func cutBatch(_ batch: LineBatch, _ all: UnsafeBufferPointer<UInt8>, checker: ChainChecker) -> ScanItem? {
+    static func cutBatch(_ batch: LineBatch, _ all: UnsafeBufferPointer<UInt8>, checker: ChainChecker, wholeBatches: Bool = false) -> ScanItem? {
         guard batch.eof, batch.openBatchLines > 0 else { return nil }
         let first = batch.ranges.count - batch.openBatchLines
         let start = batch.ranges[first].lowerBound
@@ -219,6 +219,9 @@ public enum LogScanner {
         let number = checker.lines + 1
         let message = whole
             ? "lines \(number)-\(number + cut) are a whole batch whose last line lacks its final newline: the next writer adds it"
+            : wholeBatches
+            ? "the store ends inside a batch (\(described) from line \(number)): rows of a batch committed whole are missing after them "
+                + "(deleted, or a restore cut it); writers refuse until they are back"
             : "the log ends inside a batch (\(described) from line \(number)): a batch cut by a crash, never acknowledged; the next writer moves it to events.jsonl.broken"
         return .tornTail(LogProblem(line: number, kind: .tornTail, message: message), offset: batch.base + start, length: all.count - start)
     }

@@ -32,6 +32,11 @@ import Testing
             #expect(verified.status == 1 && problem?["line"] as? Int == 4, "\(verified)")
             #expect((problem?["message"] as? String)?.contains("the store ends inside a batch") == true, "\(verified)")
             #expect(!verified.stdout.contains("events.jsonl.broken"), "\(verified)")
+            // Reads skip the cut batch and say what happened; the export of a store that lost rows is damage.
+            let users = try pg.run(["users", "--json"])
+            #expect(users.status == 0 && users.stderr.contains("the store ends inside a batch") && !users.stderr.contains("recover"), "\(users)")
+            let exported = try pg.export()
+            #expect(exported.status == 1 && exported.stderrLines.count == 1 && !exported.stderr.contains("events.jsonl.broken"), "\(exported)")
         }
     }
 

@@ -9,6 +9,9 @@ import LedgerDomain
 /// no copy of the log anywhere. Offsets count from the first line streamed. Read in order only
 /// (the scanner's reader, on one thread at a time).
 final class PostgresLineStream: LogBytes, @unchecked Sendable {
+    /// A transaction stores a batch whole.
+    var storesWholeBatches: Bool { true }
+
     private let before: Int?
     /// Where the rows whose `id` or `stream` column may disagree with their line are noted, when
     /// `verify` asks (`PostgresColumnCheck`); nil for the other reads, which fetch no more than the line.

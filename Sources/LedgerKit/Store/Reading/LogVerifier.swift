@@ -211,13 +211,6 @@ public enum LogVerifier {
         }
         if checker.idsMayRepeat() { return nil }
         if let head { report.head = Head(seq: head.seq, hash: head.hash.hex) }
-        if source.isPostgres {
-            // A transaction stores a batch whole: no crash cuts one there, and no writer moves it aside.
-            for k in report.problems.indices where report.problems[k].kind == .tornTail && report.problems[k].message.hasPrefix("the log ends inside a batch") {
-                report.problems[k].message = "the store ends inside a batch: rows of a batch committed whole are missing after line "
-                    + "\(report.problems[k].line - 1) (deleted, or a restore cut it); writers refuse until they are back"
-            }
-        }
         return report
     }
 
