@@ -9,11 +9,7 @@ import Testing
 /// guard made again under its name, or altered in place, is then read by its definition again and
 /// refused. Through the library, as a long-lived server appends.
 @Suite struct PostgresGuardMemoryTests {
-    @Test(arguments: [
-        "DROP CONSTRAINT ledger_events_columns_are_the_line, ADD CONSTRAINT ledger_events_columns_are_the_line CHECK (true)",
-        "ALTER CONSTRAINT ledger_events_prior_line DEFERRABLE INITIALLY DEFERRED",
-        "DROP CONSTRAINT ledger_events_prior_line",
-    ])
+    @Test(arguments: weakenedLineGuards)
     func aGuardChangedAfterAnAppendIsSeenByTheNext(_ change: String) throws {
         try withPostgresLedger { pg in
             let store = PostgresEventStore(url: pg.url)

@@ -115,12 +115,7 @@ import Testing
     /// A guard dropped and made again under its name as something weaker (a check that holds of
     /// every row, a foreign key checked only at commit) is no guard: writers refuse the store,
     /// `verify` names it, and `ledger init` puts back the guard as defined.
-    @Test(arguments: [
-        "DROP CONSTRAINT ledger_events_columns_are_the_line, ADD CONSTRAINT ledger_events_columns_are_the_line CHECK (true)",
-        "DROP CONSTRAINT ledger_events_columns_are_the_line, ADD CONSTRAINT ledger_events_columns_are_the_line CHECK (true OR line::jsonb @> jsonb_build_object('seq', seq, 'id', id::text, 'stream', stream))",
-        "ALTER CONSTRAINT ledger_events_prior_line DEFERRABLE INITIALLY DEFERRED",
-        "DROP CONSTRAINT ledger_events_prior_line, ADD CONSTRAINT ledger_events_prior_line FOREIGN KEY (prior_seq) REFERENCES ledger_events (seq) ON DELETE CASCADE",
-    ])
+    @Test(arguments: weakenedLineGuards)
     func aGuardRedefinedUnderItsNameIsNoGuard(_ change: String) throws {
         try withPostgresLedger { pg in
             let email = uniqueEmail("redefined")

@@ -72,3 +72,15 @@ func refusedByTheLineGuard(_ url: PostgresURL, _ statement: String, _ parameters
         return "\(error)".contains(name)
     }
 }
+
+/// What an owner of `ledger_events` can do to its guards (`PostgresSchema+LineGuard`) under their
+/// names: drop one, make one again weaker (a check that holds of every row, a foreign key that
+/// cascades), or alter one in place (checked only at commit). Each leaves no guard.
+let weakenedLineGuards = [
+    "DROP CONSTRAINT ledger_events_prior_line",
+    "DROP CONSTRAINT ledger_events_columns_are_the_line, ADD CONSTRAINT ledger_events_columns_are_the_line CHECK (true)",
+    "DROP CONSTRAINT ledger_events_columns_are_the_line, ADD CONSTRAINT ledger_events_columns_are_the_line "
+        + "CHECK (true OR line::jsonb @> jsonb_build_object('seq', seq, 'id', id::text, 'stream', stream))",
+    "ALTER CONSTRAINT ledger_events_prior_line DEFERRABLE INITIALLY DEFERRED",
+    "DROP CONSTRAINT ledger_events_prior_line, ADD CONSTRAINT ledger_events_prior_line FOREIGN KEY (prior_seq) REFERENCES ledger_events (seq) ON DELETE CASCADE",
+]
