@@ -111,7 +111,7 @@ enum PostgresColumnCheck {
         do {
             let state = try unguarded(connection)
             if state == .hooked {
-                problems.append(LogProblem(line: 1, kind: .cacheMismatch, message: PostgresEventStore.hooked.message))
+                problems.append(LogProblem(line: 1, kind: .cacheMismatch, message: PostgresEventStore.hookedMessage + "; writers refuse the store"))
             } else if state == .absent {
                 problems.append(LogProblem(line: 1, kind: .cacheMismatch, message:
                     "\(PostgresSchema.eventsTable) lacks its constraint \(PostgresSchema.lineGuard) or \(PostgresSchema.priorLineGuard) as ledger "

@@ -130,11 +130,15 @@ public final class PostgresEventStore: LedgerStore {
         case lineGuard
     }
 
-    /// The refusal of a store whose `ledger_events` has triggers or rules of its own.
+    /// The refusal of a store whose `ledger_events` has hooks of its own (`PostgresSchema.ownHooks`).
     static var hooked: StoreError {
-        StoreError(.damaged, "\(PostgresSchema.eventsTable) has a trigger or rule of its own, which could change, drop or send elsewhere "
-                   + "a row after ledger checks it: nothing was appended; drop it (`\\d \(PostgresSchema.eventsTable)` in psql lists them)")
+        StoreError(.damaged, hookedMessage + ": nothing was appended")
     }
+
+    /// What `hooked` and `verify` say of such a table.
+    static let hookedMessage = "\(PostgresSchema.eventsTable) has a trigger or rule of its own, row-level security, or its foreign key's triggers "
+        + "disabled, which could change, drop, send elsewhere or hide a row after ledger checks it; drop or undo it "
+        + "(`\\d \(PostgresSchema.eventsTable)` in psql lists them)"
 
     /// The refusal of a store of schema 4 or later that lost a guard of `PostgresSchema+LineGuard`:
     /// the columns appends decide on may no longer say what the lines do, or a row may be gone.

@@ -66,12 +66,15 @@ extension PostgresSchema {
         "regexp_replace(regexp_replace(\(text), '\\s+NOT VALID$', ''), '[[:space:]()]', '', 'g')"
     }
 
-    /// The number of triggers and rules `ledger_events` has of its own (not the foreign key's):
-    /// each could change, drop or send elsewhere a row after the checks, with the count of rows an
-    /// `INSERT` reports kept right (an `AFTER` trigger that deletes, a rule that inserts elsewhere).
+    /// How many hooks `ledger_events` has that could change, drop, send elsewhere or hide a row after
+    /// the checks, with the count of rows an `INSERT` reports kept right: triggers and rules of its
+    /// own (an `AFTER` trigger that deletes, a rule that inserts elsewhere), the foreign key's
+    /// triggers disabled (then rows go from the middle), row-level security (then rows ledger wrote
+    /// can be hidden from the role that reads them).
     static let ownHooks = """
-        ((SELECT count(*) FROM pg_trigger WHERE tgrelid = 'ledger_events'::regclass AND NOT tgisinternal)
-         + (SELECT count(*) FROM pg_rewrite WHERE ev_class = 'ledger_events'::regclass))
+        ((SELECT count(*) FROM pg_trigger WHERE tgrelid = 'ledger_events'::regclass AND (NOT tgisinternal OR tgenabled = 'D'))
+         + (SELECT count(*) FROM pg_rewrite WHERE ev_class = 'ledger_events'::regclass)
+         + (SELECT count(*) FROM pg_class WHERE oid = 'ledger_events'::regclass AND (relrowsecurity OR relforcerowsecurity)))
         """
 
     /// A subquery giving where the guards stand (`LineGuardState`'s raw value): `hooked` when the
