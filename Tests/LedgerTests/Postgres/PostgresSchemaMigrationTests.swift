@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import LedgerDomain
 @testable import LedgerKit
 import Testing
@@ -102,6 +103,32 @@ import Testing
             #expect(try pg.run(["init"]).status == 0)
             #expect(try Self.lineGuard(pg.url) == "valid")
             #expect(try pg.run(LedgerDir.registerArguments(email: uniqueEmail("five"), username: "Five"), stdin: Self.password + "\n").status == 0)
+            #expect(try pg.run(["verify"]).status == 0)
+        }
+    }
+
+    /// Eight registrations started at once on a schema 3 store (no guards, no `prior_seq`) and an
+    /// `init` beside them: each migrates or waits for the one that does, every registration
+    /// succeeds once, and the store ends guarded, intact and holding them all.
+    @Test func registrationsRacingTheMigrationAllLandOnAGuardedStore() throws {
+        try withPostgresLedger { pg in
+            let admin = try PostgresConnection(pg.url)
+            try admin.execute("ALTER TABLE ledger_events DROP COLUMN prior_seq CASCADE, DROP CONSTRAINT \(PostgresSchema.lineGuard)")
+            try admin.execute("UPDATE ledger_store SET schema_version = 3")
+            #expect(try Self.lineGuard(pg.url) == nil)
+            let results = Mutex<[Int: ProcessResult]>([:])
+            DispatchQueue.concurrentPerform(iterations: 9) { n in
+                let ran = n == 8 ? try? pg.run(["init"])
+                    : try? pg.run(LedgerDir.registerArguments(email: "race\(n)@example.com", username: "Race \(n)"), stdin: Self.password + "\n")
+                if let ran { results.withLock { $0[n] = ran } }
+            }
+            let all = results.withLock { $0 }
+            #expect(all.count == 9 && all.values.allSatisfy { $0.status == 0 && $0.stderr.isEmpty }, "\(all)")
+            #expect(try Self.lineGuard(pg.url) == "valid")
+            #expect(try Self.schema(pg.url).version == String(PostgresSchema.version))
+            let users = try pg.run(["users", "--json"])
+            let rows = try JSONSerialization.jsonObject(with: Data(users.stdout.utf8)) as? [[String: Any]] ?? []
+            #expect(Set(rows.compactMap { $0["email"] as? String }) == Set((0..<8).map { "race\($0)@example.com" }), "\(users)")
             #expect(try pg.run(["verify"]).status == 0)
         }
     }
