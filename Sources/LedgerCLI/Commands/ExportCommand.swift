@@ -20,7 +20,8 @@ enum ExportCommand {
         if let keys = invocation.value("keys") { try exportKeys(to: keys, invocation, context) }
         let outcome: LogExport.Outcome
         var logPath = ""
-        switch try context.storeLocation(invocation) {
+        let location = try context.storeLocation(invocation)
+        switch location {
         case .postgres(let url):
             outcome = try PostgresEventStore(url: url, clock: context.clock, random: context.random).exportLines { context.outBytes($0) }
         case .file:
@@ -36,7 +37,7 @@ enum ExportCommand {
         case .exported(let torn?):
             // On PostgreSQL the cut batch's rows were committed: the export leaves out what the
             // store lost, which is damage, not a torn write a writer repairs.
-            guard logPath.isEmpty else {
+            guard case .postgres = location else {
                 context.complain("warning: \(torn) — not exported; `ledger recover` repairs it")
                 return 0
             }
