@@ -11,7 +11,8 @@ import LedgerDomain
 ///
 /// File layout: `LEDGERCP`, the covered line's start and end offsets (little-endian Int64), the
 /// views and id fingerprints (`CheckpointWriter`), then the lowercase hex SHA-256 of everything
-/// before it (64 bytes).
+/// before it (64 bytes); in a data folder whose writers' index is current, that index after it
+/// (`CheckpointIndexSection`).
 public struct Checkpoint {
     /// The views after the covered line.
     public var views: LedgerViews
@@ -59,8 +60,9 @@ public struct Checkpoint {
         header.withUnsafeBytes { sha.update($0) }
         let lineStart = header.withUnsafeBytes { Int(Int64(littleEndian: $0.loadUnaligned(fromByteOffset: magic.count, as: Int64.self))) }
         let offset = header.withUnsafeBytes { Int(Int64(littleEndian: $0.loadUnaligned(fromByteOffset: magic.count + 8, as: Int64.self))) }
-        // The views' bytes, hashed as they are read; the last 64 bytes are the digest to match.
-        let end = size - 64
+        // The views' bytes, hashed as they are read; the 64 bytes after them are the digest to match
+        // (then, in a data folder, the writers' index: `CheckpointIndexSection`).
+        let end = CheckpointIndexSection.layout(of: saved, size: size).digestAt
         var position = header.count
         // The header is not trusted yet (the seal is checked below): an offset outside the log means no tail.
         let logSize = (try? file.size()) ?? 0
@@ -129,6 +131,7 @@ public struct Checkpoint {
             }
             if let failure { throw failure }
             try Array(sha.finalize().utf8).withUnsafeBytes { try append($0) }
+            try CheckpointIndexSection.write(forLog: log, append)
         }
     }
 }

@@ -4,7 +4,8 @@ import LedgerDomain
 // MARK: - CacheCheck
 
 /// Checks the caches beside a log — the writers' index (`<log>.index`), its durable checkpoint
-/// (`<log>.index.checkpoint`) and the checkpoint (`<log>.checkpoint`) — against a fold of the log itself, as far as each says it covers. A cache
+/// (`<log>.index.checkpoint`) and the checkpoint (`<log>.checkpoint`, with the writers' index it
+/// may carry) — against a fold of the log itself, as far as each says it covers. A cache
 /// the readers or writers would not use (absent, damaged, from another boot or log, or naming a line
 /// the log does not hold) is not checked: they rebuild it. A cache they would use and that disagrees
 /// with the log is a `cache-mismatch` naming the file. Reads only: the caches are never changed.
@@ -42,6 +43,9 @@ enum CacheCheck {
                 (erasing: WritersLockShared.erasureUnderWay(logPath: path),
                  index: indexSnapshot(path: indexPath, log: log),
                  saved: WritersIndex.enabled ? WritersIndex.loadCheckpoint(path: savedPath, log: log, into: nil) : nil,
+                 carried: WritersIndex.enabled ? CheckpointIndexSection.section(inCheckpoint: checkpointPath).flatMap {
+                     WritersIndex.loadCheckpoint(path: checkpointPath, section: $0, log: log, into: nil)
+                 } : nil,
                  checkpoint: FileSystem.exists(checkpointPath) ? Checkpoint.load(forLog: path, file: log) : nil,
                  size: (try? log.size()) ?? verifiedEnd)
             }
@@ -54,8 +58,12 @@ enum CacheCheck {
             tookCopies(attempt)
             try later.read(upTo: copied.size)
             let erasedThen = later.erased
-            let problems = try problems(log: log, index: copied.index.map { ($0.table, $0.coverage, indexPath) },
-                                        saved: copied.saved.map { ($0.table, $0.coverage, savedPath) }, checkpoint: copied.checkpoint,
+            let writers = "remove it (writers rebuild it)"
+            let indexes: [IndexCopy] = [copied.index.map { ($0.table, $0.coverage, indexPath, writers) },
+                                        copied.saved.map { ($0.table, $0.coverage, savedPath, writers) },
+                                        copied.carried.map { ($0.table, $0.coverage, "the writers' index \(checkpointPath) carries",
+                                                              "remove \(checkpointPath) (reads rebuild it)") }].compactMap { $0 }
+            let problems = try problems(log: log, indexes: indexes, checkpoint: copied.checkpoint,
                                         naming: "\(checkpointPath) disagrees with the log up to this line", remedy: "remove it (reads rebuild it)",
                                         opener: LogErasuresOpener(base: KeyRing(directory: FileSystem.directoryName(path)), erased: erasedThen))
             if copied.erasing {
@@ -113,24 +121,25 @@ enum CacheCheck {
     /// The problem of the checkpoint a PostgreSQL store keeps, against the store's lines `log`
     /// (streamed from the first, read once).
     static func problems(storedCheckpoint checkpoint: Checkpoint, log: any LogBytes, opener: any PersonalDataOpener) throws -> [LogProblem] {
-        try problems(log: log, index: nil, saved: nil, checkpoint: checkpoint,
+        try problems(log: log, indexes: [], checkpoint: checkpoint,
                      naming: "the checkpoint the PostgreSQL store keeps (ledger_checkpoints, seq \(checkpoint.views.head.seq)) disagrees with the log up to this line",
                      remedy: "delete its row (reads rebuild it)", opener: opener)
     }
 
-    /// A copy of the writers' index, what it covers and the file it is in.
-    typealias IndexCopy = (table: WritersIndex, coverage: WritersIndex.Coverage, path: String)
+    /// A copy of the writers' index, what it covers, the file it is in (in words) and what to do
+    /// when it disagrees with the log.
+    typealias IndexCopy = (table: WritersIndex, coverage: WritersIndex.Coverage, path: String, remedy: String)
 
     /// The problems of the caches given, each compared with the log folded up to its line.
-    private static func problems(log: any LogBytes, index: IndexCopy?, saved: IndexCopy?, checkpoint loaded: Checkpoint?,
+    private static func problems(log: any LogBytes, indexes: [IndexCopy], checkpoint loaded: Checkpoint?,
                                  naming: String, remedy: String, opener: any PersonalDataOpener) throws -> [LogProblem] {
         // The checkpoint is kept as its digest, so its views and the log's are never in memory together.
         let checkpoint = loaded.map { SavedCheckpoint(seq: $0.views.head.seq, ids: $0.ids, digest: digest($0.views, ids: $0.ids)) }
-        guard index != nil || saved != nil || checkpoint != nil else { return [] }
-        let indexSeq = index?.coverage.head.seq ?? 0, savedSeq = saved?.coverage.head.seq ?? 0, checkpointSeq = checkpoint?.seq ?? 0
-        // One table folds the log for both copies of the index, compared each at its own line.
-        let tableSeq = max(indexSeq, savedSeq)
-        let fresh = tableSeq == 0 ? nil : WritersIndex.inMemory(capacity: max(index?.table.capacity ?? 0, saved?.table.capacity ?? 0))
+        guard !indexes.isEmpty || checkpoint != nil else { return [] }
+        let checkpointSeq = checkpoint?.seq ?? 0
+        // One table folds the log for every copy of the index, compared each at its own line.
+        let tableSeq = indexes.map(\.coverage.head.seq).max() ?? 0
+        let fresh = tableSeq == 0 ? nil : WritersIndex.inMemory(capacity: indexes.map(\.table.capacity).max() ?? 0)
         var views = LedgerViews()
         var foldedIndex = fresh != nil
         var checker = ChainChecker(opener: opener)
@@ -143,7 +152,7 @@ enum CacheCheck {
         var problems: [LogProblem] = []
         // Lines read in place, as replay reads them, stopping at each cache's line to compare it
         // (the checkpoint's ids' fingerprints taken at its line).
-        for stop in Set([checkpointSeq, savedSeq, indexSeq]).filter({ $0 > 0 }).sorted() {
+        for stop in Set([checkpointSeq] + indexes.map(\.coverage.head.seq)).filter({ $0 > 0 }).sorted() {
             try LogScanner.scanFacts(log, from: resume, checker: &checker) { item in
                 guard case .event(let at, let hash, let offset, let length) = item, at.pointee.seq <= stop else { return false }
                 let event = at.pointee
@@ -159,11 +168,8 @@ enum CacheCheck {
             guard reached == stop else { break }
             if stop == checkpointSeq { fingerprints = checker.idFingerprints() }
             if let fresh, foldedIndex {
-                if let saved, stop == savedSeq, let problem = mismatch(saved.table, saved.coverage, fresh, latest: latest, path: saved.path) {
-                    problems.append(problem)
-                }
-                if let index, stop == indexSeq, let problem = mismatch(index.table, index.coverage, fresh, latest: latest, path: index.path) {
-                    problems.append(problem)
+                for copy in indexes where copy.coverage.head.seq == stop {
+                    if let problem = mismatch(copy, fresh, latest: latest) { problems.append(problem) }
                 }
             }
         }
@@ -174,16 +180,15 @@ enum CacheCheck {
         return problems
     }
 
-    /// The `cache-mismatch` of a copy of the writers' index at `path` that covers `coverage`, against
-    /// `fresh`, the log folded up to that line (whose latest time is `latest`); nil when they agree.
-    private static func mismatch(_ table: WritersIndex, _ coverage: WritersIndex.Coverage, _ fresh: WritersIndex,
-                                 latest: Timestamp, path: String) -> LogProblem? {
+    /// The `cache-mismatch` of a copy of the writers' index against `fresh`, the log folded up to the
+    /// line it covers (whose latest time is `latest`); nil when they agree.
+    private static func mismatch(_ copy: IndexCopy, _ fresh: WritersIndex, latest: Timestamp) -> LogProblem? {
         // New events are stamped no earlier than this time: one later than the log's would move
         // every stamp, and the lockout window with them.
-        let difference = coverage.lastAt > latest ? "its header's last time is later than any line's" : table.firstDifference(from: fresh)
+        let difference = copy.coverage.lastAt > latest ? "its header's last time is later than any line's" : copy.table.firstDifference(from: fresh)
         return difference.map {
-            LogProblem(line: coverage.head.seq, kind: .cacheMismatch,
-                       message: "\(path) disagrees with the log up to this line: \($0); remove it (writers rebuild it)")
+            LogProblem(line: copy.coverage.head.seq, kind: .cacheMismatch,
+                       message: "\(copy.path) disagrees with the log up to this line: \($0); \(copy.remedy)")
         }
     }
 

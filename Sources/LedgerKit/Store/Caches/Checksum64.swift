@@ -10,22 +10,42 @@ enum Checksum64 {
 
     /// The checksum of `bytes`.
     static func of(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var a = prime1 &+ prime2, b = prime2, c: UInt64 = 0, d = 0 &- prime1
-        let count = bytes.count
-        guard let start = bytes.baseAddress else { return fold(a, b, c, d, count: 0) }
-        var i = 0
-        while i + 32 <= count {
-            a = round(a, start.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            b = round(b, start.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self))
-            c = round(c, start.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self))
-            d = round(d, start.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self))
-            i += 32
+        var running = Running()
+        running.update(bytes)
+        return running.value
+    }
+
+    /// The checksum of bytes given in pieces, the same as `of` their whole: every piece but the last
+    /// is a multiple of 32 bytes long (so no word straddles two pieces).
+    struct Running {
+        private var a = prime1 &+ prime2, b = prime2, c: UInt64 = 0, d = 0 &- prime1
+        private var count = 0
+        private var tail = false
+
+        /// Takes the next piece; false (nothing taken) when one shorter than a multiple of 32 came before.
+        @discardableResult
+        mutating func update(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            guard !tail else { return false }
+            count += bytes.count
+            guard let start = bytes.baseAddress else { return true }
+            var i = 0
+            while i + 32 <= bytes.count {
+                a = round(a, start.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                b = round(b, start.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self))
+                c = round(c, start.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self))
+                d = round(d, start.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self))
+                i += 32
+            }
+            tail = i < bytes.count
+            while i < bytes.count {
+                a = round(a, UInt64(start.load(fromByteOffset: i, as: UInt8.self)))
+                i += 1
+            }
+            return true
         }
-        while i < count {
-            a = round(a, UInt64(start.load(fromByteOffset: i, as: UInt8.self)))
-            i += 1
-        }
-        return fold(a, b, c, d, count: count)
+
+        /// The checksum of the pieces taken.
+        var value: UInt64 { fold(a, b, c, d, count: count) }
     }
 
     @inline(__always)

@@ -19,14 +19,16 @@ struct RecordedHead {
 // MARK: - RecordedHeads
 
 /// What the caches beside a log say its lines were (`HistoryRewrite`): the covered line in the
-/// header of the writers' index (`<log>.index`) and of its checkpoint, the head of the views'
-/// checkpoint (`<log>.checkpoint`) and the last line the Merkle tree's state covers (`<log>.tree`). Reads only the few bytes that hold them, until a cache disagrees.
+/// header of the writers' index (`<log>.index`), of its checkpoint and of the copy the views'
+/// checkpoint carries, the head of the views' checkpoint (`<log>.checkpoint`) and the last line the Merkle tree's state covers (`<log>.tree`). Reads only the few bytes that hold them, until a cache disagrees.
 enum RecordedHeads {
     /// The lines the caches beside the log at `logPath` recorded (only those with a header writers
     /// would have trusted); each one's checksum or seal is checked only when asked (`intact`).
     static func of(logPath: String) -> [RecordedHead] {
         let index = logPath + ".index"
-        return [liveIndex(index), indexCheckpoint(WritersIndex.checkpointPath(forIndex: index)), viewsCheckpoint(Checkpoint.path(forLog: logPath)),
+        let readCheckpoint = Checkpoint.path(forLog: logPath)
+        return [liveIndex(index), indexCheckpoint(WritersIndex.checkpointPath(forIndex: index)), viewsCheckpoint(readCheckpoint),
+                CheckpointIndexSection.section(inCheckpoint: readCheckpoint).flatMap { indexCheckpoint(readCheckpoint, at: $0) },
                 treeFile(TreeFile.path(forLog: logPath))]
             .compactMap { $0 }
     }
@@ -106,12 +108,15 @@ enum RecordedHeads {
         return RecordedHead(cache: path, head: head, lineStart: lineStart, offset: offset, intact: { true })
     }
 
-    /// The index checkpoint's covered line, its header's checksum (the trailer's first 16 digits) holding.
-    private static func indexCheckpoint(_ path: String) -> RecordedHead? {
+    /// The index checkpoint's covered line, its header's checksum (the trailer's first 16 digits)
+    /// holding: the file at `path`, or the one in its bytes `section` (a read checkpoint's).
+    private static func indexCheckpoint(_ path: String, at section: Range<Int>? = nil) -> RecordedHead? {
         var info = stat()
-        guard stat(path, &info) == 0, Int(info.st_size) > WritersIndex.headerSize + WritersIndex.trailerSize,
-              let header = bytes(path, at: 0, count: WritersIndex.headerSize),
-              let trailer = bytes(path, at: Int(info.st_size) - WritersIndex.trailerSize, count: 16),
+        guard stat(path, &info) == 0 else { return nil }
+        let start = section?.lowerBound ?? 0, end = section?.upperBound ?? Int(info.st_size)
+        guard end <= Int(info.st_size), end - start > WritersIndex.headerSize + WritersIndex.trailerSize,
+              let header = bytes(path, at: start, count: WritersIndex.headerSize),
+              let trailer = bytes(path, at: end - WritersIndex.trailerSize, count: 16),
               header.withUnsafeBytes({ Array(WritersIndex.checksums(header: $0, slots: $0).prefix(16)) }) == trailer,
               let (head, lineStart, offset) = covered(header: header) else { return nil }
         return RecordedHead(cache: path, head: head, lineStart: lineStart, offset: offset, intact: { true })
@@ -138,18 +143,19 @@ enum RecordedHeads {
         return RecordedHead(cache: path, head: mark.head, lineStart: mark.lineStart, offset: mark.lineEnd, intact: { true })
     }
 
-    /// True when the checkpoint at `path` ends with the SHA-256 of what comes before it.
+    /// True when the views of the checkpoint at `path` are followed by their SHA-256.
     private static func sealed(_ path: String) -> Bool {
         guard let file = try? FileDescriptor(path: path, flags: O_RDONLY | O_NOFOLLOW), let size = try? file.size(), size > 64 else { return false }
+        let end = CheckpointIndexSection.layout(of: file, size: size).digestAt
         let sha = SHA256Stream()
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var position = 0
-        while position < size - 64 {
-            let n = buffer.withUnsafeMutableBytes { (try? file.read(into: $0.baseAddress!, count: min($0.count, size - 64 - position), at: position)) ?? 0 }
+        while position < end {
+            let n = buffer.withUnsafeMutableBytes { (try? file.read(into: $0.baseAddress!, count: min($0.count, end - position), at: position)) ?? 0 }
             guard n > 0 else { return false }
             buffer.withUnsafeBytes { sha.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
             position += n
         }
-        return bytes(path, at: size - 64, count: 64) == Array(sha.finalize().utf8)
+        return bytes(path, at: end, count: 64) == Array(sha.finalize().utf8)
     }
 }

@@ -42,8 +42,7 @@ extension FileEventStore {
         if let rewrite = try RecordedHeads.rewrite(logPath: logPath, log: log) {
             throw StoreError(.historyRewritten, rewrite.message)
         }
-        if Checkpoint.interval > 0,
-           let (restored, coverage) = WritersIndex.loadCheckpoint(path: indexCheckpointPath, log: log, into: indexPath) {
+        if Checkpoint.interval > 0, let (restored, coverage) = indexFromCheckpoints(log) {
             prefix = VerifiedPrefix(table: restored, coverage: coverage)
             return
         }
@@ -53,6 +52,15 @@ extension FileEventStore {
             return
         }
         prefix = VerifiedPrefix(table: fresh)
+    }
+
+    /// The index file rebuilt from a durable copy of the index: its own checkpoint, else the one the
+    /// read checkpoint carries (`CheckpointIndexSection`); nil when neither is there and usable.
+    private func indexFromCheckpoints(_ log: FileDescriptor) -> (WritersIndex, WritersIndex.Coverage)? {
+        if let restored = WritersIndex.loadCheckpoint(path: indexCheckpointPath, log: log, into: indexPath) { return restored }
+        let readCheckpoint = Checkpoint.path(forLog: logPath)
+        guard let section = CheckpointIndexSection.section(inCheckpoint: readCheckpoint) else { return nil }
+        return WritersIndex.loadCheckpoint(path: readCheckpoint, section: section, log: log, into: indexPath)
     }
 
     /// Under the exclusive lock, before an append or a version lookup: the index caught up with the

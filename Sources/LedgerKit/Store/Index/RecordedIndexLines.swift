@@ -3,7 +3,8 @@ import LedgerDomain
 
 // MARK: - RecordedIndexLines
 
-/// The lines the writers' index recorded (`events.jsonl.index` and its durable checkpoint), slot by
+/// The lines the writers' index recorded (`events.jsonl.index`, its durable checkpoint and the copy
+/// `events.jsonl.checkpoint` carries), slot by
 /// slot: each account's password line (where it starts, the first 8 bytes of its hash, as `login`
 /// trusts them) and each stream's last line (where it starts, its seq, and the stream it belongs
 /// to). A log only ever gains lines, so one of these that the log still reaches, where no line
@@ -30,10 +31,12 @@ enum RecordedIndexLines {
         case streamLine(seq: Int, category: StreamCategory, id: UUIDBits)
     }
 
-    /// The records of the live index and of its checkpoint beside the log at `logPath`.
+    /// The records of the live index, of its checkpoint and of the copy the read checkpoint carries
+    /// beside the log at `logPath`.
     static func of(logPath: String) -> [Record] {
-        let index = logPath + ".index"
-        return records(in: index) + records(in: WritersIndex.checkpointPath(forIndex: index))
+        let index = logPath + ".index", readCheckpoint = Checkpoint.path(forLog: logPath)
+        let carried = CheckpointIndexSection.section(inCheckpoint: readCheckpoint).map { records(in: readCheckpoint, at: $0) } ?? []
+        return records(in: index) + records(in: WritersIndex.checkpointPath(forIndex: index)) + carried
     }
 
     /// The stream category of a stream slot's tag.
@@ -48,13 +51,14 @@ enum RecordedIndexLines {
         }
     }
 
-    /// The records of the index file at `path` (a checkpoint's trailer after its slots is not read);
-    /// none when it is no index of this format.
-    private static func records(in path: String) -> [Record] {
-        guard let file = try? FileDescriptor(path: path, flags: O_RDONLY | O_NOFOLLOW), let size = try? file.size(),
-              size > WritersIndex.headerSize, let base = WritersIndex.anonymousMapping(size: size) else { return [] }
+    /// The records of the index file at `path`, or of the index in its bytes `section` (a
+    /// checkpoint's trailer after its slots is not read); none when it is no index of this format.
+    private static func records(in path: String, at section: Range<Int>? = nil) -> [Record] {
+        guard let file = try? FileDescriptor(path: path, flags: O_RDONLY | O_NOFOLLOW), let whole = try? file.size() else { return [] }
+        let start = section?.lowerBound ?? 0, size = section.map { min($0.upperBound, whole) - $0.lowerBound } ?? whole
+        guard size > WritersIndex.headerSize, let base = WritersIndex.anonymousMapping(size: size) else { return [] }
         let table = WritersIndex(path: "", fd: -1, base: base, mappedSize: size, inode: (0, 0))  // unmaps it when done
-        guard (try? file.read(into: base, count: size, at: 0)) == size, table.hasMagic else { return [] }
+        guard (try? file.read(into: base, count: size, at: start)) == size, table.hasMagic else { return [] }
         let capacity = Int(table[header: WritersIndex.Header.capacity])
         guard capacity > 0, capacity <= (size - WritersIndex.headerSize) / WritersIndex.Slot.size else { return [] }
         var found: [Record] = []

@@ -29,41 +29,73 @@ extension WritersIndex {
     /// Saves this table, which holds exactly what its header covers, as the checkpoint at `path`.
     /// Failure leaves the previous checkpoint, or none: it is only a cache.
     func saveCheckpoint(to path: String) throws {
-        guard let coverage = recordedCoverage else { return }
-        var header = [UInt8](UnsafeRawBufferPointer(start: base, count: Self.headerSize))
-        header.withUnsafeMutableBytes { raw in
-            for i in 0..<Header.bootIDLength { raw[Header.bootID + i] = 0 }
-            raw.storeBytes(of: 0, toByteOffset: Header.logDevice.offset, as: UInt64.self)
-            raw.storeBytes(of: 0, toByteOffset: Header.logInode.offset, as: UInt64.self)
-            raw.storeBytes(of: Int64(coverage.head.seq), toByteOffset: Header.checkpointSeq.offset, as: Int64.self)
-        }
-        let slots = UnsafeRawBufferPointer(start: base + Self.headerSize, count: mappedSize - Self.headerSize)
-        let trailer = header.withUnsafeBytes { Self.checksums(header: $0, slots: slots) }
-        try FileSystem.writeAtomically(to: path) { append in
-            try header.withUnsafeBytes { try append($0) }
-            try append(slots)
-            try trailer.withUnsafeBytes { try append($0) }
-        }
+        try FileSystem.writeAtomically(to: path) { append in _ = try writeCheckpoint(append) }
     }
+
+    /// Gives `append` this table as a checkpoint's bytes (`writeCheckpoint(header:slotBytes:slots:_:)`)
+    /// and returns how many; 0 (nothing given) when its header names no line.
+    func writeCheckpoint(_ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
+        try Self.writeCheckpoint(header: UnsafeRawBufferPointer(start: base, count: Self.headerSize), slotBytes: mappedSize - Self.headerSize,
+                                 slots: { UnsafeRawBufferPointer(start: base + Self.headerSize + $0, count: $1) }, append)
+    }
+
+    /// Gives `append` a checkpoint of the table with `header` and `slotBytes` bytes of slots, which
+    /// `slots(at, count)` gives a piece at a time (nil when they cannot be read): the header with its
+    /// boot and log zeroed, the slots, the trailer of checksums. Returns how many bytes; 0 (nothing
+    /// given) when the header names no line. Also what a read checkpoint carries (`CheckpointIndexSection`).
+    static func writeCheckpoint(header source: UnsafeRawBufferPointer, slotBytes: Int,
+                                slots: (_ at: Int, _ count: Int) -> UnsafeRawBufferPointer?,
+                                _ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
+        guard source.count == headerSize, let page = anonymousMapping(size: headerSize) else { return 0 }
+        memcpy(page, source.baseAddress!, headerSize)
+        let header = WritersIndex(path: "", fd: -1, base: page, mappedSize: headerSize, inode: (0, 0))  // unmapped when released
+        guard let coverage = header.recordedCoverage else { return 0 }
+        for i in 0..<Header.bootIDLength { header.store(UInt8(0), at: Header.bootID + i) }
+        header[header: Header.logDevice] = 0
+        header[header: Header.logInode] = 0
+        header.checkpointSeq = coverage.head.seq
+        let headerBytes = UnsafeRawBufferPointer(start: page, count: headerSize)
+        try append(headerBytes)
+        var checksum = Checksum64.Running()
+        var done = 0
+        while done < slotBytes {
+            guard let piece = slots(done, min(checkpointPiece, slotBytes - done)), piece.count > 0 else { throw SystemError("read", path: "the writers' index") }
+            checksum.update(piece)
+            try append(piece)
+            done += piece.count
+        }
+        let trailer = hex(Checksum64.of(headerBytes)) + hex(checksum.value)
+        try trailer.withUnsafeBytes { try append($0) }
+        return headerSize + slotBytes + trailerSize
+    }
+
+    /// The slots are checksummed and written this many bytes at a time (a multiple of 32).
+    static let checkpointPiece = 4 << 20
 
     /// Bytes after the table: its checksums.
     static let trailerSize = 32
 
     /// The trailer of a checkpoint of `header` and `slots`.
     static func checksums(header: UnsafeRawBufferPointer, slots: UnsafeRawBufferPointer) -> [UInt8] {
-        func hex(_ value: UInt64) -> [UInt8] {
-            let digits = String(value, radix: 16)
-            return Array((String(repeating: "0", count: 16 - digits.count) + digits).utf8)
-        }
-        return hex(Checksum64.of(header)) + hex(Checksum64.of(slots))
+        hex(Checksum64.of(header)) + hex(Checksum64.of(slots))
+    }
+
+    /// A checksum as the trailer spells it: 16 lowercase hex digits.
+    private static func hex(_ value: UInt64) -> [UInt8] {
+        let digits = String(value, radix: 16)
+        return Array((String(repeating: "0", count: 16 - digits.count) + digits).utf8)
     }
 
     /// The checkpoint at `path` with what it covers, when it is intact and `log` holds its line:
     /// as the index file at `indexPath` told it covers that line of `log` (the checkpoint itself,
     /// renamed: `adopt`; or, when it cannot be taken over, a copy built aside and renamed over it),
     /// or, without `indexPath`, as a copy in memory (for `verify`). Nil otherwise.
-    static func loadCheckpoint(path: String, log: FileDescriptor, into indexPath: String?) -> (table: WritersIndex, coverage: Coverage)? {
-        if let indexPath {
+    /// With `section` (where a read checkpoint carries one, `CheckpointIndexSection`), the bytes
+    /// of the file in that range are the checkpoint, and it is always copied: the file stays the
+    /// reads'.
+    static func loadCheckpoint(path: String, section: Range<Int>? = nil, log: FileDescriptor,
+                               into indexPath: String?) -> (table: WritersIndex, coverage: Coverage)? {
+        if let indexPath, section == nil {
             switch adopt(path: path, log: log, as: indexPath) {
             case .adopted(let table, let coverage): return (table, coverage)
             case .refused: return nil
@@ -75,14 +107,16 @@ extension WritersIndex {
         defer { close(source) }
         var info = stat()
         guard fstat(source, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let identity = log.identity() else { return nil }
-        let size = Int(info.st_size) - trailerSize
-        guard checkedHeader(of: source, size: size, log: log) else { return nil }
+        let start = section?.lowerBound ?? 0
+        let end = section.map { min($0.upperBound, Int(info.st_size)) } ?? Int(info.st_size)
+        let size = end - start - trailerSize
+        guard checkedHeader(of: source, at: start, size: size, log: log) else { return nil }
         let temp = indexPath.map { $0 + ".new" }
         let mapped = if let temp, let indexPath { newFile(temp, size: size, for: indexPath) } else {
             anonymousMapping(size: size).map { WritersIndex(path: "", fd: -1, base: $0, mappedSize: size, inode: (0, 0)) }
         }
         guard let table = mapped else { return nil }
-        let loaded = fill(table, from: source, size: size).flatMap { table.verifiedCoverage(log: log) }
+        let loaded = fill(table, from: source, at: start, size: size).flatMap { table.verifiedCoverage(log: log) }
         guard let loaded else {
             if let temp { unlink(temp) }
             return nil
@@ -122,7 +156,7 @@ extension WritersIndex {
         // read it: those are copied instead, into a new file of this writer's, mode 0600.
         guard info.st_nlink == 1, info.st_uid == geteuid(), info.st_mode & 0o777 == 0o600 else { close(fd); return .notAdoptable }
         let size = Int(info.st_size) - trailerSize
-        guard checkedHeader(of: fd, size: size, log: log) else { close(fd); return .refused }
+        guard checkedHeader(of: fd, at: 0, size: size, log: log) else { close(fd); return .refused }
         guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), base != MAP_FAILED else { close(fd); return .notAdoptable }
         let table = WritersIndex(path: indexPath, fd: fd, base: base, mappedSize: size, inode: (UInt64(info.st_dev), UInt64(info.st_ino)))
         var trailer = [UInt8](repeating: 0, count: trailerSize)
@@ -151,10 +185,10 @@ extension WritersIndex {
     /// of `size` bytes: checked before any checksum, so a file grown (or made sparse) to any size,
     /// even with a header to match, costs a read of its first page and of one line of the log under
     /// the writers' lock, not a read of all of it.
-    private static func checkedHeader(of fd: Int32, size: Int, log: FileDescriptor) -> Bool {
-        guard size >= headerSize, let page = anonymousMapping(size: headerSize) else { return false }
+    private static func checkedHeader(of fd: Int32, at start: Int, size: Int, log: FileDescriptor) -> Bool {
+        guard start >= 0, size >= headerSize, let page = anonymousMapping(size: headerSize) else { return false }
         let header = WritersIndex(path: "", fd: -1, base: page, mappedSize: headerSize, inode: (0, 0))  // unmapped when released
-        guard pread(fd, page, headerSize, 0) == headerSize else { return false }
+        guard pread(fd, page, headerSize, off_t(start)) == headerSize else { return false }
         return header.verifiedCoverage(log: log, tableSize: size) != nil
     }
 
@@ -163,21 +197,21 @@ extension WritersIndex {
     /// (and never below its first size).
     static func maxCapacity(coveringSeq seq: Int) -> Int { max(initialCapacity, 32 * min(seq, Int.max / 64) + 64) }
 
-    /// Copies the checkpoint's `size` table bytes into `table` — file to file in the kernel when
-    /// the table has a file, else read into its memory — and checks them against its checksums;
-    /// nil when they are short or do not match.
-    private static func fill(_ table: WritersIndex, from source: Int32, size: Int) -> Void? {
+    /// Copies the checkpoint's `size` table bytes, from byte `start` of `source`, into `table` —
+    /// file to file in the kernel when the table has a file, else read into its memory — and checks
+    /// them against its checksums; nil when they are short or do not match.
+    private static func fill(_ table: WritersIndex, from source: Int32, at start: Int, size: Int) -> Void? {
         let fd = table.fd
         var done = 0
         while done < size {
-            var offset = off_t(done)
-            let n = fd >= 0 ? sendfile(fd, source, &offset, size - done) : pread(source, table.base + done, size - done, off_t(done))
+            var offset = off_t(start + done)
+            let n = fd >= 0 ? sendfile(fd, source, &offset, size - done) : pread(source, table.base + done, size - done, off_t(start + done))
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { return nil }
             done += n
         }
         var trailer = [UInt8](repeating: 0, count: trailerSize)
-        let n = trailer.withUnsafeMutableBytes { pread(source, $0.baseAddress!, trailerSize, off_t(size)) }
+        let n = trailer.withUnsafeMutableBytes { pread(source, $0.baseAddress!, trailerSize, off_t(start + size)) }
         let header = UnsafeRawBufferPointer(start: table.base, count: headerSize)
         let slots = UnsafeRawBufferPointer(start: table.base + headerSize, count: size - headerSize)
         guard n == trailerSize, checksums(header: header, slots: slots) == trailer else { return nil }

@@ -1,0 +1,106 @@
+import Foundation
+import LedgerDomain
+@testable import LedgerKit
+import Testing
+
+/// The writers' index a read checkpoint carries (`CheckpointIndexSection`): a writer that finds
+/// neither `events.jsonl.index` nor its checkpoint starts from it and folds only the lines after
+/// it; a damaged copy is not used, and one that disagrees with the log is reported by `verify`, end
+/// to end through the built `ledger`.
+@Suite struct CarriedIndexCLITests {
+    /// Five users registered (no index checkpoint: the default interval is not reached), then a read
+    /// that saves its checkpoint; returns that checkpoint's path. The read checkpoint carries the
+    /// index, and the index files are removed.
+    private func readCheckpointOnly(_ dir: LedgerDir) throws -> String {
+        for n in 1...5 { #expect(try dir.register(email: "user\(n)@example.com").status == 0) }
+        #expect(!FileSystem.exists(dir.logPath + ".index.checkpoint"))
+        #expect(try dir.run(["users", "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "4"]).status == 0)
+        let path = dir.logPath + ".checkpoint"
+        #expect(Array(try readBytes(path).suffix(8)) == Array("LEDGERIX".utf8), "the read checkpoint carries the index")
+        try FileSystem.remove(dir.logPath + ".index")
+        return path
+    }
+
+    /// The status of registering `email`, as `register --json` reports it (nil when it printed none).
+    private func registration(_ dir: LedgerDir, _ email: String) throws -> String? {
+        (try? parseObject(try dir.register(email: email).stdout))?["status"] as? String
+    }
+
+    /// The carried index's range in the checkpoint at `path`.
+    private func section(_ path: String) throws -> Range<Int> {
+        try #require(CheckpointIndexSection.section(inCheckpoint: path))
+    }
+
+    @Test func aWriterWithNeitherIndexFileStartsFromTheReadCheckpoint() throws {
+        try withLedgerDir { dir in
+            _ = try readCheckpointOnly(dir)
+            let intact = splitLines(try dir.logBytes())
+            // The first line damaged in place: a writer that read the whole log would refuse.
+            try damageLine(dir.logPath, line: 0)
+            #expect(try registration(dir, "user6@example.com") == "registered")
+            // The email rule holds from the carried index: user1's email (line 1) is still taken.
+            #expect(try registration(dir, "user1@example.com") == "failed")
+            // The first line put back: the index built from the carried copy and the tail is what a
+            // fold of the whole log gives, and so is the carried copy (`verify` compares them).
+            var lines = splitLines(try dir.logBytes())
+            lines[0] = intact[0]
+            try writeBytes(lines.flatMap { $0 }, to: dir.logPath)
+            let checked = try dir.run(["verify", "--json"])
+            #expect(checked.status == 0, "\(checked)")
+            // Reads of the checkpoint that carries it restore the same views as a read of the whole log.
+            let fromCheckpoint = try dir.run(["users", "--json"])
+            let fromScratch = try dir.run(["users", "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "0"])
+            #expect(fromCheckpoint.status == 0 && fromCheckpoint.stdout == fromScratch.stdout)
+        }
+    }
+
+    /// A carried index whose bytes fail its checksums is not used: the writer folds the whole log
+    /// (and so refuses at a damaged first line), and `verify` does not check what no writer uses.
+    @Test func aDamagedCarriedIndexIsNotUsed() throws {
+        try withLedgerDir { dir in
+            let path = try readCheckpointOnly(dir)
+            let range = try section(path)
+            var bytes = try readBytes(path)
+            bytes[range.lowerBound + WritersIndex.headerSize + 20] ^= 0xFF
+            try writeBytes(bytes, to: path)
+            try damageLine(dir.logPath, line: 0)
+            let refused = try dir.register(email: "user6@example.com")
+            #expect(refused.status != 0, "the whole log was read: \(refused)")
+        }
+    }
+
+    /// A carried index edited and given checksums that hold, as its writer would seal it: `verify`
+    /// reports it as a cache that disagrees with the log, naming the read checkpoint.
+    @Test func aResealedCarriedIndexThatDisagreesWithTheLogIsReported() throws {
+        try withLedgerDir { dir in
+            let path = try readCheckpointOnly(dir)
+            let range = try section(path)
+            var bytes = try readBytes(path)
+            var table = Array(bytes[range.lowerBound..<(range.upperBound - WritersIndex.trailerSize)])
+            // The first slot in use: its value (a count or a status) changed.
+            let slot = try #require(stride(from: WritersIndex.headerSize, to: table.count, by: WritersIndex.slotSize).first { table[$0] != 0 })
+            table[slot + 4] &+= 1
+            let trailer = table.withUnsafeBytes { raw in
+                WritersIndex.checksums(header: UnsafeRawBufferPointer(rebasing: raw[0..<WritersIndex.headerSize]),
+                                       slots: UnsafeRawBufferPointer(rebasing: raw[WritersIndex.headerSize...]))
+            }
+            bytes.replaceSubrange(range, with: table + trailer)
+            try writeBytes(bytes, to: path)
+            let checked = try dir.run(["verify", "--json"])
+            #expect(checked.status != 0)
+            #expect(checked.stdout.contains("cache-mismatch") && checked.stdout.contains("events.jsonl.checkpoint carries"), "\(checked)")
+            #expect(try readBytes(path) == bytes, "verify never changes the checkpoint")
+        }
+    }
+
+    /// What the carried index recorded is evidence of the log's history, as the index files' is:
+    /// its covered line and its slots' lines are among the records a writer checks before it drops a cache.
+    @Test func theCarriedIndexIsAmongTheRecordsOfTheLogsHistory() throws {
+        try withLedgerDir { dir in
+            let path = try readCheckpointOnly(dir)
+            let heads = RecordedHeads.of(logPath: dir.logPath).filter { $0.cache == path }
+            #expect(heads.count == 2, "the views' head and the carried index's covered line")
+            #expect(RecordedIndexLines.of(logPath: dir.logPath).contains { $0.cache == path })
+        }
+    }
+}
