@@ -81,7 +81,7 @@ extension WritersIndex {
     }
 
     /// A checksum as the trailer spells it: 16 lowercase hex digits.
-    private static func hex(_ value: UInt64) -> [UInt8] {
+    static func hex(_ value: UInt64) -> [UInt8] {
         let digits = String(value, radix: 16)
         return Array((String(repeating: "0", count: 16 - digits.count) + digits).utf8)
     }
@@ -199,22 +199,33 @@ extension WritersIndex {
 
     /// Copies the checkpoint's `size` table bytes, from byte `start` of `source`, into `table` —
     /// file to file in the kernel when the table has a file, else read into its memory — and checks
-    /// them against its checksums; nil when they are short or do not match.
+    /// them against its checksums; nil when they are short or do not match. A file's slots are
+    /// checksummed from `source` on another thread while the kernel copies them (the same bytes of
+    /// the page cache; the checksums catch damage, not a hand writing the file meanwhile, which
+    /// `verify` catches): the new table's pages are then touched only where the writer uses them.
     private static func fill(_ table: WritersIndex, from source: Int32, at start: Int, size: Int) -> Void? {
         let fd = table.fd
+        let summed = fd >= 0 ? SlotsChecksum(source: source, start: start + headerSize, count: size - headerSize) : nil
+        let thread = summed.map { summed in JoinableThread { summed.run() } }
         var done = 0
         while done < size {
             var offset = off_t(start + done)
             let n = fd >= 0 ? sendfile(fd, source, &offset, size - done) : pread(source, table.base + done, size - done, off_t(start + done))
             if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return nil }
+            guard n > 0 else { break }
             done += n
         }
+        thread?.join()
         var trailer = [UInt8](repeating: 0, count: trailerSize)
         let n = trailer.withUnsafeMutableBytes { pread(source, $0.baseAddress!, trailerSize, off_t(start + size)) }
         let header = UnsafeRawBufferPointer(start: table.base, count: headerSize)
-        let slots = UnsafeRawBufferPointer(start: table.base + headerSize, count: size - headerSize)
-        guard n == trailerSize, checksums(header: header, slots: slots) == trailer else { return nil }
+        guard done == size, n == trailerSize else { return nil }
+        if let summed {
+            guard let slots = summed.value, hex(Checksum64.of(header)) + hex(slots) == trailer else { return nil }
+        } else {
+            let slots = UnsafeRawBufferPointer(start: table.base + headerSize, count: size - headerSize)
+            guard checksums(header: header, slots: slots) == trailer else { return nil }
+        }
         return ()
     }
 
@@ -230,5 +241,33 @@ extension WritersIndex {
         else { return nil }
         coverage.lastAt = time
         return coverage
+    }
+}
+
+// MARK: - SlotsChecksum
+
+/// The `Checksum64` of a checkpoint's slots, read from its file a piece at a time on the thread
+/// that runs it (`fill`).
+private final class SlotsChecksum: @unchecked Sendable {  // written by `run` on its thread, read after `join`
+    let source: Int32, start: Int, count: Int
+    /// The checksum, once `run` has read every byte; nil when a read fell short.
+    private(set) var value: UInt64?
+
+    init(source: Int32, start: Int, count: Int) { self.source = source; self.start = start; self.count = count }
+
+    func run() {
+        let piece = WritersIndex.checkpointPiece
+        guard let buffer = WritersIndex.anonymousMapping(size: piece) else { return }
+        defer { munmap(buffer, piece) }
+        var running = Checksum64.Running()
+        var done = 0
+        while done < count {
+            let n = pread(source, buffer, min(piece, count - done), off_t(start + done))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0, n == min(piece, count - done) else { return }
+            running.update(UnsafeRawBufferPointer(start: buffer, count: n))
+            done += n
+        }
+        value = running.value
     }
 }
