@@ -80,16 +80,63 @@ import Testing
             // The first slot in use: its value (a count or a status) changed.
             let slot = try #require(stride(from: WritersIndex.headerSize, to: table.count, by: WritersIndex.slotSize).first { table[$0] != 0 })
             table[slot + 4] &+= 1
-            let trailer = table.withUnsafeBytes { raw in
-                WritersIndex.checksums(header: UnsafeRawBufferPointer(rebasing: raw[0..<WritersIndex.headerSize]),
-                                       slots: UnsafeRawBufferPointer(rebasing: raw[WritersIndex.headerSize...]))
-            }
-            bytes.replaceSubrange(range, with: table + trailer)
+            bytes.replaceSubrange(range, with: Self.sealed(table))
             try writeBytes(bytes, to: path)
             let checked = try dir.run(["verify", "--json"])
             #expect(checked.status != 0)
             #expect(checked.stdout.contains("cache-mismatch") && checked.stdout.contains("events.jsonl.checkpoint carries"), "\(checked)")
             #expect(try readBytes(path) == bytes, "verify never changes the checkpoint")
+        }
+    }
+
+    /// `table` (an index checkpoint's header and slots) with its first email slot moved to a free
+    /// slot right after another free one, where no lookup from the key's home reaches it: what it
+    /// says is unchanged, and the entry count too.
+    static func movedEmailSlot(_ table: [UInt8]) throws -> [UInt8] {
+        let size = WritersIndex.slotSize, header = WritersIndex.headerSize
+        var table = table
+        let from = try #require(stride(from: header, to: table.count, by: size).first { table[$0] == WritersIndex.Tag.email.rawValue })
+        let to = try #require(stride(from: from + 2 * size, to: table.count, by: size).first { table[$0] == 0 && table[$0 - size] == 0 })
+        table.replaceSubrange(to..<(to + size), with: table[from..<(from + size)])
+        table.replaceSubrange(from..<(from + size), with: [UInt8](repeating: 0, count: size))
+        return table
+    }
+
+    /// `table` followed by the checksums ledger gives it.
+    static func sealed(_ table: [UInt8]) -> [UInt8] {
+        table + table.withUnsafeBytes { raw in
+            WritersIndex.checksums(header: UnsafeRawBufferPointer(rebasing: raw[0..<WritersIndex.headerSize]),
+                                   slots: UnsafeRawBufferPointer(rebasing: raw[WritersIndex.headerSize...]))
+        }
+    }
+
+    /// A slot moved where a writer's lookup does not find it, in the carried index and in the
+    /// index checkpoint, each re-sealed: every entry still agrees with the log, but a writer
+    /// starting from the copy would find the email free (a second live account) or a locked
+    /// email's failures gone. `verify` reports each copy (from an attack on the carried index).
+    @Test(arguments: ["carried", "index checkpoint"])
+    func aSlotNoLookupReachesIsReported(_ copy: String) throws {
+        try withLedgerDir { dir in
+            let path: String
+            var bytes: [UInt8]
+            let range: Range<Int>
+            if copy == "carried" {
+                path = try readCheckpointOnly(dir)
+                bytes = try readBytes(path)
+                range = try section(path)
+            } else {
+                for n in 1...5 { #expect(try dir.register(email: "user\(n)@example.com", env: ["LEDGER_CHECKPOINT_EVERY": "4"]).status == 0) }
+                path = dir.logPath + ".index.checkpoint"
+                bytes = try readBytes(path)
+                range = 0..<bytes.count
+                try FileSystem.remove(dir.logPath + ".index")
+            }
+            let table = Array(bytes[range.lowerBound..<(range.upperBound - WritersIndex.trailerSize)])
+            bytes.replaceSubrange(range, with: Self.sealed(try Self.movedEmailSlot(table)))
+            try writeBytes(bytes, to: path)
+            let checked = try dir.run(["verify", "--json"])
+            #expect(checked.status != 0)
+            #expect(checked.stdout.contains("cache-mismatch") && checked.stdout.contains("lies where a lookup does not find it"), "\(checked)")
         }
     }
 

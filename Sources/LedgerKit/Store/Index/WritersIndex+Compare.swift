@@ -51,7 +51,8 @@ extension WritersIndex {
     }
 
     /// The first slot whose content differs between this table and `expected` (one holds it and the
-    /// other not, or they say different things), described; nil when they hold the same facts.
+    /// other not, or they say different things, or a lookup in this table does not reach it),
+    /// described; nil when they hold the same facts where writers look for them.
     func firstDifference(from expected: WritersIndex) -> String? {
         if !sameErasures(as: expected) { return "its record of the last erasures differs from the log's" }
         var held = 0
@@ -62,6 +63,11 @@ extension WritersIndex {
             guard let tag = Tag(rawValue: raw) else { return "slot \(i) has the unknown tag \(raw)" }
             held += 1
             let key = self[slot, Slot.key]
+            // A slot a lookup does not reach (moved past an empty slot, or a second one for the same
+            // key) says nothing to a writer: what it holds would look agreed while writers miss it.
+            guard find(tag, key, inserting: false) == slot else {
+                return "its \(Self.describe(tag, key)) lies where a lookup does not find it"
+            }
             guard let other = expected.find(tag, key, inserting: false) else {
                 return "it has \(Self.describe(tag, key)), which the log does not give"
             }
