@@ -60,7 +60,7 @@ struct SignInIndexStressTests {
             var lastHash: [String: String] = [:]  // "uid email" -> the hash of its last AccountCreated with that email
             var answered = 0, withAccount = 0, reapplied = 0
             let indexPath = dir + "/events.jsonl.index"
-            for n in 0..<2300 {
+            for n in 0..<3400 {
                 if random.oneIn(20) { store = FileEventStore(directory: dir, clock: clock, random: SeededRandom(seed: seed * 7919 + UInt64(n))) }
                 clock.instant = clock.instant.adding(milliseconds: random.pick([Int64(1), 1_000, 60_000, 240_000, 900_000]))
                 let (event, stream) = randomEvent(n, random, clock)
@@ -88,7 +88,7 @@ struct SignInIndexStressTests {
                     }
                 }
             }
-            #expect(try store.head().seq == 2300)
+            #expect(try store.head().seq == 3400)
             #expect(answered > 6000 && withAccount > 500)
             #expect(reapplied > 100)
             #expect(try readBytes(indexPath).count > 4096 + 4096 * 48, "the index grew past its first capacity")

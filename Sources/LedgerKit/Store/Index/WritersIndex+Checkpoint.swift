@@ -193,7 +193,7 @@ extension WritersIndex {
     }
 
     /// The most slots a table that folded the events up to `seq` can have: each event inserts at
-    /// most 4 slots and the table doubles once past half full, so it stays under 16 slots an event
+    /// most 4 slots and the table doubles once past three quarters full, so it stays under 16 slots an event
     /// (and never below its first size).
     static func maxCapacity(coveringSeq seq: Int) -> Int { max(initialCapacity, 32 * min(seq, Int.max / 64) + 64) }
 

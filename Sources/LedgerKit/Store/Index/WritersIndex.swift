@@ -186,9 +186,9 @@ final class WritersIndex {
 
     // MARK: - Growing
 
-    /// Makes room for `more` slots, doubling the table (into a new file, renamed over) past half full.
+    /// Makes room for `more` slots, doubling the table (into a new file, renamed over) past three quarters full.
     private func reserve(_ more: Int) -> Bool {
-        guard (count + more) * 2 > capacity else { return true }
+        guard (count + more) * 4 > capacity * 3 else { return true }
         let newCapacity = capacity * 2
         let newSize = Self.headerSize + newCapacity * Self.slotSize
         let temp = path + ".grow"
