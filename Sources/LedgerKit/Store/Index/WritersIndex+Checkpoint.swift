@@ -20,9 +20,14 @@ extension WritersIndex {
     /// `<index>.checkpoint`.
     static func checkpointPath(forIndex path: String) -> String { path + ".checkpoint" }
 
-    /// The seq of the covered line the last checkpoint was written (or tried) at.
+    /// The seq of the covered line the last checkpoint was written (or tried) at; 0 (none yet) when
+    /// the header says a seq the table does not cover (a damaged or edited header: a checkpoint is
+    /// then due, never put off for good).
     var checkpointSeq: Int {
-        get { Int(self[header: Header.checkpointSeq]) }
+        get {
+            let saved = Int(self[header: Header.checkpointSeq])
+            return saved >= 0 && saved <= Int(self[header: Header.coveredSeq]) ? saved : 0
+        }
         set { self[header: Header.checkpointSeq] = Int64(newValue) }
     }
 
@@ -234,7 +239,7 @@ extension WritersIndex {
     /// covered line; its time then comes from that line, as when a live index is adopted.
     private func verifiedCoverage(log: FileDescriptor, tableSize: Int? = nil) -> Coverage? {
         let capacity = self.capacity
-        guard hasMagic, Self.capacity(capacity, fills: tableSize ?? mappedSize),
+        guard hasMagic, Self.capacity(capacity, fills: tableSize ?? mappedSize), holdsPossibleCount,
               self[header: Header.trusted] == 1, var coverage = recordedCoverage,
               capacity <= Self.maxCapacity(coveringSeq: coverage.head.seq),
               let time = SavedHeadLine.verifiedTime(in: log, lineStart: coverage.lineStart, offset: coverage.offset, head: coverage.head)

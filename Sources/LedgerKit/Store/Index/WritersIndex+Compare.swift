@@ -55,6 +55,9 @@ extension WritersIndex {
     /// described; nil when they hold the same facts where writers look for them.
     func firstDifference(from expected: WritersIndex) -> String? {
         if !sameErasures(as: expected) { return "its record of the last erasures differs from the log's" }
+        // The header's own numbers: writers size the table and space its checkpoints by them.
+        let savedSeq = self[header: Header.checkpointSeq], coveredSeq = self[header: Header.coveredSeq]
+        if savedSeq < 0 || savedSeq > coveredSeq { return "its header's last checkpoint seq (\(savedSeq)) is no line it covers" }
         var held = 0
         for i in 0..<capacity {
             let slot = Self.headerSize + i * Self.slotSize
@@ -76,6 +79,7 @@ extension WritersIndex {
             }
             if !same { return "its \(Self.describe(tag, key)) differs from the log's" }
         }
+        if held != count { return "its header counts \(count) entries where it holds \(held)" }
         var wanted = 0
         for i in 0..<expected.capacity where expected[Self.headerSize + i * Self.slotSize, Slot.tag] != 0 { wanted += 1 }
         return held == wanted ? nil : "it holds \(held) entries where the log gives \(wanted)"

@@ -39,7 +39,7 @@ extension WritersIndex {
         }
         let index = WritersIndex(path: path, fd: fd, base: base, mappedSize: size, inode: (UInt64(info.st_dev), UInt64(info.st_ino)))
         let capacity = index.capacity
-        guard index.hasMagic, Self.capacity(capacity, fills: size) else {
+        guard index.hasMagic, Self.capacity(capacity, fills: size), index.holdsPossibleCount else {
             return create(path: path)
         }
         return index

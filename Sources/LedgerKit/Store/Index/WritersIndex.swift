@@ -186,8 +186,14 @@ final class WritersIndex {
 
     // MARK: - Growing
 
-    /// Makes room for `more` slots, doubling the table (into a new file, renamed over) past three quarters full.
+    /// True when the header's count of slots in use is one the table can hold (0 to its capacity):
+    /// any other is a damaged or edited header, and the table is not used.
+    var holdsPossibleCount: Bool { count >= 0 && count <= capacity }
+
+    /// Makes room for `more` slots, doubling the table (into a new file, renamed over) past three
+    /// quarters full. False also when the header's count is impossible (the caller drops the table).
     private func reserve(_ more: Int) -> Bool {
+        guard holdsPossibleCount else { return false }
         guard (count + more) * 4 > capacity * 3 else { return true }
         let newCapacity = capacity * 2
         let newSize = Self.headerSize + newCapacity * Self.slotSize
