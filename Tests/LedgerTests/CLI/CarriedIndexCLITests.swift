@@ -140,6 +140,43 @@ import Testing
         }
     }
 
+    /// Writers racing each other and reads that save the checkpoint (carrying the index), with both
+    /// index files gone at the start of each round, so the first writers of a round start from the
+    /// carried copy: every acknowledged registration is in the log once, one email raced by two
+    /// writers is registered once, and `verify` finds the log and every cache in agreement.
+    @Test func racingWritersAndSavingReadsKeepOneAccountPerEmail() throws {
+        try withLedgerDir { dir in
+            #expect(try dir.register(email: "seed@example.com").status == 0)
+            var expected: Set<String> = ["seed@example.com"]
+            for round in 1...3 {
+                try? FileSystem.remove(dir.logPath + ".index")
+                try? FileSystem.remove(dir.logPath + ".index.checkpoint")
+                let emails = (1...4).map { "r\(round)-\($0)@example.com" } + ["race\(round)@example.com", "race\(round)@example.com"]
+                let writers = try emails.map { try dir.start(LedgerDir.registerArguments(email: $0, username: "R"), stdin: "correct horse 1\n") }
+                let reads = try (1...2).map { _ in try dir.start(["users", "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "2"]) }
+                let results = try writers.map { try $0.wait() }
+                for read in reads { #expect(try read.wait().status == 0) }
+                var raced = 0
+                for (email, result) in zip(emails, results) {
+                    let status = (try? parseObject(result.stdout))?["status"] as? String
+                    if email.hasPrefix("race") {
+                        if status == "registered" { raced += 1 }
+                    } else {
+                        #expect(status == "registered", "\(email): \(result)")
+                    }
+                    if status == "registered" { expected.insert(email) }
+                }
+                #expect(raced == 1, "round \(round): one of the two racing registrations")
+            }
+            let users = try #require(try dir.json(["users"]) as? [[String: Any]])
+            let live = users.filter { $0["status"] as? String == "active" }.compactMap { $0["email"] as? String }
+            #expect(live.count == Set(live).count, "one live account per email")
+            #expect(Set(live) == expected)
+            let checked = try dir.run(["verify", "--json"])
+            #expect(checked.status == 0, "\(checked)")
+        }
+    }
+
     /// What the carried index recorded is evidence of the log's history, as the index files' is:
     /// its covered line and its slots' lines are among the records a writer checks before it drops a cache.
     @Test func theCarriedIndexIsAmongTheRecordsOfTheLogsHistory() throws {

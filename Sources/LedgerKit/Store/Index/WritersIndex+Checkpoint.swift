@@ -86,7 +86,7 @@ extension WritersIndex {
     }
 
     /// A checksum as the trailer spells it: 16 lowercase hex digits.
-    static func hex(_ value: UInt64) -> [UInt8] {
+    private static func hex(_ value: UInt64) -> [UInt8] {
         let digits = String(value, radix: 16)
         return Array((String(repeating: "0", count: 16 - digits.count) + digits).utf8)
     }
