@@ -9,46 +9,53 @@ struct ChunkReader {
     private let file: any LogBytes
     private var offset: Int
     private var carry: [UInt8] = []
+    private let memory: BatchMemory
     private(set) var eof = false
 
-    /// A reader of `file` from byte `offset`.
-    init(_ file: any LogBytes, from offset: Int) { self.file = file; self.offset = offset }
+    /// A reader of `file` from byte `offset`, its batches in `memory`'s buffers.
+    init(_ file: any LogBytes, from offset: Int, memory: BatchMemory) { self.file = file; self.offset = offset; self.memory = memory }
 
     /// The next batch (its lines numbered from `firstLine`); at least one line, or the end of the file.
     mutating func next(firstLine: Int) throws -> LineBatch {
-        var bytes = carry
+        var buffer = memory.bytes(atLeast: carry.count + LogScanner.chunkSize)
+        var count = carry.count
+        if count > 0 { _ = carry.withUnsafeBufferPointer { memcpy(buffer.start, $0.baseAddress!, count) } }
         let base = offset - carry.count
         carry = []
+        var ranges = memory.ranges()
         while true {
             // Read what the file holds now, at most a chunk (the size is a hint: the file may grow).
             let remaining = ((try? file.size()) ?? 0) - offset
-            let want = max(4096, min(LogScanner.chunkSize, remaining), bytes.count)
-            let old = bytes.count
-            let readOffset = offset
-            var n = 0
-            bytes = try [UInt8](unsafeUninitializedCapacity: old + want) { (buffer, count) throws in
-                if old > 0 { _ = bytes.withUnsafeBufferPointer { memcpy(buffer.baseAddress!, $0.baseAddress!, old) } }
-                count = old
-                n = try file.read(into: buffer.baseAddress! + old, count: want, at: readOffset)
-                count = old + n
+            let want = max(4096, min(LogScanner.chunkSize, remaining), count)
+            if count + want > buffer.capacity {
+                let bigger = memory.bytes(atLeast: count + want)
+                memcpy(bigger.start, buffer.start, count)
+                memory.give(buffer)
+                buffer = bigger
             }
+            let n: Int
+            do {
+                n = try file.read(into: buffer.start + count, count: want, at: offset)
+            } catch {
+                memory.give(buffer)
+                throw error
+            }
+            count += n
             offset += n
             if n == 0 { eof = true }
-            var ranges: [Range<Int>] = []
+            ranges.removeAll(keepingCapacity: true)
+            let all = UnsafeBufferPointer(start: UnsafePointer(buffer.start), count: count)
             var cursor = 0  // where the bytes after the lines returned start
-            bytes.withUnsafeBufferPointer { all in
-                let end = all.count
-                while cursor < end {
-                    guard let found = memchr(all.baseAddress! + cursor, 0x0A, end - cursor) else { break }
-                    let newline = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - all.baseAddress!
-                    if newline + 1 == end && !eof { break }
-                    ranges.append(cursor..<newline)
-                    cursor = newline + 1
-                }
+            while cursor < count {
+                guard let found = memchr(all.baseAddress! + cursor, 0x0A, count - cursor) else { break }
+                let newline = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - all.baseAddress!
+                if newline + 1 == count && !eof { break }
+                ranges.append(cursor..<newline)
+                cursor = newline + 1
             }
             // The lines of a batch left open at the end (those of a batch cut by a crash, at the end
             // of the log) stay together: in the next read, or in the last one, which decides.
-            let open = bytes.withUnsafeBufferPointer { Self.openBatchLines(ranges, in: $0) }
+            let open = Self.openBatchLines(ranges, in: all)
             if !eof && open > 0 {
                 cursor = ranges[ranges.count - open].lowerBound
                 ranges.removeLast(open)
@@ -56,13 +63,13 @@ struct ChunkReader {
             guard !ranges.isEmpty || eof else { continue }  // a line, or an open batch, longer than what was read: read on
             var unterminated: Range<Int>?
             if eof {
-                if cursor < bytes.count { unterminated = cursor..<bytes.count }
+                if cursor < count { unterminated = cursor..<count }
             } else {
-                carry = Array(bytes[cursor...])
-                bytes.removeLast(bytes.count - cursor)
+                carry = Array(all[cursor..<count])
+                count = cursor
             }
-            return LineBatch(bytes: bytes, base: base, ranges: ranges, unterminated: unterminated, eof: eof, firstLine: firstLine,
-                             openBatchLines: eof ? open : 0)
+            return LineBatch(memory: memory, buffer: buffer, count: count, base: base, ranges: ranges, unterminated: unterminated,
+                             eof: eof, firstLine: firstLine, openBatchLines: eof ? open : 0)
         }
     }
 

@@ -12,8 +12,8 @@ import Synchronization
 /// worker starts on the batch, and the scanner, once it has checked the batch before, joins in on
 /// what is left, so neither waits on a fixed share of the other's work.
 final class LineBatch: @unchecked Sendable {
-    /// The bytes, starting at file offset `base`.
-    let bytes: [UInt8]
+    /// The bytes, starting at file offset `base` (in `buffer`, which the batch gives back to `memory`).
+    let bytes: UnsafeBufferPointer<UInt8>
     /// The file offset of `bytes[0]`.
     let base: Int
     /// The complete lines (without their newline).
@@ -38,15 +38,22 @@ final class LineBatch: @unchecked Sendable {
     private let state: UnsafeMutablePointer<UInt8>
     /// The next block to claim (it may run past the last block).
     private let claims = Atomic<Int>(0)
+    /// Where `bytes`, `ranges` and the per-line slots go back to.
+    private let memory: BatchMemory
+    private let buffer: BatchMemory.Bytes
+    private let slots: BatchMemory.Slots
 
-    init(bytes: [UInt8], base: Int, ranges: [Range<Int>], unterminated: Range<Int>?, eof: Bool, firstLine: Int, openBatchLines: Int = 0) {
-        self.bytes = bytes; self.base = base; self.ranges = ranges; self.unterminated = unterminated
+    /// A batch of the first `count` bytes of `buffer` (taken from `memory`, which gets it back with
+    /// `ranges` when the batch ends).
+    init(memory: BatchMemory, buffer: BatchMemory.Bytes, count: Int, base: Int, ranges: [Range<Int>], unterminated: Range<Int>?,
+         eof: Bool, firstLine: Int, openBatchLines: Int = 0) {
+        self.memory = memory; self.buffer = buffer; self.bytes = UnsafeBufferPointer(start: buffer.start, count: count)
+        self.base = base; self.ranges = ranges; self.unterminated = unterminated
         self.eof = eof; self.firstLine = firstLine; self.openBatchLines = openBatchLines
-        let capacity = max(1, ranges.count)
-        facts = .allocate(capacity: capacity)
-        lines = .allocate(capacity: capacity)
-        state = .allocate(capacity: capacity)
-        state.initialize(repeating: 0, count: capacity)
+        slots = memory.slots(atLeast: max(1, ranges.count))
+        facts = slots.facts
+        lines = slots.lines
+        state = slots.state
     }
 
     deinit {
@@ -58,9 +65,9 @@ final class LineBatch: @unchecked Sendable {
             default: break
             }
         }
-        facts.deallocate()
-        lines.deallocate()
-        state.deallocate()
+        memory.give(slots)
+        memory.give(buffer)
+        memory.give(ranges)  // the only copy once this batch is gone, so it is reused, not copied
     }
 
     /// The 1-based line number of the line after this batch.
@@ -91,15 +98,13 @@ final class LineBatch: @unchecked Sendable {
         let count = ranges.count
         guard claims.load(ordering: .relaxed) * Self.block < count else { return }
         let sha = fast ? SHA256Context() : nil
-        bytes.withUnsafeBufferPointer { all in
-            while true {
-                let lower = claims.wrappingAdd(1, ordering: .relaxed).oldValue * Self.block
-                guard lower < count else { return }
-                for i in lower..<min(count, lower + Self.block) {
-                    let id = LogScanner.prepare(UnsafeBufferPointer(rebasing: all[ranges[i]]), number: firstLine + i, sha: sha, opener: opener,
-                                                facts: facts + i, other: lines + i)
-                    state[i] = id == nil ? 2 : 1
-                }
+        while true {
+            let lower = claims.wrappingAdd(1, ordering: .relaxed).oldValue * Self.block
+            guard lower < count else { return }
+            for i in lower..<min(count, lower + Self.block) {
+                let id = LogScanner.prepare(UnsafeBufferPointer(rebasing: bytes[ranges[i]]), number: firstLine + i, sha: sha, opener: opener,
+                                            facts: facts + i, other: lines + i)
+                state[i] = id == nil ? 2 : 1
             }
         }
     }

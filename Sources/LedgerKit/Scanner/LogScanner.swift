@@ -97,7 +97,7 @@ public enum LogScanner {
     /// after it. When `visit` is done first, this thread helps prepare what the worker has not claimed.
     private static func pipeline(_ file: any LogBytes, from offset: Int, firstLine: Int, fast: Bool, opener: any PersonalDataOpener,
                                  _ visit: (LineBatch, UnsafeBufferPointer<UInt8>) -> Bool) throws {
-        let reader = ReadAhead(ChunkReader(file, from: offset))
+        let reader = ReadAhead(ChunkReader(file, from: offset, memory: BatchMemory()))
         var current = try reader.next(firstLine: firstLine)
         current.prepareClaimed(fast: fast, opener: opener)
         var ahead = current.eof ? nil : try reader.next(firstLine: current.nextLine)
@@ -110,7 +110,7 @@ public enum LogScanner {
                     upcoming.prepareClaimed(fast: fast, opener: opener)
                 }
             }
-            let keepGoing = current.bytes.withUnsafeBufferPointer { visit(current, $0) }
+            let keepGoing = visit(current, current.bytes)
             if keepGoing { ahead?.prepareClaimed(fast: fast, opener: opener) }
             worker.wait()
             guard keepGoing, let upcoming = ahead else { return }
