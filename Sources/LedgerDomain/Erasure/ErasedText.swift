@@ -11,7 +11,13 @@ public enum ErasedText {
     public static let erased = ""
 
     /// True when `text`, a personal member as read, is erased.
-    public static func isErased(_ text: String) -> Bool { text.isEmpty }
+    public static func isErased(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { isErased(utf8: $0) }
+    }
+
+    /// `isErased` of a text's UTF-8 bytes (as a view's `TextArena` keeps it).
+    static func isErased(utf8: UnsafeBufferPointer<UInt8>) -> Bool { utf8.isEmpty }
 
     /// `text` for a table: itself, or `[erased]`.
     public static func forTable(_ text: String) -> String { text.isEmpty ? shown : text }

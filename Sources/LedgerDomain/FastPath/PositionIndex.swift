@@ -24,7 +24,11 @@ struct PositionIndex: Sendable {
     // MARK: - Reads
 
     /// The position of `key`, if held.
-    func find<Key: Hashable>(_ key: Key, keyAt: (Int32) -> Key) -> Int32? {
+    func find<Key: Hashable>(_ key: Key, keyAt: (Int32) -> Key) -> Int32? { find(key, where: { keyAt($0) == key }) }
+
+    /// The position of `key`, if held, where `matches` says whether a position's row holds `key`
+    /// (for an owner that keeps its keys in another form, such as text in a `TextArena`).
+    func find<Key: Hashable>(_ key: Key, where matches: (Int32) -> Bool) -> Int32? {
         guard !slots.isEmpty else { return nil }
         let tag = Self.tag(of: key)
         let home = self.home(tag)
@@ -36,7 +40,7 @@ struct PositionIndex: Sendable {
                 if slot == Self.empty { return nil }
                 if slot >> 32 == tag {
                     let position = Int32(truncatingIfNeeded: slot)
-                    if keyAt(position) == key { return position }
+                    if matches(position) { return position }
                 }
                 i = (i + 1) & mask
             }
@@ -55,25 +59,30 @@ struct PositionIndex: Sendable {
 
     /// Points `key` at `position`: adds it, or repoints it when held.
     mutating func set<Key: Hashable>(_ key: Key, to position: Int32, keyAt: (Int32) -> Key) {
-        _ = exchange(key, position, replacing: true, keyAt: keyAt)
+        _ = exchange(key, position, replacing: true, matches: { keyAt($0) == key })
+    }
+
+    /// Points `key` at `position`, where `matches` says whether a position's row holds `key` (see `find(_:where:)`).
+    mutating func set<Key: Hashable>(_ key: Key, to position: Int32, where matches: (Int32) -> Bool) {
+        _ = exchange(key, position, replacing: true, matches: matches)
     }
 
     /// Points `key` at `position` when it is not held, and returns nil; when it is held, leaves it
     /// and returns its position. One probe where `find` then `set` took two (a new key's `keyAt`
     /// is never called: `position` may name a row about to be added).
     mutating func insertIfAbsent<Key: Hashable>(_ key: Key, at position: Int32, keyAt: (Int32) -> Key) -> Int32? {
-        exchange(key, position, replacing: false, keyAt: keyAt)
+        exchange(key, position, replacing: false, matches: { keyAt($0) == key })
     }
 
     /// Points `key` at `position` and returns the position it pointed at before (nil when it was
     /// not held): one probe where `find` then `set` took two.
     mutating func exchange<Key: Hashable>(_ key: Key, with position: Int32, keyAt: (Int32) -> Key) -> Int32? {
-        exchange(key, position, replacing: true, keyAt: keyAt)
+        exchange(key, position, replacing: true, matches: { keyAt($0) == key })
     }
 
     /// The one walk of `set`, `insertIfAbsent` and `exchange`: adds `key` at `position`, or finds
     /// it (and repoints it when `replacing`) and returns where it was.
-    private mutating func exchange<Key: Hashable>(_ key: Key, _ position: Int32, replacing: Bool, keyAt: (Int32) -> Key) -> Int32? {
+    private mutating func exchange<Key: Hashable>(_ key: Key, _ position: Int32, replacing: Bool, matches: (Int32) -> Bool) -> Int32? {
         if (count + 1) * 4 > slots.count * 3 { grow() }
         let tag = Self.tag(of: key)
         let home = self.home(tag)
@@ -88,7 +97,7 @@ struct PositionIndex: Sendable {
                     count += 1
                     return nil
                 }
-                if slot >> 32 == tag, case let held = Int32(truncatingIfNeeded: slot), keyAt(held) == key {
+                if slot >> 32 == tag, case let held = Int32(truncatingIfNeeded: slot), matches(held) {
                     if replacing { slots[i] = entry }
                     return held
                 }

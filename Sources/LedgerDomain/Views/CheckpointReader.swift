@@ -65,11 +65,13 @@ public struct CheckpointReader {
             ids = held
         }
         for _ in 0..<(try r.count()) {
-            let record = UserView.Record(uid: try r.uuid(), registration: try r.uuid(), email: try r.string(),
-                                         userName: try r.optionalString(), profileImage: try r.optionalUUID(),
-                                         createdAt: try r.optionalTime(), status: try r.choice(UserRow.Status.allCases),
-                                         emailSeq: try r.count(), emailVerified: try r.flag())
-            if kept.contains(.users) { views.users.restore(record) }
+            let (uid, registration, email, userName) = (try r.uuid(), try r.uuid(), try r.string(), try r.optionalString())
+            let (profileImage, createdAt, status) = (try r.optionalUUID(), try r.optionalTime(), try r.choice(UserRow.Status.allCases))
+            let (emailSeq, emailVerified) = (try r.count(), try r.flag())
+            if kept.contains(.users) {
+                views.users.restore(uid: uid, registration: registration, email: email, userName: userName, profileImage: profileImage,
+                                    createdAt: createdAt, status: status, emailSeq: emailSeq, emailVerified: emailVerified)
+            }
         }
         for _ in 0..<(try r.count()) {
             let record = SessionView.Record(session: try r.uuid(), uid: try r.uuid(), startedAt: try r.time(),
@@ -86,13 +88,6 @@ public struct CheckpointReader {
             var s = RegistrationRow(id: try r.uuid())
             s.startedAt = try r.optionalTime(); s.lastAt = try r.optionalTime()
             s.facts.email = try r.optionalString(); s.facts.uidBits = try r.optionalUUID()
-            // A fold from scratch gives the row and its account one string for the email (both
-            // from the event's member); so does a restore, or the checkpoint would cost more
-            // memory than the log it stands for. Bytes, not `==`: canonically equal is not the same.
-            if let email = s.facts.email, let uid = s.facts.uidBits, let held = views.users.position(of: uid),
-               case let shared = views.users.records[Int(held)].email, shared.utf8.elementsEqual(email.utf8) {
-                s.facts.email = shared
-            }
             let flags = try r.byte()
             guard flags < 16 else { throw CheckpointError(message: "bad registration flags") }
             s.facts.accountLive = flags & 1 != 0; s.facts.withImage = flags & 2 != 0

@@ -37,7 +37,7 @@ public struct CheckpointWriter {
         }
         w.int(views.users.records.count)
         for r in views.users.records {
-            w.uuid(r.uid); w.uuid(r.registration); w.string(r.email); w.optionalString(r.userName)
+            w.uuid(r.uid); w.uuid(r.registration); w.text(r.email, in: views.users.texts); w.optionalText(r.userName, in: views.users.texts)
             w.optionalUUID(r.profileImage); w.optionalTime(r.createdAt); w.byte(UserRow.Status.allCases.firstIndex(of: r.status)!)
             w.int(r.emailSeq); w.byte(r.emailVerified ? 1 : 0)
             w.flushIfFull()
@@ -120,6 +120,17 @@ public struct CheckpointWriter {
     private mutating func string(_ text: String) {
         int(text.utf8.count)
         out.append(contentsOf: text.utf8)
+    }
+
+    private mutating func text(_ ref: TextArena.Ref, in texts: TextArena) {
+        texts.withBytes(ref) { bytes in
+            int(bytes.count)
+            out.append(contentsOf: bytes)
+        }
+    }
+
+    private mutating func optionalText(_ ref: TextArena.Ref, in texts: TextArena) {
+        if ref.isNone { byte(0) } else { byte(1); text(ref, in: texts) }
     }
 
     private mutating func optionalString(_ text: String?) {

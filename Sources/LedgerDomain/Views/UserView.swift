@@ -25,17 +25,18 @@ public struct UserRow: Equatable, Sendable {
 
 // MARK: - UserView
 
-/// The users view: a fold over registration events. Rows are kept compact (ids as 128-bit values)
-/// in creation order; `rows` spells them out.
-public struct UserView: Equatable, Sendable {
-    /// One user, compact.
-    struct Record: Equatable, Sendable {
+/// The users view: a fold over registration events. Rows are kept compact (ids as 128-bit values,
+/// emails and names as bytes in one `TextArena`) in creation order; `rows` spells them out.
+public struct UserView: Sendable {
+    /// One user, compact. Its texts are `Ref`s into the view's `texts`.
+    struct Record: Sendable {
         var uid: UUIDBits
         /// `email.seededHash`, next to the uid a lookup compares (see `emailHash(of:)`).
         var emailHash: Int
         var registration: UUIDBits
-        var email: String
-        var userName: String?
+        /// The normalized email, and the display name (`none` while pending).
+        var email: TextArena.Ref
+        var userName: TextArena.Ref
         /// The seq of the event that gave it its email (its last `AccountCreated` or `EmailChanged`):
         /// which account an email's last is, after a restore.
         var emailSeq: Int
@@ -55,21 +56,18 @@ public struct UserView: Equatable, Sendable {
             set { createdMillis = newValue?.millis ?? 0; present = newValue != nil ? present | 2 : present & ~2 }
         }
 
-        init(uid: UUIDBits, registration: UUIDBits, email: String, userName: String?, profileImage: UUIDBits?,
-             createdAt: Timestamp?, status: UserRow.Status, emailSeq: Int, emailVerified: Bool = false) {
-            self.uid = uid; self.emailHash = email.seededHash; self.registration = registration; self.email = email
+        init(uid: UUIDBits, registration: UUIDBits, email: TextArena.Ref, emailHash: Int, userName: TextArena.Ref,
+             profileImage: UUIDBits?, createdAt: Timestamp?, status: UserRow.Status, emailSeq: Int, emailVerified: Bool = false) {
+            self.uid = uid; self.emailHash = emailHash; self.registration = registration; self.email = email
             self.userName = userName; self.emailSeq = emailSeq; self.status = status; self.emailVerified = emailVerified
             self.profileImage = profileImage; self.createdAt = createdAt
-        }
-
-        var row: UserRow {
-            UserRow(uid: uid.uuidString, email: email, userName: userName, profileImageName: profileImage?.uuidString,
-                    createdAt: createdAt, status: status, registration: registration.uuidString, emailVerified: emailVerified)
         }
     }
 
     /// Users in creation order.
     private(set) var records = ChunkedArray<Record>()
+    /// The records' emails and names.
+    private(set) var texts = TextArena()
     /// Position in `records` by uid.
     private var index = PositionIndex()
     /// The last account created with each email: position in `records`. The account is live (has
@@ -99,11 +97,11 @@ public struct UserView: Equatable, Sendable {
         switch event.fact {
         case .profileWritten(let uid, let userName, let profileImage, let createdAt):
             guard let at = position(of: uid).map(Int.init) else { return }
-            records[at].userName = userName
+            records[at].userName = texts.add(userName)
             records[at].profileImage = profileImage
             records[at].createdAt = createdAt
         case .emailVerified(let uid, let email):
-            guard let at = position(of: uid).map(Int.init), records[at].email == email else { return }
+            guard let at = position(of: uid).map(Int.init), self.email(of: records[at]) == email else { return }
             records[at].emailVerified = true
         case .emailChanged(let uid, _, _):
             guard let at = position(of: uid).map(Int.init) else { return }
@@ -130,6 +128,12 @@ public struct UserView: Equatable, Sendable {
         return at
     }
 
+    /// Points `email` (held by the record at `at`) at that record.
+    private mutating func index(email: String, at: Int32) {
+        let rows = records, texts = self.texts
+        byEmail.set(email, to: at, where: { texts.holds(rows[Int($0)].email, email) })
+    }
+
     /// The position of the user with `uid`.
     func position(of uid: UUIDBits) -> Int32? { index.find(uid) { records[Int($0)].uid } }
 
@@ -139,17 +143,20 @@ public struct UserView: Equatable, Sendable {
     /// Restores a checkpointed row. Rows come in first-creation order, which is not the order of the
     /// last creation when a uid was created again, so an email goes to the account created with it
     /// last (the fold's `lastAccount`), by the seq of its creation.
-    mutating func restore(_ record: Record) {
+    mutating func restore(uid: UUIDBits, registration: UUIDBits, email: String, userName: String?, profileImage: UUIDBits?,
+                          createdAt: Timestamp?, status: UserRow.Status, emailSeq: Int, emailVerified: Bool = false) {
+        let record = Record(uid: uid, registration: registration, email: texts.add(email), emailHash: email.seededHash,
+                            userName: texts.add(userName), profileImage: profileImage, createdAt: createdAt, status: status,
+                            emailSeq: emailSeq, emailVerified: emailVerified)
         let at = upsert(record)
-        if let last = lastPosition(of: record.email), records[Int(last)].emailSeq > record.emailSeq { return }
-        let rows = records
-        byEmail.set(record.email, to: at) { rows[Int($0)].email }
+        if let last = lastPosition(of: email), records[Int(last)].emailSeq > record.emailSeq { return }
+        index(email: email, at: at)
     }
 
     /// The position of the last account created with `email`, deleted or not.
     private func lastPosition(of email: String) -> Int32? {
         if !movedAway.isEmpty, let uid = movedAway[email] { return position(of: uid) }
-        return byEmail.find(email) { records[Int($0)].email }
+        return byEmail.find(email, where: { texts.holds(records[Int($0)].email, email) })
     }
 
     /// Restores the emails whose last account moved away (after the rows).
@@ -160,10 +167,23 @@ public struct UserView: Equatable, Sendable {
         AccountFold.liveAccount(of: emailKey(email), in: self).flatMap(position(of:))
     }
 
+    /// The email of `record`.
+    func email(of record: Record) -> String { texts.text(record.email) }
+
+    /// The display name of `record` (nil while pending).
+    func userName(of record: Record) -> String? { texts.string(record.userName) }
+
+    /// `record` spelled out.
+    func row(_ record: Record) -> UserRow {
+        UserRow(uid: record.uid.uuidString, email: email(of: record), userName: userName(of: record),
+                profileImageName: record.profileImage?.uuidString, createdAt: record.createdAt, status: record.status,
+                registration: record.registration.uuidString, emailVerified: record.emailVerified)
+    }
+
     // MARK: - Reads
 
     /// Users in creation order.
-    public var rows: [UserRow] { records.map(\.row) }
+    public var rows: [UserRow] { records.map(row(_:)) }
 
     /// Number of users.
     public var count: Int { records.count }
@@ -173,11 +193,11 @@ public struct UserView: Equatable, Sendable {
 
     /// The user with `uid`, if any.
     public func row(uid: String) -> UserRow? {
-        UUIDBits(uuid: uid).flatMap(position(of:)).map { records[Int($0)].row }
+        UUIDBits(uuid: uid).flatMap(position(of:)).map { row(records[Int($0)]) }
     }
 
     /// The live account with `email`, if any.
-    public func live(email: String) -> UserRow? { livePosition(of: email).map { records[Int($0)].row } }
+    public func live(email: String) -> UserRow? { livePosition(of: email).map { row(records[Int($0)]) } }
 
     /// The user a command names by `key`: the account with that uid (any case), else the live account of that
     /// email (normalized as `EmailRule` normalizes a typed email), else the account last created with it.
@@ -186,7 +206,7 @@ public struct UserView: Equatable, Sendable {
         let email = EmailRule.normalized(key)
         if let row = row(uid: Identifiers.typed(key.trimmingSpaces)) { return row }
         guard !ErasedText.isErased(email) else { return nil }
-        return live(email: email) ?? rows.last { $0.email == email }
+        return live(email: email) ?? records.last { texts.holds($0.email, email) }.map(row(_:))
     }
 
     /// Status of the user with `uid` (nil when unknown), without spelling the row out (nor touching its email).
@@ -197,16 +217,32 @@ public struct UserView: Equatable, Sendable {
     public func invariantViolations() -> [String] {
         var out: [String] = []
         for (at, record) in records.enumerated() {
+            let email = email(of: record)
             if position(of: record.uid) != Int32(at) { out.append("user \(record.uid.uuidString) is not indexed by uid") }
             if record.status == .active && record.createdAt == nil { out.append("active user \(record.uid.uuidString) has no profile") }
-            if let last = lastPosition(of: record.email), records[Int(last)].email != record.email,
-               AccountFold.liveAccount(of: emailKey(record.email), in: self) != nil {
+            if email.seededHash != record.emailHash { out.append("the email hash of user \(record.uid.uuidString) is not its email's") }
+            if let last = lastPosition(of: email), !texts.holds(records[Int(last)].email, email),
+               AccountFold.liveAccount(of: emailKey(email), in: self) != nil {
                 out.append("the email of user \(record.uid.uuidString) is indexed to another email's account")
             }
-            if lastPosition(of: record.email) == nil { out.append("email of user \(record.uid.uuidString) is not indexed") }
+            if lastPosition(of: email) == nil { out.append("email of user \(record.uid.uuidString) is not indexed") }
         }
         if index.count != records.count { out.append("index and users differ") }
         return out
+    }
+}
+
+extension UserView: Equatable {
+    /// The same users, field by field and text by text, in the same order, and the same moved-away
+    /// emails (where each view's arena keeps its texts does not matter; the indexes follow the rows).
+    public static func == (a: UserView, b: UserView) -> Bool {
+        guard a.records.count == b.records.count, a.movedAway == b.movedAway else { return false }
+        return zip(a.records, b.records).allSatisfy { x, y in
+            x.uid == y.uid && x.emailHash == y.emailHash && x.registration == y.registration && x.emailSeq == y.emailSeq
+                && x.status == y.status && x.emailVerified == y.emailVerified && x.profileImage == y.profileImage
+                && x.createdAt == y.createdAt && a.texts.same(x.email, as: y.email, in: b.texts)
+                && a.texts.same(x.userName, as: y.userName, in: b.texts)
+        }
     }
 }
 
@@ -238,7 +274,7 @@ extension UserView: AccountFoldState {
     public func account(_ uid: UUIDBits) -> AccountFacts<ViewEmail>? {
         // Member by member where the record lies: a copy of the record retained all its strings.
         position(of: uid).map { at in
-            AccountFacts(status: records[Int(at)].status, email: ViewEmail(email: records[Int(at)].email, hash: records[Int(at)].emailHash))
+            AccountFacts(status: records[Int(at)].status, email: ViewEmail(email: texts.text(records[Int(at)].email), hash: records[Int(at)].emailHash))
         }
     }
 
@@ -247,15 +283,13 @@ extension UserView: AccountFoldState {
 
     /// Adds (or replaces) the record of `uid`, pending, and makes it `email`'s last account.
     public mutating func recordCreation(of uid: UUIDBits, email: ViewEmail, status: AccountStatus, by event: ViewEvent) {
-        if let at = position(of: uid), case let old = records[Int(at)].email, old != email.email, lastPosition(of: old) == at {
+        if let at = position(of: uid), case let old = self.email(of: records[Int(at)]), old != email.email, lastPosition(of: old) == at {
             movedAway[old] = uid
         }
         if !movedAway.isEmpty { movedAway[email.email] = nil }
-        let record = Record(uid: uid, registration: event.stream, email: email.email, userName: nil, profileImage: nil,
-                            createdAt: nil, status: status, emailSeq: event.seq)
-        let at = upsert(record)
-        let rows = records
-        byEmail.set(email.email, to: at) { rows[Int($0)].email }
+        let record = Record(uid: uid, registration: event.stream, email: texts.add(email.email), emailHash: email.hash, userName: .none,
+                            profileImage: nil, createdAt: nil, status: status, emailSeq: event.seq)
+        index(email: email.email, at: upsert(record))
     }
 
     /// Sets the status of `uid`.
@@ -271,14 +305,13 @@ extension UserView: AccountFoldState {
     /// account has then moved away.
     public mutating func recordEmailChange(of uid: UUIDBits, to email: ViewEmail, by event: ViewEvent) {
         guard let at = position(of: uid) else { return }
-        let old = records[Int(at)].email
+        let old = self.email(of: records[Int(at)])
         if lastPosition(of: old) == at { movedAway[old] = uid }
         if !movedAway.isEmpty { movedAway[email.email] = nil }
-        records[Int(at)].email = email.email
+        records[Int(at)].email = texts.add(email.email)
         records[Int(at)].emailHash = email.hash
         records[Int(at)].emailSeq = event.seq
-        let rows = records
-        byEmail.set(email.email, to: at) { rows[Int($0)].email }
+        index(email: email.email, at: at)
     }
 
     /// The users view keeps no failures.

@@ -18,12 +18,14 @@ public struct ViewRowsWriter {
     /// The users view's rows.
     public static func users(_ view: UserView, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
         var w = ViewRowsWriter(sink: sink)
+        let texts = view.texts
         w.array(view.records) { w, r in
             // An erased account (its email reads empty) shows null members and `"erased":true`.
-            let erased = ErasedText.isErased(r.email)
+            let erased = texts.withBytes(r.email) { ErasedText.isErased(utf8: $0) }
             w.raw(#"{"uid":"#); w.uuid(r.uid); w.raw(#","email":"#)
-            if erased { w.raw("null") } else { w.string(r.email) }
-            w.raw(#","userName":"#); w.optional(erased ? nil : r.userName) { $0.string($1) }
+            if erased { w.raw("null") } else { w.text(r.email, in: texts) }
+            w.raw(#","userName":"#)
+            if erased || r.userName.isNone { w.raw("null") } else { w.text(r.userName, in: texts) }
             w.raw(#","profileImageName":"#); w.optional(r.profileImage) { $0.uuid($1) }
             w.raw(#","createdAt":"#); w.optional(r.createdAt) { $0.time($1) }
             w.raw(#","status":"#); w.string(r.status.rawValue)
@@ -158,19 +160,28 @@ public struct ViewRowsWriter {
 
     private func string(_ text: String) {
         var text = text
-        let plain = text.withUTF8 { utf8 -> Bool in
-            // Nothing to escape (ids, emails, codes, most names): copied as it is.
-            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
-            raw("\"")
-            bytes(utf8)
-            raw("\"")
-            return true
-        }
-        if !plain {
-            var escaped: [UInt8] = []
-            JSONWriter.writeString(text, into: &escaped)
-            escaped.withUnsafeBufferPointer { bytes($0) }
-        }
+        if !text.withUTF8({ plain($0) }) { escaped(text) }
+    }
+
+    /// A text of `texts`, quoted and escaped as `string` writes it.
+    private func text(_ ref: TextArena.Ref, in texts: TextArena) {
+        if !texts.withBytes(ref, { plain($0) }) { escaped(texts.text(ref)) }
+    }
+
+    /// Writes `utf8` quoted when it has nothing to escape (ids, emails, codes, most names: copied
+    /// as it is); false, having written nothing, when it has.
+    private func plain(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+        raw("\"")
+        bytes(utf8)
+        raw("\"")
+        return true
+    }
+
+    private func escaped(_ text: String) {
+        var escaped: [UInt8] = []
+        JSONWriter.writeString(text, into: &escaped)
+        escaped.withUnsafeBufferPointer { bytes($0) }
     }
 
     private func int(_ value: Int) {

@@ -10,10 +10,10 @@ import Testing
     private func restored(wCreated: Int, xCreated: Int) -> LedgerViews {
         var views = LedgerViews()
         let w = UUIDBits(high: 1, low: 1), x = UUIDBits(high: 1, low: 2)
-        views.users.restore(UserView.Record(uid: w, registration: UUIDBits(high: 2, low: 1), email: "alice@example.com", userName: nil,
-                                            profileImage: nil, createdAt: nil, status: .deleted, emailSeq: wCreated))
-        views.users.restore(UserView.Record(uid: x, registration: UUIDBits(high: 2, low: 2), email: "alice@example.com", userName: "Alice",
-                                            profileImage: nil, createdAt: Timestamp(millis: 1), status: .active, emailSeq: xCreated))
+        views.users.restore(uid: w, registration: UUIDBits(high: 2, low: 1), email: "alice@example.com", userName: nil,
+                            profileImage: nil, createdAt: nil, status: .deleted, emailSeq: wCreated)
+        views.users.restore(uid: x, registration: UUIDBits(high: 2, low: 2), email: "alice@example.com", userName: "Alice",
+                            profileImage: nil, createdAt: Timestamp(millis: 1), status: .active, emailSeq: xCreated)
         return views
     }
 
@@ -35,9 +35,11 @@ import Testing
     @Test func aVerifiedFlagTheLogDoesNotHoldIsADifference() throws {
         let honest = restored(wCreated: 1, xCreated: 3)
         var doctored = LedgerViews()
-        for var record in honest.users.records {
-            record.emailVerified = record.status == .active
-            doctored.users.restore(record)
+        for record in honest.users.records {
+            doctored.users.restore(uid: record.uid, registration: record.registration, email: honest.users.email(of: record),
+                                   userName: honest.users.userName(of: record), profileImage: record.profileImage,
+                                   createdAt: record.createdAt, status: record.status, emailSeq: record.emailSeq,
+                                   emailVerified: record.status == .active)
         }
         let ids = try #require(IDFingerprints(seed: UUIDBits(high: 1, low: 2), sorted: []))
         let a = CacheCheck.digest(honest, ids: ids), b = CacheCheck.digest(doctored, ids: ids)
