@@ -19,7 +19,12 @@ enum AuditCommand {
         let snapshot = try Auditor.snapshot(blobs: blobs, locks: locks)
         let loaded = try ReadOptions.load(invocation, context, views: [.registrations, .images, .signIns, .accountChanges, .sessions])
         let views = loaded.views
-        let anomalies = Auditor.anomalies(views, at: loaded.asOfTime, blobs: blobs, locks: locks, snapshot: snapshot)
+        // Anomalies are written as they are found, never held as a list (one per stored image
+        // when the image folder is gone).
+        let eachAnomaly = { (body: (Anomaly) -> Void) in
+            Auditor.forEachAnomaly(views, at: loaded.asOfTime, blobs: blobs, locks: locks, snapshot: snapshot, body)
+        }
+        var found = 0
         if invocation.flag("json") {
             // `{"failedRegistrations":[…],"signInFailures":[…],"accountChanges":[…],"sessionsRevoked":[…],"anomalies":[…]}`, the long lists streamed.
             let write = { (bytes: UnsafeRawBufferPointer) in context.out(String(decoding: bytes, as: UTF8.self)) }
@@ -32,10 +37,16 @@ enum AuditCommand {
             context.out(#","sessionsRevoked":"#)
             writeArray(views.accountChanges.revoked, context) { $0.json }
             context.out(#","anomalies":"#)
-            writeArray(anomalies, context) {
-                .object(JSONObject([("kind", .string($0.kind)), ($0.key, .string($0.value)), ("message", .string($0.message))]))
+            var out: [UInt8] = [UInt8(ascii: "[")]
+            eachAnomaly { anomaly in
+                if found > 0 { out.append(UInt8(ascii: ",")) }
+                found += 1
+                JSONWriter.write(.object(JSONObject([("kind", .string(anomaly.kind)), (anomaly.key, .string(anomaly.value)),
+                                                     ("message", .string(anomaly.message))])), into: &out)
+                flushIfFull(&out, context)
             }
-            context.out("}\n")
+            out.append(contentsOf: Array("]}\n".utf8))
+            out.withUnsafeBytes { context.outBytes($0) }
         } else {
             let failed = views.registrations.rows.filter { $0.outcome != .completed }
             let signIns = views.signIns.rows
@@ -54,12 +65,21 @@ enum AuditCommand {
             context.printTable(signInTable, noun: "email")
             context.print("")
             printAccountChanges(views.accountChanges, context)
-            context.print(anomalies.isEmpty ? style.green("No anomalies.") : style.red("ANOMALIES"))
-            for anomaly in anomalies {
+            eachAnomaly { anomaly in
+                if found == 0 { context.print(style.red("ANOMALIES")) }
+                found += 1
                 context.print(style.red("  \(anomaly.kind) \(anomaly.key)=\(OneLine.escaped(anomaly.value)): \(OneLine.escaped(anomaly.message))"))
             }
+            if found == 0 { context.print(style.green("No anomalies.")) }
         }
-        return anomalies.isEmpty ? 0 : CLIError.Status.failure.rawValue
+        return found == 0 ? 0 : CLIError.Status.failure.rawValue
+    }
+
+    /// Hands `out` to standard output once it holds 64 KiB.
+    private static func flushIfFull(_ out: inout [UInt8], _ context: Context) {
+        guard out.count >= 1 << 16 else { return }
+        out.withUnsafeBytes { context.outBytes($0) }
+        out.removeAll(keepingCapacity: true)
     }
 
     /// Writes `items` as a compact JSON array, about 64 KiB at a time: a long list is never held
@@ -69,10 +89,7 @@ enum AuditCommand {
         for (n, item) in items.enumerated() {
             if n > 0 { out.append(UInt8(ascii: ",")) }
             JSONWriter.write(json(item), into: &out)
-            if out.count >= 1 << 16 {
-                out.withUnsafeBytes { context.outBytes($0) }
-                out.removeAll(keepingCapacity: true)
-            }
+            flushIfFull(&out, context)
         }
         out.append(UInt8(ascii: "]"))
         out.withUnsafeBytes { context.outBytes($0) }

@@ -45,14 +45,22 @@ public enum Auditor {
     public static func anomalies(_ views: LedgerViews, at now: Timestamp, blobs: any BlobStore, locks: any RegistrationLocks,
                                  snapshot: Snapshot) -> [Anomaly] {
         var out: [Anomaly] = []
+        forEachAnomaly(views, at: now, blobs: blobs, locks: locks, snapshot: snapshot) { out.append($0) }
+        return out
+    }
+
+    /// Calls `body` with each anomaly `anomalies` returns, in the same order, as it is found: a
+    /// caller that writes them out holds none (a folder missing every image file has one per image).
+    public static func forEachAnomaly(_ views: LedgerViews, at now: Timestamp, blobs: any BlobStore, locks: any RegistrationLocks,
+                                      snapshot: Snapshot, _ body: (Anomaly) -> Void) {
         views.registrations.forEachRow { state in
             switch state.outcome {
             case .inProgress where !locks.isHeld(state.registration):
-                out.append(Anomaly(kind: "interrupted", key: "registration", value: state.registration,
+                body(Anomaly(kind: "interrupted", key: "registration", value: state.registration,
                                    message: "registration \(state.registration) has no terminal event and its process is gone; run `ledger recover`"))
             case .compensationPending:
                 if let uid = state.uid, state.accountLive {
-                    out.append(Anomaly(kind: "account-without-profile", key: "uid", value: uid,
+                    body(Anomaly(kind: "account-without-profile", key: "uid", value: uid,
                                        message: "account \(uid) is live without a profile although its registration failed; run `ledger recover`"))
                 }
             default:
@@ -60,30 +68,29 @@ public enum Auditor {
             }
         }
         for broken in views.ruleBreaks + views.ruleBreaksAfterwards(at: now) {
-            out.append(Anomaly(kind: broken.kind.rawValue, key: "uid", value: broken.uid.uuidString, message: message(broken)))
+            body(Anomaly(kind: broken.kind.rawValue, key: "uid", value: broken.uid.uuidString, message: message(broken)))
         }
         for entry in snapshot.entries {
             if case .foreign(let name) = entry {
-                out.append(Anomaly(kind: "foreign-file", key: "file", value: name,
+                body(Anomaly(kind: "foreign-file", key: "file", value: name,
                                    message: "profile_image/\(name) is not a file ledger writes (images are named by a UUID); "
                                        + "move it out of the data folder: ledger never removes a file it did not write"))
             } else if entry.isOrphan(images: views.images, running: snapshot.running) {
-                out.append(Anomaly(kind: "orphan-image-file", key: "imageName", value: entry.name,
+                body(Anomaly(kind: "orphan-image-file", key: "imageName", value: entry.name,
                                    message: "image file \(entry.name) has no ImageStored event (or was deleted); run `ledger recover`"))
             }
         }
         views.images.forEachRow(status: .stored) { row in
             guard let bytes = try? blobs.get(row.imageName) else {
-                out.append(Anomaly(kind: "missing-image-file", key: "imageName", value: row.imageName,
+                body(Anomaly(kind: "missing-image-file", key: "imageName", value: row.imageName,
                                    message: "image \(row.imageName) is recorded as stored but its file is missing"))
                 return
             }
             if bytes.count != row.bytes || SHA256.hex(bytes) != row.sha256 {
-                out.append(Anomaly(kind: "image-mismatch", key: "imageName", value: row.imageName,
+                body(Anomaly(kind: "image-mismatch", key: "imageName", value: row.imageName,
                                    message: "image \(row.imageName) does not match its recorded size and sha256"))
             }
         }
-        return out
     }
 
     /// What a rule break means, for an operator.
