@@ -46,7 +46,8 @@ struct TextArena: Sendable {
             chunks.append(Array(utf8))
             return Self.ref(chunk: chunks.count - 1, offset: 0, length: Self.wholeChunk)
         }
-        if chunks.isEmpty || chunks[chunks.count - 1].count + count > Self.chunkBytes {
+        // A text starts where an 18-bit offset reaches: a full chunk takes no more, not even an empty text.
+        if chunks.isEmpty || chunks[chunks.count - 1].count + count > Self.chunkBytes || chunks[chunks.count - 1].count == Self.chunkBytes {
             var chunk: [UInt8] = []
             chunk.reserveCapacity(Self.chunkBytes)
             chunks.append(chunk)
@@ -91,7 +92,7 @@ struct TextArena: Sendable {
 
     /// 26 bits of chunk, 18 of offset, 20 of length.
     private static func ref(chunk: Int, offset: Int, length: Int) -> Ref {
-        precondition(chunk < 1 << 26, "more texts than a view holds")
+        precondition(chunk < 1 << 26 && offset < 1 << 18 && length < 1 << 20, "a text beyond what a ref spells")
         return Ref(bits: UInt64(chunk) << 38 | UInt64(offset) << 20 | UInt64(length))
     }
 

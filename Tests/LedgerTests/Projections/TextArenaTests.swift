@@ -21,6 +21,29 @@ struct TextArenaTests {
         #expect(arena.byteCount == texts.reduce(0) { $0 + $1.utf8.count })
     }
 
+    /// Texts that fill a chunk to its last byte, then an empty text (an erased email and name),
+    /// then more: each comes back (the empty one named a chunk not made yet).
+    @Test func anEmptyTextAfterAnExactlyFullChunkComesBack() {
+        var arena = TextArena()
+        let piece = String(repeating: "n", count: 128)
+        var refs = (0..<2048).map { _ in arena.add(piece) }  // 2048 × 128 bytes: one chunk, full
+        #expect(arena.byteCount == 1 << 18)
+        let empty = arena.add("")
+        refs.append(arena.add(piece))
+        #expect(arena.string(empty) == "")
+        #expect(arena.holds(empty, "") && !arena.holds(empty, piece))
+        #expect(refs.allSatisfy { arena.string($0) == piece })
+        // And a view whose last user is erased right after such a chunk prints its rows.
+        var view = UserView()
+        for n in 0..<2049 {
+            let uid = UUIDBits(high: 5, low: UInt64(n))
+            view.restore(uid: uid, registration: uid, email: n == 2048 ? "" : String(repeating: "e", count: 100),
+                         userName: n == 2048 ? "" : String(repeating: "u", count: 28), profileImage: nil, createdAt: nil,
+                         status: n == 2048 ? .deleted : .active, emailSeq: n + 1)
+        }
+        #expect(view.rows.count == 2049 && view.rows.last?.email == "")
+    }
+
     @Test func noneIsNoText() {
         var arena = TextArena()
         #expect(arena.add(nil as String?) == .none)
