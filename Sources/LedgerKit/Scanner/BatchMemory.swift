@@ -15,13 +15,13 @@ import Synchronization
 /// back. Any thread may take and give.
 final class BatchMemory: @unchecked Sendable {
     /// A byte buffer: where it starts and how many bytes it holds room for.
-    struct Bytes: @unchecked Sendable {
+    struct Bytes: Pooled, @unchecked Sendable {
         let start: UnsafeMutablePointer<UInt8>
         let capacity: Int
     }
 
     /// Uninitialized per-line slots for `capacity` lines (`LineBatch`'s facts, other lines, states).
-    struct Slots: @unchecked Sendable {
+    struct Slots: Pooled, @unchecked Sendable {
         let facts: UnsafeMutablePointer<ReplayLine>
         let lines: UnsafeMutablePointer<LogScanner.PreparedLine>
         let state: UnsafeMutablePointer<UInt8>
@@ -56,46 +56,45 @@ final class BatchMemory: @unchecked Sendable {
 
     /// A buffer with room for at least `count` bytes: a pooled one, else a new one.
     func bytes(atLeast count: Int) -> Bytes {
-        if let reused = pool.withLock({ pool -> Bytes? in
-            guard let at = pool.bytes.firstIndex(where: { $0.capacity >= count }) else { return nil }
-            return pool.bytes.remove(at: at)
-        }) { return reused }
+        if let reused = pool.withLock({ Self.take(&$0.bytes, atLeast: count) }) { return reused }
         let capacity = max(count, Self.bytesAtLeast)
         return Bytes(start: .allocate(capacity: capacity), capacity: capacity)
     }
 
     /// Takes `bytes` back for reuse (the smallest is freed when the pool is full).
     func give(_ bytes: Bytes) {
-        let dropped = pool.withLock { pool -> Bytes? in
-            pool.bytes.append(bytes)
-            guard pool.bytes.count > Self.kept, let smallest = pool.bytes.indices.min(by: { pool.bytes[$0].capacity < pool.bytes[$1].capacity })
-            else { return nil }
-            return pool.bytes.remove(at: smallest)
-        }
-        dropped?.start.deallocate()
+        pool.withLock { Self.keep(bytes, in: &$0.bytes) }?.start.deallocate()
     }
 
     // MARK: - Line slots
 
     /// Uninitialized slots for at least `count` lines, their states all 0.
     func slots(atLeast count: Int) -> Slots {
-        let slots = pool.withLock { pool -> Slots? in
-            guard let at = pool.slots.firstIndex(where: { $0.capacity >= count }) else { return nil }
-            return pool.slots.remove(at: at)
-        } ?? Self.allocateSlots(max(count, Self.slotsAtLeast))
+        let slots = pool.withLock { Self.take(&$0.slots, atLeast: count) } ?? Self.allocateSlots(max(count, Self.slotsAtLeast))
         slots.state.update(repeating: 0, count: count)
         return slots
     }
 
     /// Takes `slots` back (every fact and line in them deinitialized).
     func give(_ slots: Slots) {
-        let dropped = pool.withLock { pool -> Slots? in
-            pool.slots.append(slots)
-            guard pool.slots.count > Self.kept, let smallest = pool.slots.indices.min(by: { pool.slots[$0].capacity < pool.slots[$1].capacity })
-            else { return nil }
-            return pool.slots.remove(at: smallest)
-        }
-        if let dropped { Self.free(dropped) }
+        if let dropped = pool.withLock({ Self.keep(slots, in: &$0.slots) }) { Self.free(dropped) }
+    }
+
+    // MARK: - The pool's rule
+
+    /// A pooled buffer: what it holds room for.
+    protocol Pooled { var capacity: Int { get } }
+
+    /// The first of `free` with room for `count`, taken out of it.
+    private static func take<Item: Pooled>(_ free: inout [Item], atLeast count: Int) -> Item? {
+        free.firstIndex { $0.capacity >= count }.map { free.remove(at: $0) }
+    }
+
+    /// Adds `item` to `free`; when that makes more than `kept`, takes out the smallest and returns it to be freed.
+    private static func keep<Item: Pooled>(_ item: Item, in free: inout [Item]) -> Item? {
+        free.append(item)
+        guard free.count > kept, let smallest = free.indices.min(by: { free[$0].capacity < free[$1].capacity }) else { return nil }
+        return free.remove(at: smallest)
     }
 
     private static func allocateSlots(_ capacity: Int) -> Slots {
