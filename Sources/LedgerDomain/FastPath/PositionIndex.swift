@@ -28,16 +28,9 @@ struct PositionIndex: Sendable {
 
     /// The position of `key`, if held, where `matches` says whether a position's row holds `key`
     /// (for an owner that keeps its keys in another form, such as text in a `TextArena`).
-    func find<Key: Hashable>(_ key: Key, where matches: (Int32) -> Bool) -> Int32? { find(tag: Self.tag(of: key), where: matches) }
-
-    /// The position of the string key whose `seededHash` is `hash`, if held (see `find(_:where:)`):
-    /// for an owner that has the hash at hand and would rather not spell the key out.
-    func find(hash: Int, where matches: (Int32) -> Bool) -> Int32? {
-        find(tag: UInt64(truncatingIfNeeded: hash) >> 32, where: matches)
-    }
-
-    private func find(tag: UInt64, where matches: (Int32) -> Bool) -> Int32? {
+    func find<Key: Hashable>(_ key: Key, where matches: (Int32) -> Bool) -> Int32? {
         guard !slots.isEmpty else { return nil }
+        let tag = Self.tag(of: key)
         let home = self.home(tag)
         return slots.withUnsafeBufferPointer { slots in
             let mask = slots.count - 1

@@ -29,8 +29,7 @@ public struct SignInView: Equatable, Sendable {
 
     /// True when `email` has recent failures.
     func mayHaveFailures(_ email: ViewEmail) -> Bool {
-        // By the hash first: the email's text is spelled out only for a row whose hash matches.
-        guard let at = index.find(hash: email.hash, where: { rows[Int($0)].email == email.email }) else { return false }
+        guard let at = position(of: email.email) else { return false }
         return !rows[Int(at)].recentFailures.isEmpty
     }
 

@@ -248,24 +248,17 @@ extension UserView: Equatable {
 
 // MARK: - The account fold's state
 
-/// An email as the views key it: its per-process `seededHash`, and the text, given or where the
-/// users view keeps it (spelled out only when asked: most questions the fold asks of an account's
-/// email, such as whether it has failures, are answered by the hash alone).
+/// An email as the views key it: the text and its per-process `seededHash`, kept side by side.
 public struct ViewEmail: Equatable, Sendable {
+    /// The normalized email.
+    public var email: String
     /// `email.seededHash`.
     public var hash: Int
-    private let given: String?
-    private let texts: TextArena?
-    private let ref: TextArena.Ref
-
-    /// The normalized email.
-    public var email: String { given ?? texts?.text(ref) ?? "" }
 
     /// The key of `email`.
-    public init(_ email: String) { self.given = email; self.hash = email.seededHash; self.texts = nil; self.ref = .none }
+    public init(_ email: String) { self.email = email; self.hash = email.seededHash }
 
-    /// The key of the email `ref` holds in `texts`, whose hash is `hash`.
-    init(_ ref: TextArena.Ref, in texts: TextArena, hash: Int) { self.given = nil; self.texts = texts; self.ref = ref; self.hash = hash }
+    init(email: String, hash: Int) { self.email = email; self.hash = hash }
 
     /// Equal emails (the hashes follow).
     public static func == (a: ViewEmail, b: ViewEmail) -> Bool { a.hash == b.hash && a.email == b.email }
@@ -281,7 +274,7 @@ extension UserView: AccountFoldState {
     public func account(_ uid: UUIDBits) -> AccountFacts<ViewEmail>? {
         // Member by member where the record lies: a copy of the record retained all its strings.
         position(of: uid).map { at in
-            AccountFacts(status: records[Int(at)].status, email: ViewEmail(records[Int(at)].email, in: texts, hash: records[Int(at)].emailHash))
+            AccountFacts(status: records[Int(at)].status, email: ViewEmail(email: texts.text(records[Int(at)].email), hash: records[Int(at)].emailHash))
         }
     }
 
