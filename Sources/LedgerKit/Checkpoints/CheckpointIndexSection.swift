@@ -10,7 +10,8 @@ import LedgerDomain
 ///
 /// A read that saves its checkpoint writes it when the folder's live index is one writers would
 /// use (this boot's, this log's, trusted), copied under the writers' lock, shared: no writer
-/// changes it meanwhile. The section is that index's durable checkpoint, byte for byte as
+/// changes it meanwhile; else it carries on the section of the checkpoint it replaces (writers
+/// borrow that copy in place, `WritersIndex+Borrowing`, and leave no index file). The section is that index's durable checkpoint, byte for byte as
 /// `<log>.index.checkpoint` holds it (`WritersIndex+Checkpoint`: header, slots, checksums), and it
 /// is trusted as that file is: its checksums hold and the log holds the line it names, at the
 /// offsets it records. It may cover another line than the views (older or newer): a writer folds
@@ -47,33 +48,71 @@ enum CheckpointIndexSection {
         return layout(of: file, size: size).section
     }
 
-    /// Gives `append` the section and its footer for the log at `logPath`, from its live index when
-    /// writers would use it; nothing otherwise (no index, another boot's or log's, or a writer holds
-    /// the lock: the checkpoint is then saved without one). The index is read a piece at a time, not
-    /// mapped: the read's memory does not grow with it.
+    /// Gives `append` the section and its footer for the log at `logPath`: from its live index when
+    /// writers would use it, else the section the checkpoint being replaced carries, when the log
+    /// still holds the line it names (no index file while writers borrow that copy, another boot's,
+    /// or a writer holds the lock); nothing when neither is there (the checkpoint is then saved
+    /// without one). Both are read a piece at a time, not mapped: the read's memory does not grow
+    /// with them.
     static func write(forLog logPath: String, _ append: (UnsafeRawBufferPointer) throws -> Void) throws {
         guard WritersIndex.enabled else { return }
-        _ = try WritersLockShared.runIfFree(logPath: logPath) {
-            guard let log = try? FileDescriptor(path: logPath, flags: O_RDONLY), let identity = log.identity(),
-                  let index = try? FileDescriptor(path: logPath + ".index", flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK),
-                  let size = try? index.size(), let header = WritersIndex.anonymousMapping(size: WritersIndex.headerSize) else { return }
-            let table = WritersIndex(path: "", fd: -1, base: header, mappedSize: WritersIndex.headerSize, inode: (0, 0))  // unmapped when released
-            // The header read first: only a table writers would use for this log is copied.
-            guard (try? index.read(into: header, count: WritersIndex.headerSize, at: 0)) == WritersIndex.headerSize,
-                  table.hasMagic, WritersIndex.capacity(table.capacity, fills: size),
-                  table.coverage(logDevice: identity.device, inode: identity.inode) != nil,
-                  let buffer = WritersIndex.anonymousMapping(size: WritersIndex.checkpointPiece) else { return }
-            defer { munmap(buffer, WritersIndex.checkpointPiece) }
-            let count = try WritersIndex.writeCheckpoint(header: UnsafeRawBufferPointer(start: header, count: WritersIndex.headerSize),
-                                                         slotBytes: size - WritersIndex.headerSize, slots: { at, count in
-                let n = (try? index.read(into: buffer, count: count, at: WritersIndex.headerSize + at)) ?? 0
-                return n == count ? UnsafeRawBufferPointer(start: buffer, count: n) : nil
-            }, append)
-            guard count > 0 else { return }
-            var footer = [UInt8]()
-            withUnsafeBytes(of: Int64(count).littleEndian) { footer.append(contentsOf: $0) }
-            footer += magic
-            try footer.withUnsafeBytes { try append($0) }
+        if try WritersLockShared.runIfFree(logPath: logPath, { try writeLive(forLog: logPath, append) }) == true { return }
+        try carryOn(forLog: logPath, append)
+    }
+
+    /// The live index as a section, under the writers' lock, shared; false (nothing given) when
+    /// writers would not use it.
+    private static func writeLive(forLog logPath: String, _ append: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+        guard let log = try? FileDescriptor(path: logPath, flags: O_RDONLY), let identity = log.identity(),
+              let index = try? FileDescriptor(path: logPath + ".index", flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK),
+              let size = try? index.size(), let header = WritersIndex.anonymousMapping(size: WritersIndex.headerSize) else { return false }
+        let table = WritersIndex(path: "", fd: -1, base: header, mappedSize: WritersIndex.headerSize, inode: (0, 0))  // unmapped when released
+        // The header read first: only a table writers would use for this log is copied.
+        guard (try? index.read(into: header, count: WritersIndex.headerSize, at: 0)) == WritersIndex.headerSize,
+              table.hasMagic, WritersIndex.capacity(table.capacity, fills: size),
+              table.coverage(logDevice: identity.device, inode: identity.inode) != nil,
+              let buffer = WritersIndex.anonymousMapping(size: WritersIndex.checkpointPiece) else { return false }
+        defer { munmap(buffer, WritersIndex.checkpointPiece) }
+        let count = try WritersIndex.writeCheckpoint(header: UnsafeRawBufferPointer(start: header, count: WritersIndex.headerSize),
+                                                     slotBytes: size - WritersIndex.headerSize, slots: { at, count in
+            let n = (try? index.read(into: buffer, count: count, at: WritersIndex.headerSize + at)) ?? 0
+            return n == count ? UnsafeRawBufferPointer(start: buffer, count: n) : nil
+        }, append)
+        guard count > 0 else { return false }
+        try appendFooter(count: count, append)
+        return true
+    }
+
+    /// The section of the checkpoint about to be replaced, byte for byte, when its header is one a
+    /// writer would start from for this log (its checksums are checked by the writer that uses it).
+    private static func carryOn(forLog logPath: String, _ append: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let path = Checkpoint.path(forLog: logPath)
+        var info = stat()
+        guard let log = try? FileDescriptor(path: logPath, flags: O_RDONLY),
+              let file = try? FileDescriptor(path: path, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK),
+              fstat(file.fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
+              let section = layout(of: file, size: Int(info.st_size)).section,
+              WritersIndex.checkedHeader(of: file.fd, at: section.lowerBound, size: section.count - WritersIndex.trailerSize, log: log),
+              let buffer = WritersIndex.anonymousMapping(size: WritersIndex.checkpointPiece) else { return }
+        defer { munmap(buffer, WritersIndex.checkpointPiece) }
+        var done = 0
+        while done < section.count {
+            let want = min(WritersIndex.checkpointPiece, section.count - done)
+            // Bytes already given cannot be taken back: a short read fails the save.
+            guard (try? file.read(into: buffer, count: want, at: section.lowerBound + done)) == want else {
+                throw SystemError("read", path: path)
+            }
+            try append(UnsafeRawBufferPointer(start: buffer, count: want))
+            done += want
         }
+        try appendFooter(count: section.count, append)
+    }
+
+    /// The footer after a section of `count` bytes.
+    private static func appendFooter(count: Int, _ append: (UnsafeRawBufferPointer) throws -> Void) throws {
+        var footer = [UInt8]()
+        withUnsafeBytes(of: Int64(count).littleEndian) { footer.append(contentsOf: $0) }
+        footer += magic
+        try footer.withUnsafeBytes { try append($0) }
     }
 }

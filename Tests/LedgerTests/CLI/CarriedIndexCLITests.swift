@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import LedgerDomain
 @testable import LedgerKit
 import Testing
@@ -51,6 +52,155 @@ import Testing
             let fromCheckpoint = try dir.run(["users", "--json"])
             let fromScratch = try dir.run(["users", "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "0"])
             #expect(fromCheckpoint.status == 0 && fromCheckpoint.stdout == fromScratch.stdout)
+        }
+    }
+
+    /// A writer borrows the carried index in place (`WritersIndex+Borrowing`): the read checkpoint
+    /// keeps every byte, no index file is left behind, and the next writer borrows it again and
+    /// folds the lines the one before appended (the email it registered is taken).
+    @Test func writersBorrowTheCarriedIndexWithoutCopyingOrChangingIt() throws {
+        try withLedgerDir { dir in
+            let path = try readCheckpointOnly(dir)
+            let before = try readBytes(path)
+            // The first line damaged in place: a writer that read the whole log would refuse.
+            try damageLine(dir.logPath, line: 0)
+            #expect(try registration(dir, "user6@example.com") == "registered")
+            #expect(!FileSystem.exists(dir.logPath + ".index"), "borrowed, not copied into an index file")
+            #expect(try readBytes(path) == before, "the borrowed copy's writes stay in the process")
+            #expect(try registration(dir, "user6@example.com") == "failed")
+            #expect(try registration(dir, "user1@example.com") == "failed")
+            #expect(try registration(dir, "user7@example.com") == "registered")
+            #expect(try readBytes(path) == before)
+        }
+    }
+
+    /// A read checkpoint that is not the writer's own, mode 0600 with one name (another name may
+    /// write its pages in place under a borrowed table), is copied into a new index file instead.
+    @Test(arguments: ["mode 0644", "second name"])
+    func aCarriedIndexOthersMayWriteIsCopiedNotBorrowed(_ how: String) throws {
+        try withLedgerDir { dir in
+            let path = try readCheckpointOnly(dir)
+            if how == "mode 0644" { #expect(chmod(path, 0o644) == 0) } else { #expect(link(path, dir.path + "/other-name") == 0) }
+            let before = try readBytes(path)
+            try damageLine(dir.logPath, line: 0)
+            #expect(try registration(dir, "user6@example.com") == "registered")
+            #expect(FileSystem.exists(dir.logPath + ".index"), "copied into an index file of the writer's own")
+            #expect(try registration(dir, "user1@example.com") == "failed")
+            #expect(try readBytes(path) == before)
+        }
+    }
+
+    /// The borrowed table holds the carried copy's slots, wherever the section starts within a page.
+    @Test func aBorrowedTableHoldsTheSlotsACopyHolds() throws {
+        try withLedgerDir { dir in
+            let path = try readCheckpointOnly(dir)
+            let range = try section(path)
+            #expect(range.lowerBound % 4096 != 0, "the section starts within a page")
+            let log = try FileDescriptor(path: dir.logPath, flags: O_RDONLY)
+            let copy = try #require(WritersIndex.loadCheckpoint(path: path, section: range, log: log, into: nil)).table
+            guard case .borrowed(let table, _) = WritersIndex.borrow(path: path, section: range, log: log, as: dir.path + "/borrowed.index") else {
+                Issue.record("not borrowed")
+                return
+            }
+            #expect(table.isBorrowed && table.isCurrent && !table.inMemory)
+            let slots = { (t: WritersIndex) in Array(UnsafeRawBufferPointer(start: t.base + WritersIndex.headerSize, count: t.mappedSize - WritersIndex.headerSize)) }
+            #expect(table.mappedSize == copy.mappedSize && slots(table) == slots(copy))
+            // A file at the index's path (another writer's) makes the borrowed table stale.
+            try writeBytes([1], to: dir.path + "/borrowed.index")
+            #expect(!table.isCurrent)
+        }
+    }
+
+    /// A read that saves its checkpoint while writers borrow the carried copy (no index file) carries
+    /// the same copy on, byte for byte, and writers go on starting from it; `verify` finds it in
+    /// agreement with the log.
+    @Test func aReadSavedWhileWritersBorrowCarriesTheCopyOn() throws {
+        try withLedgerDir { dir in
+            let path = try readCheckpointOnly(dir)
+            let old = try readBytes(path)
+            let carried = Array(old[try section(path)])
+            #expect(try registration(dir, "user6@example.com") == "registered")
+            #expect(try dir.run(["users", "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "2"]).status == 0)
+            let new = try readBytes(path)
+            #expect(new != old, "a new checkpoint was saved")
+            #expect(Array(new[try section(path)]) == carried)
+            let checked = try dir.run(["verify", "--json"])
+            #expect(checked.status == 0, "\(checked)")
+            try damageLine(dir.logPath, line: 0)
+            #expect(try registration(dir, "user7@example.com") == "registered")
+            #expect(try registration(dir, "user6@example.com") == "failed")
+        }
+    }
+
+    /// Writers that borrow the copy save the index checkpoint once they cover the interval past its
+    /// line; the next writer takes that checkpoint over, and the folder has an index file again.
+    @Test func aBorrowedIndexBecomesAFileOnceItsCheckpointIsDue() throws {
+        try withLedgerDir { dir in
+            _ = try readCheckpointOnly(dir)
+            let every = ["LEDGER_CHECKPOINT_EVERY": "6"]
+            var n = 6
+            while !FileSystem.exists(dir.logPath + ".index.checkpoint") && n < 12 {
+                #expect(try dir.register(email: "user\(n)@example.com", env: every).status == 0)
+                #expect(!FileSystem.exists(dir.logPath + ".index"))
+                n += 1
+            }
+            #expect(FileSystem.exists(dir.logPath + ".index.checkpoint"), "saved within the interval")
+            #expect(try dir.register(email: "user\(n)@example.com", env: every).status == 0)
+            #expect(FileSystem.exists(dir.logPath + ".index"), "taken over as the index file")
+            let checked = try dir.run(["verify", "--json"])
+            #expect(checked.status == 0, "\(checked)")
+        }
+    }
+
+    /// A long-running writer (a store instance of the library) keeps its borrowed table while no
+    /// index file appears, and follows what other writers append meanwhile.
+    @Test func aLongRunningWriterFollowsOthersOnABorrowedTable() throws {
+        try withLedgerDir { dir in
+            _ = try readCheckpointOnly(dir)
+            let store = FileEventStore(directory: dir.path, clock: SystemClock(), random: SecureRandom())
+            let first = try #require(try parseObject(try dir.register(email: "user6@example.com").stdout)["registration"] as? String)
+            #expect(try store.streamVersion("registration-" + first) > 0)
+            #expect(!FileSystem.exists(dir.logPath + ".index"), "the store borrowed the copy")
+            // Another process appends a registration: the store's next lookup folds its lines.
+            let second = try #require(try parseObject(try dir.register(email: "user7@example.com").stdout)["registration"] as? String)
+            #expect(try store.streamVersion("registration-" + second) == store.streamVersion("registration-" + first))
+            #expect(!FileSystem.exists(dir.logPath + ".index"))
+            // An index file appears (another writer's, from the whole log): the store uses it.
+            #expect(try dir.register(email: "user8@example.com", env: ["LEDGER_CHECKPOINT_EVERY": "0"]).status == 0)
+            #expect(FileSystem.exists(dir.logPath + ".index"))
+            let third = try #require(try parseObject(try dir.register(email: "user9@example.com").stdout)["registration"] as? String)
+            #expect(try store.streamVersion("registration-" + third) == store.streamVersion("registration-" + first))
+            #expect(try store.streamVersion("registration-" + UUID().uuidString.lowercased()) == 0)
+        }
+    }
+
+    /// A borrowed table that outgrows its slots becomes an index file of its own, and the read
+    /// checkpoint it was borrowed from keeps every byte.
+    @Test func aBorrowedTableThatGrowsBecomesAFile() throws {
+        try withLedgerDir { dir in
+            let store = { FileEventStore(directory: dir.path, clock: FixedClock(step: 1), random: SecureRandom()) }
+            let register = { (n: Int) in
+                _ = try store().append([Fixtures.registration(n)], to: Fixtures.stream(.registration, n), expected: .noStream, condition: .uniqueEmails)
+            }
+            for n in 1...20 { try register(n) }
+            #expect(try dir.run(["users", "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "4"]).status == 0)
+            let path = dir.logPath + ".checkpoint"
+            let before = try readBytes(path)
+            #expect(CheckpointIndexSection.section(inCheckpoint: path) != nil)
+            try FileSystem.remove(dir.logPath + ".index")
+            // One store instance: 1,200 registrations (three slots each) outgrow the first table.
+            let writer = store()
+            for n in 21...1_220 {
+                _ = try writer.append([Fixtures.registration(n)], to: Fixtures.stream(.registration, n), expected: .noStream, condition: .uniqueEmails)
+                if n == 21 { #expect(!FileSystem.exists(dir.logPath + ".index"), "borrowed") }
+            }
+            #expect(FileSystem.exists(dir.logPath + ".index"), "grown into a file of its own")
+            #expect(try readBytes(path) == before)
+            #expect(throws: StoreError.self) {
+                _ = try store().append([Fixtures.registration(1_000)], to: Fixtures.stream(.registration, 5_000), expected: .noStream, condition: .uniqueEmails)
+            }
+            let checked = try dir.run(["verify", "--json"])
+            #expect(checked.status == 0, "\(checked)")
         }
     }
 

@@ -54,13 +54,18 @@ extension FileEventStore {
         prefix = VerifiedPrefix(table: fresh)
     }
 
-    /// The index file rebuilt from a durable copy of the index: its own checkpoint, else the one the
-    /// read checkpoint carries (`CheckpointIndexSection`); nil when neither is there and usable.
+    /// The index rebuilt from a durable copy of it: its own checkpoint (taken over as the index file),
+    /// else the one the read checkpoint carries (`CheckpointIndexSection`), borrowed in place
+    /// (`WritersIndex+Borrowing`) or, when it cannot be mapped, copied; nil when neither is there and usable.
     private func indexFromCheckpoints(_ log: FileDescriptor) -> (WritersIndex, WritersIndex.Coverage)? {
         if let restored = WritersIndex.loadCheckpoint(path: indexCheckpointPath, log: log, into: indexPath) { return restored }
         let readCheckpoint = Checkpoint.path(forLog: logPath)
         guard let section = CheckpointIndexSection.section(inCheckpoint: readCheckpoint) else { return nil }
-        return WritersIndex.loadCheckpoint(path: readCheckpoint, section: section, log: log, into: indexPath)
+        switch WritersIndex.borrow(path: readCheckpoint, section: section, log: log, as: indexPath) {
+        case .borrowed(let table, let coverage): return (table, coverage)
+        case .refused: return nil
+        case .notBorrowable: return WritersIndex.loadCheckpoint(path: readCheckpoint, section: section, log: log, into: indexPath)
+        }
     }
 
     /// Under the exclusive lock, before an append or a version lookup: the index caught up with the

@@ -97,7 +97,7 @@ extension WritersIndex {
     /// or, without `indexPath`, as a copy in memory (for `verify`). Nil otherwise.
     /// With `section` (where a read checkpoint carries one, `CheckpointIndexSection`), the bytes
     /// of the file in that range are the checkpoint, and it is always copied: the file stays the
-    /// reads'.
+    /// reads' (a writer borrows it in place instead when it can, `WritersIndex+Borrowing`).
     static func loadCheckpoint(path: String, section: Range<Int>? = nil, log: FileDescriptor,
                                into indexPath: String?) -> (table: WritersIndex, coverage: Coverage)? {
         if let indexPath, section == nil {
@@ -159,7 +159,7 @@ extension WritersIndex {
         // Another name for the same file would see the index's writes, and a file of another owner
         // or mode would give the live index (which has no checksum) to whoever else may write or
         // read it: those are copied instead, into a new file of this writer's, mode 0600.
-        guard info.st_nlink == 1, info.st_uid == geteuid(), info.st_mode & 0o777 == 0o600 else { close(fd); return .notAdoptable }
+        guard isWritersOwn(info) else { close(fd); return .notAdoptable }
         let size = Int(info.st_size) - trailerSize
         guard checkedHeader(of: fd, at: 0, size: size, log: log) else { close(fd); return .refused }
         guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), base != MAP_FAILED else { close(fd); return .notAdoptable }
@@ -186,11 +186,17 @@ extension WritersIndex {
         return .adopted(table, coverage)
     }
 
+    /// True when the file `info` describes is one only this writer may write: its own, mode 0600,
+    /// with no other name. Only such a file becomes (or is borrowed as) the live index in place.
+    static func isWritersOwn(_ info: stat) -> Bool {
+        info.st_nlink == 1 && info.st_uid == geteuid() && info.st_mode & 0o777 == 0o600
+    }
+
     /// True when the header on the first page of `fd` is one `verifiedCoverage` accepts for a table
     /// of `size` bytes: checked before any checksum, so a file grown (or made sparse) to any size,
     /// even with a header to match, costs a read of its first page and of one line of the log under
     /// the writers' lock, not a read of all of it.
-    private static func checkedHeader(of fd: Int32, at start: Int, size: Int, log: FileDescriptor) -> Bool {
+    static func checkedHeader(of fd: Int32, at start: Int, size: Int, log: FileDescriptor) -> Bool {
         guard start >= 0, size >= headerSize, let page = anonymousMapping(size: headerSize) else { return false }
         let header = WritersIndex(path: "", fd: -1, base: page, mappedSize: headerSize, inode: (0, 0))  // unmapped when released
         guard pread(fd, page, headerSize, off_t(start)) == headerSize else { return false }
@@ -237,7 +243,7 @@ extension WritersIndex {
     /// What the header covers, when the table (of `tableSize` bytes, the mapping's by default) is
     /// one writers map, no larger than the events it covers can have filled, and `log` holds the
     /// covered line; its time then comes from that line, as when a live index is adopted.
-    private func verifiedCoverage(log: FileDescriptor, tableSize: Int? = nil) -> Coverage? {
+    func verifiedCoverage(log: FileDescriptor, tableSize: Int? = nil) -> Coverage? {
         let capacity = self.capacity
         guard hasMagic, Self.capacity(capacity, fills: tableSize ?? mappedSize), holdsPossibleCount,
               self[header: Header.trusted] == 1, var coverage = recordedCoverage,

@@ -58,6 +58,9 @@ final class WritersIndex {
     private(set) var base: UnsafeMutableRawPointer
     private(set) var mappedSize: Int
     private var inode: (dev: UInt64, ino: UInt64)
+    /// For a borrowed table (`WritersIndex+Borrowing`): the whole private mapping, which starts at
+    /// a page boundary before `base`; nil otherwise (the mapping is `base` and `mappedSize`).
+    private var borrowedMapping: (start: UnsafeMutableRawPointer, size: Int)?
     var capacity: Int { Int(self[header: Header.capacity]) }
     var count: Int {
         get { Int(self[header: Header.count]) }
@@ -68,21 +71,38 @@ final class WritersIndex {
         self.path = path; self.fd = fd; self.base = base; self.mappedSize = mappedSize; self.inode = inode
     }
 
+    /// A table borrowed from `start + (base - start)`: a private copy-on-write mapping of a range of
+    /// another file, whose writes stay in this process (`WritersIndex+Borrowing`).
+    init(borrowing start: UnsafeMutableRawPointer, size: Int, at offset: Int, tableSize: Int, path: String) {
+        self.path = path; fd = -1; base = start + offset; mappedSize = tableSize; inode = (0, 0)
+        borrowedMapping = (start, size)
+    }
+
     deinit {
-        munmap(base, mappedSize)
+        unmap()
         if fd >= 0 { close(fd) }
+    }
+
+    /// Unmaps the table's mapping, borrowed or not.
+    private func unmap() {
+        if let borrowedMapping { munmap(borrowedMapping.start, borrowedMapping.size) } else { munmap(base, mappedSize) }
     }
 
     /// True when the table lives in this process's memory only (`WritersIndex+Compare`): no file
     /// behind it, growing in memory too.
-    var inMemory: Bool { fd < 0 }
+    var inMemory: Bool { fd < 0 && borrowedMapping == nil }
 
-    /// True when the file at `path` is still the one mapped (another writer may have grown and replaced it).
+    /// True when the table is borrowed: writers use it while no index file is at `path`, and it
+    /// becomes one when it grows.
+    var isBorrowed: Bool { borrowedMapping != nil }
+
+    /// True when the file at `path` is still the one mapped (another writer may have grown and
+    /// replaced it); for a borrowed table, while there is still no file at `path`.
     var isCurrent: Bool {
         guard !inMemory else { return false }
         var info = stat()
-        guard stat(path, &info) == 0 else { return false }
-        return UInt64(info.st_dev) == inode.dev && UInt64(info.st_ino) == inode.ino
+        guard stat(path, &info) == 0 else { return isBorrowed && errno == ENOENT }
+        return !isBorrowed && UInt64(info.st_dev) == inode.dev && UInt64(info.st_ino) == inode.ino
     }
 
     // MARK: - Header
@@ -238,7 +258,10 @@ final class WritersIndex {
             base = old.base; mappedSize = old.size
             return false
         }
-        munmap(old.base, old.size)
+        base = old.base; mappedSize = old.size
+        unmap()  // the old mapping, borrowed or not: a borrowed table is now a file of its own
+        borrowedMapping = nil
+        base = newBase; mappedSize = newSize
         if old.fd >= 0 { close(old.fd) }
         fd = newFD
         inode = (UInt64(info.st_dev), UInt64(info.st_ino))

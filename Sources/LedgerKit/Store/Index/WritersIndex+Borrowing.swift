@@ -1,0 +1,65 @@
+import Glibc
+import LedgerDomain
+
+// MARK: - WritersIndex: borrowing the read checkpoint's copy
+
+/// A writer that finds neither the index file nor its checkpoint, only the copy of the index a read
+/// checkpoint carries (`CheckpointIndexSection`), borrows that copy instead of copying it: the
+/// section is mapped private (copy on write), checked as a copy of it is, and used as the index,
+/// its writes staying in the process. Nothing that grows with the history is copied or written;
+/// the read checkpoint's file is never changed.
+///
+/// While it is borrowed there is no index file: each writer process borrows the copy again and
+/// folds the lines after it. The table becomes a file of its own when it grows, and its checkpoint
+/// is saved once it covers `Checkpoint.interval` events past the copy's line
+/// (`checkpointIndexIfDue`); the next writer takes that checkpoint over as its index. A read that
+/// saves its checkpoint meanwhile carries the copy on (`CheckpointIndexSection.write`).
+extension WritersIndex {
+    /// What `borrow` did.
+    enum Borrowing {
+        /// The copy is this process's index, told it covers its line of the log.
+        case borrowed(WritersIndex, Coverage)
+        /// It is damaged or names a line the log does not hold: no writer may start from it.
+        case refused
+        /// It could not be mapped, is not the writer's own (mode 0600, one name), or the stale file
+        /// at the index's path could not be removed: a copy may still serve.
+        case notBorrowable
+    }
+
+    /// The index checkpoint in `section` of the read checkpoint at `path`, mapped private and
+    /// checked (its header against `log`, then its checksums), as the index for `indexPath`; the
+    /// file at `indexPath` (an empty or stale table) is removed, so the borrowed table is current.
+    /// Under the writers' exclusive lock.
+    static func borrow(path: String, section: Range<Int>, log: FileDescriptor, as indexPath: String) -> Borrowing {
+        let source = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)  // a FIFO must not hang the open
+        guard source >= 0 else { return .refused }
+        defer { close(source) }  // the mapping outlives the descriptor
+        var info = stat()
+        guard fstat(source, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let identity = log.identity(),
+              section.lowerBound >= 0, section.upperBound <= Int(info.st_size) else { return .refused }
+        // Pages not yet written follow the file: one another name or another user may write in
+        // place would change the table under the writer. Such a file is copied instead, as an
+        // index checkpoint is (`adopt`).
+        guard isWritersOwn(info) else { return .notBorrowable }
+        let size = section.count - trailerSize
+        guard checkedHeader(of: source, at: section.lowerBound, size: size, log: log) else { return .refused }
+        let page = max(Int(sysconf(Int32(_SC_PAGESIZE))), 4096)
+        let aligned = section.lowerBound / page * page
+        let mapSize = section.lowerBound - aligned + size
+        guard let start = mmap(nil, mapSize, PROT_READ | PROT_WRITE, MAP_PRIVATE, source, off_t(aligned)), start != MAP_FAILED else {
+            return .notBorrowable
+        }
+        let table = WritersIndex(borrowing: start, size: mapSize, at: section.lowerBound - aligned, tableSize: size, path: indexPath)
+        var trailer = [UInt8](repeating: 0, count: trailerSize)
+        let n = trailer.withUnsafeMutableBytes { pread(source, $0.baseAddress!, trailerSize, off_t(section.lowerBound + size)) }
+        let header = UnsafeRawBufferPointer(start: table.base, count: headerSize)
+        let slots = UnsafeRawBufferPointer(start: table.base + headerSize, count: size - headerSize)
+        guard n == trailerSize, checksums(header: header, slots: slots) == trailer, let coverage = table.verifiedCoverage(log: log) else {
+            return .refused
+        }
+        guard unlink(indexPath) == 0 || errno == ENOENT else { return .notBorrowable }
+        table.setCoverage(coverage, logDevice: UInt64(identity.device), inode: UInt64(identity.inode))
+        table.checkpointSeq = coverage.head.seq
+        return .borrowed(table, coverage)
+    }
+}
