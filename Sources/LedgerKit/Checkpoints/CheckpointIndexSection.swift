@@ -10,8 +10,9 @@ import LedgerDomain
 ///
 /// A read that saves its checkpoint writes it when the folder's live index is one writers would
 /// use (this boot's, this log's, trusted), copied under the writers' lock, shared: no writer
-/// changes it meanwhile; else it carries on the section of the checkpoint it replaces (writers
-/// borrow that copy in place, `WritersIndex+Borrowing`, and leave no index file). The section is that index's durable checkpoint, byte for byte as
+/// changes it meanwhile; else it carries on the section of the checkpoint it replaces (the first
+/// writer borrows that copy in place, `WritersIndex+Borrowing`, leaving an empty placeholder as
+/// the index file, and the next copies it). The section is that index's durable checkpoint, byte for byte as
 /// `<log>.index.checkpoint` holds it (`WritersIndex+Checkpoint`: header, slots, checksums), and it
 /// is trusted as that file is: its checksums hold and the log holds the line it names, at the
 /// offsets it records. It may cover another line than the views (older or newer): a writer folds
@@ -50,8 +51,8 @@ enum CheckpointIndexSection {
 
     /// Gives `append` the section and its footer for the log at `logPath`: from its live index when
     /// writers would use it, else the section the checkpoint being replaced carries, when the log
-    /// still holds the line it names (no index file while writers borrow that copy, another boot's,
-    /// or a writer holds the lock); nothing when neither is there (the checkpoint is then saved
+    /// still holds the line it names (the placeholder a writer that borrowed that copy left, another
+    /// boot's index, or a writer holds the lock); nothing when neither is there (the checkpoint is then saved
     /// without one). Both are read a piece at a time, not mapped: the read's memory does not grow
     /// with them.
     static func write(forLog logPath: String, _ append: (UnsafeRawBufferPointer) throws -> Void) throws {

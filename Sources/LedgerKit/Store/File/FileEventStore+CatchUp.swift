@@ -22,7 +22,12 @@ extension FileEventStore {
         guard !indexFileDisabled else { return }
         logIdentity = (identity.device, identity.inode)
         var table = prefix.table
-        if table?.isCurrent != true { table = WritersIndex.open(path: indexPath) }
+        var created = false  // no file was at the index's path: the first writer of a folder without one
+        if table?.isCurrent != true {
+            var info = stat()
+            created = lstat(indexPath, &info) != 0 && errno == ENOENT
+            table = WritersIndex.open(path: indexPath)
+        }
         guard let table else {
             indexFileDisabled = true
             if prefix.table != nil { prefix = VerifiedPrefix() }
@@ -42,7 +47,7 @@ extension FileEventStore {
         if let rewrite = try RecordedHeads.rewrite(logPath: logPath, log: log) {
             throw StoreError(.historyRewritten, rewrite.message)
         }
-        if Checkpoint.interval > 0, let (restored, coverage) = indexFromCheckpoints(log) {
+        if Checkpoint.interval > 0, let (restored, coverage) = indexFromCheckpoints(log, placeholder: created ? table : nil) {
             prefix = VerifiedPrefix(table: restored, coverage: coverage)
             return
         }
@@ -55,17 +60,21 @@ extension FileEventStore {
     }
 
     /// The index rebuilt from a durable copy of it: its own checkpoint (taken over as the index file),
-    /// else the one the read checkpoint carries (`CheckpointIndexSection`), borrowed in place
-    /// (`WritersIndex+Borrowing`) or, when it cannot be mapped, copied; nil when neither is there and usable.
-    private func indexFromCheckpoints(_ log: FileDescriptor) -> (WritersIndex, WritersIndex.Coverage)? {
+    /// else the one the read checkpoint carries (`CheckpointIndexSection`) — borrowed in place for
+    /// `placeholder`, the empty table the first writer of a folder without an index file created
+    /// (`WritersIndex+Borrowing`), else copied into a new index file; nil when neither is there and usable.
+    private func indexFromCheckpoints(_ log: FileDescriptor, placeholder: WritersIndex?) -> (WritersIndex, WritersIndex.Coverage)? {
         if let restored = WritersIndex.loadCheckpoint(path: indexCheckpointPath, log: log, into: indexPath) { return restored }
         let readCheckpoint = Checkpoint.path(forLog: logPath)
         guard let section = CheckpointIndexSection.section(inCheckpoint: readCheckpoint) else { return nil }
-        switch WritersIndex.borrow(path: readCheckpoint, section: section, log: log, as: indexPath) {
-        case .borrowed(let table, let coverage): return (table, coverage)
-        case .refused: return nil
-        case .notBorrowable: return WritersIndex.loadCheckpoint(path: readCheckpoint, section: section, log: log, into: indexPath)
+        if let placeholder {
+            switch WritersIndex.borrow(path: readCheckpoint, section: section, log: log, for: placeholder) {
+            case .borrowed(let table, let coverage): return (table, coverage)
+            case .refused: return nil
+            case .notBorrowable: break
+            }
         }
+        return WritersIndex.loadCheckpoint(path: readCheckpoint, section: section, log: log, into: indexPath)
     }
 
     /// Under the exclusive lock, before an append or a version lookup: the index caught up with the

@@ -3,17 +3,18 @@ import LedgerDomain
 
 // MARK: - WritersIndex: borrowing the read checkpoint's copy
 
-/// A writer that finds neither the index file nor its checkpoint, only the copy of the index a read
-/// checkpoint carries (`CheckpointIndexSection`), borrows that copy instead of copying it: the
-/// section is mapped private (copy on write), checked as a copy of it is, and used as the index,
-/// its writes staying in the process. Nothing that grows with the history is copied or written;
+/// The first writer that finds no file at all at the index's path, nor the index checkpoint, only
+/// the copy of the index a read checkpoint carries (`CheckpointIndexSection`) — a folder restored
+/// with the log and the read checkpoint — borrows that copy instead of copying it: the section is
+/// mapped private (copy on write), checked as a copy of it is, and used as the index in place, its
+/// writes staying in the process. Nothing that grows with the history is copied or written, and
 /// the read checkpoint's file is never changed.
 ///
-/// While it is borrowed there is no index file: each writer process borrows the copy again and
-/// folds the lines after it. The table becomes a file of its own when it grows, and its checkpoint
-/// is saved once it covers `Checkpoint.interval` events past the copy's line
-/// (`checkpointIndexIfDue`); the next writer takes that checkpoint over as its index. A read that
-/// saves its checkpoint meanwhile carries the copy on (`CheckpointIndexSection.write`).
+/// The empty table that writer created at the index's path stays there as a placeholder: the
+/// borrowed table is current while it is (a long-running process goes on using it), and the next
+/// writer, which finds a file it cannot use there, copies the carried index into an index file of
+/// its own as before (`loadCheckpoint`), once, for every writer after it. A borrowed table that
+/// grows becomes such a file too.
 extension WritersIndex {
     /// What `borrow` did.
     enum Borrowing {
@@ -21,16 +22,14 @@ extension WritersIndex {
         case borrowed(WritersIndex, Coverage)
         /// It is damaged or names a line the log does not hold: no writer may start from it.
         case refused
-        /// It could not be mapped, is not the writer's own (mode 0600, one name), or the stale file
-        /// at the index's path could not be removed: a copy may still serve.
+        /// It could not be mapped, or is not the writer's own (mode 0600, one name): a copy may still serve.
         case notBorrowable
     }
 
     /// The index checkpoint in `section` of the read checkpoint at `path`, mapped private and
-    /// checked (its header against `log`, then its checksums), as the index for `indexPath`; the
-    /// file at `indexPath` (an empty or stale table) is removed, so the borrowed table is current.
-    /// Under the writers' exclusive lock.
-    static func borrow(path: String, section: Range<Int>, log: FileDescriptor, as indexPath: String) -> Borrowing {
+    /// checked (its header against `log`, then its checksums), as the index standing in for
+    /// `placeholder`, the empty table just created at the index's path. Under the writers' exclusive lock.
+    static func borrow(path: String, section: Range<Int>, log: FileDescriptor, for placeholder: WritersIndex) -> Borrowing {
         let source = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)  // a FIFO must not hang the open
         guard source >= 0 else { return .refused }
         defer { close(source) }  // the mapping outlives the descriptor
@@ -49,7 +48,7 @@ extension WritersIndex {
         guard let start = mmap(nil, mapSize, PROT_READ | PROT_WRITE, MAP_PRIVATE, source, off_t(aligned)), start != MAP_FAILED else {
             return .notBorrowable
         }
-        let table = WritersIndex(borrowing: start, size: mapSize, at: section.lowerBound - aligned, tableSize: size, path: indexPath)
+        let table = WritersIndex(borrowing: start, size: mapSize, at: section.lowerBound - aligned, tableSize: size, for: placeholder)
         var trailer = [UInt8](repeating: 0, count: trailerSize)
         let n = trailer.withUnsafeMutableBytes { pread(source, $0.baseAddress!, trailerSize, off_t(section.lowerBound + size)) }
         let header = UnsafeRawBufferPointer(start: table.base, count: headerSize)
@@ -57,7 +56,6 @@ extension WritersIndex {
         guard n == trailerSize, checksums(header: header, slots: slots) == trailer, let coverage = table.verifiedCoverage(log: log) else {
             return .refused
         }
-        guard unlink(indexPath) == 0 || errno == ENOENT else { return .notBorrowable }
         table.setCoverage(coverage, logDevice: UInt64(identity.device), inode: UInt64(identity.inode))
         table.checkpointSeq = coverage.head.seq
         return .borrowed(table, coverage)

@@ -71,10 +71,12 @@ final class WritersIndex {
         self.path = path; self.fd = fd; self.base = base; self.mappedSize = mappedSize; self.inode = inode
     }
 
-    /// A table borrowed from `start + (base - start)`: a private copy-on-write mapping of a range of
-    /// another file, whose writes stay in this process (`WritersIndex+Borrowing`).
-    init(borrowing start: UnsafeMutableRawPointer, size: Int, at offset: Int, tableSize: Int, path: String) {
-        self.path = path; fd = -1; base = start + offset; mappedSize = tableSize; inode = (0, 0)
+    /// A table borrowed from the private copy-on-write mapping at `start` (`size` bytes) of a range
+    /// of another file, the table `offset` bytes into it: its writes stay in this process
+    /// (`WritersIndex+Borrowing`). It stands in for `placeholder`, the file at the index's path,
+    /// and is current while that file is.
+    init(borrowing start: UnsafeMutableRawPointer, size: Int, at offset: Int, tableSize: Int, for placeholder: WritersIndex) {
+        path = placeholder.path; fd = -1; base = start + offset; mappedSize = tableSize; inode = placeholder.inode
         borrowedMapping = (start, size)
     }
 
@@ -92,17 +94,16 @@ final class WritersIndex {
     /// behind it, growing in memory too.
     var inMemory: Bool { fd < 0 && borrowedMapping == nil }
 
-    /// True when the table is borrowed: writers use it while no index file is at `path`, and it
-    /// becomes one when it grows.
+    /// True when the table is borrowed (`WritersIndex+Borrowing`); it becomes a file of its own when it grows.
     var isBorrowed: Bool { borrowedMapping != nil }
 
     /// True when the file at `path` is still the one mapped (another writer may have grown and
-    /// replaced it); for a borrowed table, while there is still no file at `path`.
+    /// replaced it), or, for a borrowed table, the placeholder it stands in for.
     var isCurrent: Bool {
         guard !inMemory else { return false }
         var info = stat()
-        guard stat(path, &info) == 0 else { return isBorrowed && errno == ENOENT }
-        return !isBorrowed && UInt64(info.st_dev) == inode.dev && UInt64(info.st_ino) == inode.ino
+        guard stat(path, &info) == 0 else { return false }
+        return UInt64(info.st_dev) == inode.dev && UInt64(info.st_ino) == inode.ino
     }
 
     // MARK: - Header
