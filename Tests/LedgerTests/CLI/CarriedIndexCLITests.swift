@@ -142,50 +142,64 @@ import Testing
         }
     }
 
-    /// A long-running writer (a store instance of the library) keeps its borrowed table while its
-    /// placeholder stays, follows what other writers append meanwhile, and moves to the index file
-    /// another writer copies over the placeholder.
-    @Test func aLongRunningWriterFollowsOthersOnABorrowedTable() throws {
+    /// A long-running writer (a store instance of the library) uses a borrowed table for the one
+    /// lock hold that borrowed it: its next operation copies the carried index into a file of its
+    /// own (the read checkpoint, written over in place meanwhile, would fail the mapping), and it
+    /// follows what other writers append.
+    @Test func aLongRunningWriterBorrowsForOneOperationOnly() throws {
         try withLedgerDir { dir in
-            _ = try readCheckpointOnly(dir)
+            let path = try readCheckpointOnly(dir)
             let store = FileEventStore(directory: dir.path, clock: SystemClock(), random: SecureRandom())
             #expect(try store.streamVersion("registration-" + UUID().uuidString.lowercased()) == 0)
             #expect(indexCovers(dir) == 0, "the store borrowed the copy")
-            // Another process appends (and copies the carried index over the placeholder): the
-            // store's next lookups fold its lines.
-            let first = try #require(try parseObject(try dir.register(email: "user6@example.com").stdout)["registration"] as? String)
-            #expect((indexCovers(dir) ?? 0) > 0)
-            #expect(try store.streamVersion("registration-" + first) > 0)
-            let second = try #require(try parseObject(try dir.register(email: "user7@example.com").stdout)["registration"] as? String)
-            #expect(try store.streamVersion("registration-" + second) == store.streamVersion("registration-" + first))
+            // The read checkpoint written over in place with its own bytes (`cp` of a backup): the
+            // store's next operation does not touch the mapping, and copies the file as it is now.
+            let bytes = try readBytes(path)
+            let file = try FileDescriptor(path: path, flags: O_WRONLY | O_TRUNC)
+            _ = bytes.withUnsafeBytes { write(file.fd, $0.baseAddress!, $0.count) }
             #expect(try store.streamVersion("registration-" + UUID().uuidString.lowercased()) == 0)
+            #expect((indexCovers(dir) ?? 0) > 0, "its second operation copied the carried index")
+            let first = try #require(try parseObject(try dir.register(email: "user6@example.com").stdout)["registration"] as? String)
+            #expect(try store.streamVersion("registration-" + first) > 0)
+            #expect(try registration(dir, "user1@example.com") == "failed")
         }
     }
 
-    /// A borrowed table that outgrows its slots becomes an index file of its own, and the read
-    /// checkpoint it was borrowed from keeps every byte.
+    /// A borrowed table that outgrows its slots in the operation that borrowed it becomes an index
+    /// file of its own, and the read checkpoint it was borrowed from keeps every byte.
     @Test func aBorrowedTableThatGrowsBecomesAFile() throws {
         try withLedgerDir { dir in
             let store = { FileEventStore(directory: dir.path, clock: FixedClock(step: 1), random: SecureRandom()) }
             let register = { (n: Int) in
                 _ = try store().append([Fixtures.registration(n)], to: Fixtures.stream(.registration, n), expected: .noStream, condition: .uniqueEmails)
             }
-            for n in 1...20 { try register(n) }
+            // Registrations until the first table is one event short of growing (three quarters of
+            // its slots, less the four an event may insert), as the index file's header counts them.
+            let limit = WritersIndex.initialCapacity * 3 / 4 - 4
+            var n = 0
+            func count() throws -> Int {
+                let header = try readBytes(dir.logPath + ".index").prefix(WritersIndex.headerSize)
+                return Int(header.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: WritersIndex.Header.count.offset, as: Int64.self) })
+            }
+            while try n == 0 || count() <= limit {
+                n += 1
+                try register(n)
+            }
+            #expect(try count() <= limit + 4, "not grown yet")
             #expect(try dir.run(["users", "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "4"]).status == 0)
             let path = dir.logPath + ".checkpoint"
             let before = try readBytes(path)
             #expect(CheckpointIndexSection.section(inCheckpoint: path) != nil)
             try FileSystem.remove(dir.logPath + ".index")
-            // One store instance: 1,200 registrations (three slots each) outgrow the first table.
+            // One more registration: borrowed, then grown into a file of the writer's own.
             let writer = store()
-            for n in 21...1_220 {
-                _ = try writer.append([Fixtures.registration(n)], to: Fixtures.stream(.registration, n), expected: .noStream, condition: .uniqueEmails)
-                if n == 21 { #expect(indexCovers(dir) == 0, "borrowed") }
-            }
+            _ = try writer.append([Fixtures.registration(n + 1)], to: Fixtures.stream(.registration, n + 1), expected: .noStream, condition: .uniqueEmails)
             #expect((indexCovers(dir) ?? 0) > 0, "grown into a file of its own")
+            #expect(try readBytes(dir.logPath + ".index").count > WritersIndex.headerSize + WritersIndex.initialCapacity * WritersIndex.slotSize)
             #expect(try readBytes(path) == before)
+            _ = try writer.append([Fixtures.registration(n + 2)], to: Fixtures.stream(.registration, n + 2), expected: .noStream, condition: .uniqueEmails)
             #expect(throws: StoreError.self) {
-                _ = try store().append([Fixtures.registration(1_000)], to: Fixtures.stream(.registration, 5_000), expected: .noStream, condition: .uniqueEmails)
+                _ = try store().append([Fixtures.registration(n)], to: Fixtures.stream(.registration, 50_000), expected: .noStream, condition: .uniqueEmails)
             }
             let checked = try dir.run(["verify", "--json"])
             #expect(checked.status == 0, "\(checked)")

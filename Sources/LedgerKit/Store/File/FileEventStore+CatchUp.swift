@@ -19,6 +19,11 @@ extension FileEventStore {
         guard let identity = log.identity() else { return }
         if let verified = verifiedLog, verified != identity { prefix = VerifiedPrefix() }
         verifiedLog = identity
+        // A borrowed table serves the lock hold that borrowed it: once the lock is released, the
+        // read checkpoint it maps may be written over in place (a backup copied onto it), which
+        // the mapping would not survive. It is dropped untouched, and the carried index is copied
+        // as the next writer process would (`WritersIndex+Borrowing`).
+        if prefix.table?.isBorrowed == true { prefix = VerifiedPrefix() }
         guard !indexFileDisabled else { return }
         logIdentity = (identity.device, identity.inode)
         var table = prefix.table

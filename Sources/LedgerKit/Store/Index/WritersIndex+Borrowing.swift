@@ -10,11 +10,13 @@ import LedgerDomain
 /// writes staying in the process. Nothing that grows with the history is copied or written, and
 /// the read checkpoint's file is never changed.
 ///
-/// The empty table that writer created at the index's path stays there as a placeholder: the
-/// borrowed table is current while it is (a long-running process goes on using it), and the next
-/// writer, which finds a file it cannot use there, copies the carried index into an index file of
-/// its own as before (`loadCheckpoint`), once, for every writer after it. A borrowed table that
-/// grows becomes such a file too.
+/// The empty table that writer created at the index's path stays there as a placeholder, and the
+/// next writer, which finds a file it cannot use there, copies the carried index into an index
+/// file of its own as before (`loadCheckpoint`), once, for every writer after it. A borrowed table
+/// serves the one lock hold that borrowed it: the read checkpoint may be written over in place
+/// once the lock is released (a backup copied onto it), which the mapping would not survive, so
+/// the same process's next operation drops it untouched and copies too (`syncIndexFile`). A
+/// borrowed table that grows becomes a file of its own at once.
 extension WritersIndex {
     /// What `borrow` did.
     enum Borrowing {
