@@ -113,10 +113,45 @@ import Testing
             #expect(table.isBorrowed && table.isCurrent && !table.inMemory)
             let slots = { (t: WritersIndex) in Array(UnsafeRawBufferPointer(start: t.base + WritersIndex.headerSize, count: t.mappedSize - WritersIndex.headerSize)) }
             #expect(table.mappedSize == copy.mappedSize && slots(table) == slots(copy))
+            // While it is borrowed, nobody may cut the read checkpoint (a read lease: `truncate`'s
+            // open fails at once), nor borrow it while the file is open for writing elsewhere.
+            let size = try readBytes(path).count
+            let cut = try run("/usr/bin/truncate", ["-s", "100", path])
+            let after = try readBytes(path).count
+            #expect(cut.status != 0 && after == size, "\(cut)")
             // Another file renamed over the placeholder (another writer's index) makes it stale.
             try writeBytes([1], to: dir.path + "/other.index")
             #expect(rename(dir.path + "/other.index", dir.path + "/borrowed.index") == 0)
             #expect(!table.isCurrent)
+        }
+    }
+
+    /// A read checkpoint open for writing elsewhere is not borrowed; a borrowed table gives the
+    /// read checkpoint back when it is dropped: the file may then be cut.
+    @Test func aBorrowedTableLeasesTheReadCheckpointWhileItLives() throws {
+        try withLedgerDir { dir in
+            let path = try readCheckpointOnly(dir)
+            let range = try section(path)
+            let log = try FileDescriptor(path: dir.logPath, flags: O_RDONLY)
+            let placeholder = try #require(WritersIndex.open(path: dir.path + "/borrowed.index"))
+            do {
+                let writer = try FileDescriptor(path: path, flags: O_WRONLY)
+                guard case .notBorrowable = WritersIndex.borrow(path: path, section: range, log: log, for: placeholder) else {
+                    Issue.record("borrowed a file open for writing")
+                    return
+                }
+                _ = writer
+            }
+            do {
+                guard case .borrowed = WritersIndex.borrow(path: path, section: range, log: log, for: placeholder) else {
+                    Issue.record("not borrowed")
+                    return
+                }
+            }
+            // The table was released at the end of the block above: its lease with it.
+            let cut = try run("/usr/bin/truncate", ["-s", "100", path])
+            let after = try readBytes(path).count
+            #expect(cut.status == 0 && after == 100, "\(cut)")
         }
     }
 

@@ -15,7 +15,7 @@ extension FileEventStore {
             guard FileSystem.exists(directory) else { return [] }
             let lock = try FileDescriptor(path: lockPath, flags: O_RDWR | O_CREAT)
             try lock.lock(LOCK_EX)
-            defer { lock.unlock() }
+            defer { releaseWritersLock(lock) }
             var removed: [String] = []
             for path in [indexPath, indexPath + ".new", indexPath + ".grow", indexCheckpointPath, Checkpoint.path(forLog: logPath),
                              TreeFile.path(forLog: logPath)]

@@ -19,11 +19,7 @@ extension FileEventStore {
         guard let identity = log.identity() else { return }
         if let verified = verifiedLog, verified != identity { prefix = VerifiedPrefix() }
         verifiedLog = identity
-        // A borrowed table serves the lock hold that borrowed it: once the lock is released, the
-        // read checkpoint it maps may be written over in place (a backup copied onto it), which
-        // the mapping would not survive. It is dropped untouched, and the carried index is copied
-        // as the next writer process would (`WritersIndex+Borrowing`).
-        if prefix.table?.isBorrowed == true { prefix = VerifiedPrefix() }
+        dropBorrowedTable()  // one left from an earlier lock hold is never touched
         guard !indexFileDisabled else { return }
         logIdentity = (identity.device, identity.inode)
         var table = prefix.table
@@ -82,6 +78,20 @@ extension FileEventStore {
         return WritersIndex.loadCheckpoint(path: readCheckpoint, section: section, log: log, into: indexPath)
     }
 
+    /// Releases the writers' exclusive lock, dropping first a table borrowed under it.
+    func releaseWritersLock(_ lock: FileDescriptor) {
+        dropBorrowedTable()
+        lock.unlock()
+    }
+
+    /// Drops a borrowed table (`WritersIndex+Borrowing`) untouched, giving its file's lease back: it
+    /// serves the one lock hold that borrowed it, since the read checkpoint it maps may be written
+    /// over in place once the lock is released (a backup copied onto it), which a mapping would not
+    /// survive. The next lock hold copies the carried index, as the next writer process would.
+    func dropBorrowedTable() {
+        if prefix.table?.isBorrowed == true { prefix = VerifiedPrefix() }
+    }
+
     /// Under the exclusive lock, before an append or a version lookup: the index caught up with the
     /// log (the shared index file adopted or rebuilt, what was appended since verified, a torn tail
     /// repaired), and the index file told what it now covers.
@@ -123,7 +133,7 @@ extension FileEventStore {
         return try StoreError.mapping {
             let lock = try FileDescriptor(path: lockPath, flags: O_RDWR | O_CREAT)
             try lock.lock(LOCK_EX)
-            defer { lock.unlock() }
+            defer { releaseWritersLock(lock) }
             let log = try FileDescriptor(path: logPath, flags: O_RDWR)
             try catchUpAsWriter(log)
             return try body(log)

@@ -49,7 +49,7 @@ extension FileEventStore {
     /// any point, the marker is still there for the next writer to finish the job.
     public func destroyKeys(of subjects: [SubjectID]) throws {
         let lock = try StoreError.mapping { try lockForAppend() }
-        defer { lock.unlock() }
+        defer { releaseWritersLock(lock) }
         let log = try StoreError.mapping { try logForAppend() }
         let uids = Set(subjects.compactMap(\.account))
         // The marker goes only if it still names these subjects alone: another erasure may have
@@ -137,7 +137,7 @@ extension FileEventStore {
     /// apart; none (and nothing touched) when no such key is left.
     public func destroyKeysTheLogErased() throws -> DestroyedKeys {
         let lock = try StoreError.mapping { try lockForAppend() }
-        defer { lock.unlock() }
+        defer { releaseWritersLock(lock) }
         return try destroyKeysTheLogErasedHoldingLock()
     }
 
@@ -208,7 +208,7 @@ extension FileEventStore {
         // its keys' destruction, which an erasure leaves the lock between.
         guard !FileSystem.exists(erasureMarkerPath),
               let lock = try StoreError.mapping({ try lockForAppend(waiting: false) }) else { return nil }
-        defer { lock.unlock() }
+        defer { releaseWritersLock(lock) }
         guard !FileSystem.exists(erasureMarkerPath) else { return nil }
         // What the read saw, asked again under the lock: a key still live, an index file still
         // recorded before the erasure (a writer may have finished the job meanwhile).

@@ -22,7 +22,7 @@ extension FileEventStore: GroupAppends {
         do {
             try StoreError.mapping {
                 let lock = try lockForAppend()
-                defer { lock.unlock() }
+                defer { releaseWritersLock(lock) }
                 let log = try logForAppend()
                 try prepareForAppend(log)
                 var accepted: [(index: Int, batch: WriteBatch)] = []

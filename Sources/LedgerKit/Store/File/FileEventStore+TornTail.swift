@@ -15,7 +15,7 @@ extension FileEventStore {
         do {
             let lock = try FileDescriptor(path: lockPath, flags: O_RDWR | O_CREAT)
             try lock.lock(LOCK_EX)
-            defer { lock.unlock() }
+            defer { releaseWritersLock(lock) }
             let log = try FileDescriptor(path: logPath, flags: O_RDWR)
             let before = try log.size()
             try finishErasureLeftBehind(log)

@@ -81,7 +81,7 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
         }
         return try StoreError.mapping {
             let lock = try lockForAppend()
-            defer { lock.unlock() }
+            defer { releaseWritersLock(lock) }
             let log = try logForAppend()
             try prepareForAppend(log)
             try check(parts, condition: condition, log: log)

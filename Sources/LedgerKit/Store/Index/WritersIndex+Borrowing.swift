@@ -34,7 +34,8 @@ extension WritersIndex {
     static func borrow(path: String, section: Range<Int>, log: FileDescriptor, for placeholder: WritersIndex) -> Borrowing {
         let source = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)  // a FIFO must not hang the open
         guard source >= 0 else { return .refused }
-        defer { close(source) }  // the mapping outlives the descriptor
+        var leased = false  // then the table holds the descriptor
+        defer { if !leased { close(source) } }
         var info = stat()
         guard fstat(source, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let identity = log.identity(),
               section.lowerBound >= 0, section.upperBound <= Int(info.st_size) else { return .refused }
@@ -42,6 +43,12 @@ extension WritersIndex {
         // place would change the table under the writer. Such a file is copied instead, as an
         // index checkpoint is (`adopt`).
         guard isWritersOwn(info) else { return .notBorrowable }
+        // A cut of the file would fault the mapping (SIGBUS), and bytes written in place would
+        // change the table after its checks: a read lease keeps both off while the table is
+        // borrowed. Nobody else may open the file for writing or cut it meanwhile (an open that
+        // waits is let through when the table is dropped: the writer's next operation, or its
+        // exit); it is refused while anyone holds the file open for writing.
+        guard takeReadLease(source) else { return .notBorrowable }
         let size = section.count - trailerSize
         guard checkedHeader(of: source, at: section.lowerBound, size: size, log: log) else { return .refused }
         let page = max(Int(sysconf(Int32(_SC_PAGESIZE))), 4096)
@@ -50,7 +57,8 @@ extension WritersIndex {
         guard let start = mmap(nil, mapSize, PROT_READ | PROT_WRITE, MAP_PRIVATE, source, off_t(aligned)), start != MAP_FAILED else {
             return .notBorrowable
         }
-        let table = WritersIndex(borrowing: start, size: mapSize, at: section.lowerBound - aligned, tableSize: size, for: placeholder)
+        let table = WritersIndex(borrowing: start, size: mapSize, at: section.lowerBound - aligned, tableSize: size, for: placeholder, lease: source)
+        leased = true
         var trailer = [UInt8](repeating: 0, count: trailerSize)
         let n = trailer.withUnsafeMutableBytes { pread(source, $0.baseAddress!, trailerSize, off_t(section.lowerBound + size)) }
         let header = UnsafeRawBufferPointer(start: table.base, count: headerSize)
@@ -61,5 +69,18 @@ extension WritersIndex {
         table.setCoverage(coverage, logDevice: UInt64(identity.device), inode: UInt64(identity.inode))
         table.checkpointSeq = coverage.head.seq
         return .borrowed(table, coverage)
+    }
+
+    /// Takes a read lease on `fd` (`fcntl(F_SETLEASE, F_RDLCK)`): the kernel then makes anyone who
+    /// opens the file for writing or cuts it wait until the descriptor is closed (at most
+    /// /proc/sys/fs/lease-break-time, 45 s by default, after which the kernel breaks the lease: the
+    /// table is not used again), or fail at once when their open does not block. It notifies the
+    /// holder with a signal, `SIGURG` here, whose default action is to ignore it (`SIGIO`'s would
+    /// end the process). False when the file system or the kernel refuses (another descriptor open
+    /// for writing, leases turned off, a file not the caller's).
+    private static func takeReadLease(_ fd: Int32) -> Bool {
+        // Linux's F_SETSIG and F_SETLEASE, which Glibc's module leaves out (they need _GNU_SOURCE).
+        let setSignal: Int32 = 10, setLease: Int32 = 1024
+        return fcntl(fd, setSignal, SIGURG) == 0 && fcntl(fd, setLease, Int32(F_RDLCK)) == 0
     }
 }

@@ -61,6 +61,9 @@ final class WritersIndex {
     /// For a borrowed table (`WritersIndex+Borrowing`): the whole private mapping, which starts at
     /// a page boundary before `base`; nil otherwise (the mapping is `base` and `mappedSize`).
     private var borrowedMapping: (start: UnsafeMutableRawPointer, size: Int)?
+    /// For a borrowed table, the descriptor of the file it maps, which holds the file's read lease
+    /// until it is closed; -1 otherwise.
+    private var leaseFD: Int32 = -1
     var capacity: Int { Int(self[header: Header.capacity]) }
     var count: Int {
         get { Int(self[header: Header.count]) }
@@ -75,9 +78,11 @@ final class WritersIndex {
     /// of another file, the table `offset` bytes into it: its writes stay in this process
     /// (`WritersIndex+Borrowing`). It stands in for `placeholder`, the file at the index's path,
     /// and is current while that file is.
-    init(borrowing start: UnsafeMutableRawPointer, size: Int, at offset: Int, tableSize: Int, for placeholder: WritersIndex) {
+    /// `lease` is the mapped file's descriptor holding its read lease, closed with the table.
+    init(borrowing start: UnsafeMutableRawPointer, size: Int, at offset: Int, tableSize: Int, for placeholder: WritersIndex, lease: Int32) {
         path = placeholder.path; fd = -1; base = start + offset; mappedSize = tableSize; inode = placeholder.inode
         borrowedMapping = (start, size)
+        leaseFD = lease
     }
 
     deinit {
@@ -85,9 +90,11 @@ final class WritersIndex {
         if fd >= 0 { close(fd) }
     }
 
-    /// Unmaps the table's mapping, borrowed or not.
+    /// Unmaps the table's mapping, borrowed or not; a borrowed one's file is then given back (its
+    /// lease released).
     private func unmap() {
         if let borrowedMapping { munmap(borrowedMapping.start, borrowedMapping.size) } else { munmap(base, mappedSize) }
+        if leaseFD >= 0 { close(leaseFD); leaseFD = -1 }
     }
 
     /// True when the table lives in this process's memory only (`WritersIndex+Compare`): no file
