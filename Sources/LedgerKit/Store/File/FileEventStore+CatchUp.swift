@@ -89,7 +89,7 @@ extension FileEventStore {
     /// over in place once the lock is released (a backup copied onto it), which a mapping would not
     /// survive. The next lock hold copies the carried index, as the next writer process would.
     func dropBorrowedTable() {
-        if prefix.table?.isBorrowed == true { prefix = VerifiedPrefix() }
+        if prefix.table?.isBorrowed == true || prefix.letGoOfBorrowed { prefix = VerifiedPrefix() }
     }
 
     /// Under the exclusive lock, before an append or a version lookup: the index caught up with the
@@ -112,7 +112,9 @@ extension FileEventStore {
     /// `Checkpoint.interval` events past the last one, so a writer that must start over folds at
     /// most that many lines. A failed write is not retried before the next interval: it is only a cache.
     func checkpointIndexIfDue() {
-        guard let table = prefix.table, !prefix.lostTable, Checkpoint.interval > 0,
+        // Not from a borrowed table: the next writer copies it and saves it then, and the borrow's
+        // lock hold stays short (its lease must outlast it).
+        guard let table = prefix.table, !table.isBorrowed, !prefix.lostTable, Checkpoint.interval > 0,
               prefix.checker.head.seq - table.checkpointSeq >= Checkpoint.interval else { return }
         table.checkpointSeq = prefix.checker.head.seq
         try? table.saveCheckpoint(to: indexCheckpointPath)

@@ -228,6 +228,9 @@ public final class FileEventStore: LedgerStore, PowerLossDrill {
         } catch {
             throw poison(error, "the last append may or may not be on disk")
         }
+        // The syncs may have waited longer than the kernel keeps a borrowed table's lease once
+        // someone wants to write its file, which may then have been cut under the mapping.
+        if prefix.table?.holdsItsLease == false { prefix.letGoOfBorrowedTable() }
         var recorded: [[RecordedEvent]] = []
         var next = pending[...]
         for batch in batches {

@@ -23,6 +23,9 @@ struct VerifiedPrefix {
     /// Set when the index file could not take an event (it could not grow): the caller must rebuild
     /// this index from the whole log without it.
     var lostTable = false
+    /// Set when a borrowed table was let go in the middle of a lock hold (`letGoOfBorrowedTable`):
+    /// the rest of the hold goes on without it, and the prefix is dropped with the lock.
+    private(set) var letGoOfBorrowed = false
 
     /// An index at the start of the log, over `table` (emptied) when given.
     init(table: WritersIndex? = nil) { self.table = table }
@@ -34,6 +37,13 @@ struct VerifiedPrefix {
         lineStart = coverage.lineStart
         checker = ChainChecker(continuingAfter: coverage.head)
         lastAt = coverage.lastAt
+    }
+
+    /// Lets a borrowed table go untouched (its file's lease was broken: the file may be cut under
+    /// the mapping); what the rest of the lock hold records goes to memory, and is dropped with it.
+    mutating func letGoOfBorrowedTable() {
+        table = nil
+        letGoOfBorrowed = true
     }
 
     /// Records one verified event whose line spans `[offset, offset + length)`.

@@ -104,6 +104,15 @@ final class WritersIndex {
     /// True when the table is borrowed (`WritersIndex+Borrowing`); it becomes a file of its own when it grows.
     var isBorrowed: Bool { borrowedMapping != nil }
 
+    /// False when the table is borrowed and the kernel no longer holds its file's read lease (it
+    /// breaks it when someone has waited `/proc/sys/fs/lease-break-time` to write the file): the
+    /// file may be cut under the mapping, which must not be touched again.
+    var holdsItsLease: Bool {
+        guard leaseFD >= 0 else { return true }
+        let getLease: Int32 = 1025  // Linux's F_GETLEASE, which Glibc's module leaves out
+        return fcntl(leaseFD, getLease) == Int32(F_RDLCK)
+    }
+
     /// True when the file at `path` is still the one mapped (another writer may have grown and
     /// replaced it), or, for a borrowed table, the placeholder it stands in for.
     var isCurrent: Bool {
