@@ -86,7 +86,7 @@ extension WritersIndex {
     }
 
     /// A checksum as the trailer spells it: 16 lowercase hex digits.
-    private static func hex(_ value: UInt64) -> [UInt8] {
+    static func hex(_ value: UInt64) -> [UInt8] {
         let digits = String(value, radix: 16)
         return Array((String(repeating: "0", count: 16 - digits.count) + digits).utf8)
     }
@@ -259,7 +259,7 @@ extension WritersIndex {
 
 /// The `Checksum64` of a checkpoint's slots, read from its file a piece at a time on the thread
 /// that runs it (`fill`).
-private final class SlotsChecksum: @unchecked Sendable {  // written by `run` on its thread, read after `join`
+final class SlotsChecksum: @unchecked Sendable {  // written by `run` on its thread, read after `join`
     let source: Int32, start: Int, count: Int
     /// The checksum, once `run` has read every byte; nil when a read fell short.
     private(set) var value: UInt64?
