@@ -53,8 +53,8 @@ public struct CheckpointWriter {
             w.digest(r.sha256); w.time(r.storedAt); w.byte(ImageRow.Status.allCases.firstIndex(of: r.status)!)
             w.flushIfFull()
         }
-        w.int(views.registrations.states.count)
-        for s in views.registrations.states {
+        w.int(views.registrations.count)
+        for s in views.registrations.lazyRows {
             w.uuid(s.id); w.optionalTime(s.startedAt); w.optionalTime(s.lastAt); w.optionalString(s.email); w.optionalUUID(s.uidBits)
             w.byte((s.accountLive ? 1 : 0) | (s.withImage ? 2 : 0) | (s.imageLive ? 4 : 0) | (s.profileWritten ? 8 : 0))
             w.optionalUUID(s.imageBits)

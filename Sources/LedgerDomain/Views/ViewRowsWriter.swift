@@ -80,9 +80,9 @@ public struct ViewRowsWriter {
             w.raw("]}")
         }
         if failedOnly {
-            w.array(view.states.lazy.filter { $0.outcome != .completed }, row)
+            w.array(view.lazyRows(where: { $0.outcome != .completed }), row)
         } else {
-            w.array(view.states, row)
+            w.array(view.lazyRows, row)
         }
     }
 
