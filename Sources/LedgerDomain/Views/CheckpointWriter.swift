@@ -69,8 +69,8 @@ public struct CheckpointWriter {
             w.int(s.version)
             w.flushIfFull()
         }
-        w.int(views.signIns.rows.count)
-        for row in views.signIns.rows {
+        w.int(views.signIns.count)
+        for row in views.signIns.lazyRows {
             w.string(row.email); w.int(row.failures); w.int(row.recentFailures.count)
             for time in row.recentFailures { w.time(time) }
             w.flushIfFull()

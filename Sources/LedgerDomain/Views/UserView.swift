@@ -40,11 +40,12 @@ public struct UserView: Sendable {
         /// The seq of the event that gave it its email (its last `AccountCreated` or `EmailChanged`):
         /// which account an email's last is, after a restore.
         var emailSeq: Int
-        var status: UserRow.Status
-        var emailVerified = false
         // One per user: the image and the time without an optional's padding (absent: `present`).
         private var imageStorage = UUIDBits.zero
         private var createdMillis: Int64 = 0
+        // The one-byte fields last, side by side (a record of 96 bytes, not 104).
+        var status: UserRow.Status
+        var emailVerified = false
         private var present: UInt8 = 0
 
         var profileImage: UUIDBits? {

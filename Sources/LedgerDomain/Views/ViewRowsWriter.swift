@@ -89,7 +89,7 @@ public struct ViewRowsWriter {
     /// `audit`'s sign-in failures: `{"email","failures","locked"}` per email, locked as of `asOf`.
     public static func signInFailures(_ view: SignInView, at asOf: Timestamp, sink: @escaping (UnsafeRawBufferPointer) -> Void) {
         var w = ViewRowsWriter(sink: sink)
-        w.array(view.rows) { w, row in
+        w.array(view.lazyRows) { w, row in
             w.raw(#"{"email":"#)
             if ErasedText.isErased(row.email) { w.raw(#"null,"erased":true"#) } else { w.string(row.email) }
             w.raw(#","failures":"#); w.int(row.failures)

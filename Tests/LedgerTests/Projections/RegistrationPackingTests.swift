@@ -79,12 +79,6 @@ struct RegistrationPackingTests {
         #expect(back.views.registrations.rows == rows)
     }
 
-    /// A packed row is smaller than the row it spells out, which holds its texts as strings.
-    @Test func aPackedRowIsSmallerThanTheRow() {
-        #expect(MemoryLayout<PackedRegistration>.stride <= 96)
-        #expect(MemoryLayout<PackedRegistration>.stride < MemoryLayout<RegistrationRow>.stride)
-    }
-
     /// An email told again (a hand-written log's second `AccountCreated`) or given by a failure
     /// after the account's keeps one place in the arena: folding a row does not grow the arena.
     @Test func aRowTellingItsEmailAgainDoesNotGrowTheArena() {

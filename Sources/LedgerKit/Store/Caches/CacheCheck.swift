@@ -239,7 +239,12 @@ enum CacheCheck {
             hashed { ViewRowsWriter.sessions(views.sessions, at: Timestamp(millis: 0), sink: $0) },
             hashed { ViewRowsWriter.images(views.images, sink: $0) },
             hashed { ViewRowsWriter.registrations(views.registrations, sink: $0) },
-            text(views.signIns.rows.lazy.map { row in "\(row.email) \(row.failures) \(row.recentFailures.map { String($0.millis) })\n" }),
+            hashed { sink in
+                views.signIns.forEachRow { row in
+                    var line = "\(row.email) \(row.failures) \(row.recentFailures.map { String($0.millis) })\n"
+                    line.withUTF8 { sink(UnsafeRawBufferPointer($0)) }
+                }
+            },
             text(views.ruleBreaks.lazy.map { "\($0.kind.rawValue) \($0.seq) \($0.uid.uuidString)\n" }),
             text(views.accountChanges.changes.map { JSONWriter.string($0.json) + "\n" } + views.accountChanges.revoked.map { JSONWriter.string($0.json) + "\n" }),
             text(["\(views.events) \(views.head.seq):\(views.head.hash)"]),
