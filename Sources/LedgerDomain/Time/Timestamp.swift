@@ -8,6 +8,9 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
     /// The instant `millis` milliseconds after the Unix epoch.
     public init(millis: Int64) { self.millis = millis }
 
+    /// The instants an RFC 3339 text of the log can spell: years 0000 to 9999, with any offset.
+    public static let spellable = Timestamp(millis: -62_167_219_200_000 - 86_400_000)...Timestamp(millis: 253_402_300_799_999 + 86_400_000)
+
     /// This instant moved by `milliseconds`.
     public func adding(milliseconds: Int64) -> Timestamp { Timestamp(millis: millis + milliseconds) }
 

@@ -204,7 +204,13 @@ public struct CheckpointReader {
         }
     }
 
-    private mutating func time() throws -> Timestamp { Timestamp(millis: Int64(bitPattern: try word())) }
+    /// A time of the log: one no line can spell (a forged checkpoint's) is refused, not read as
+    /// another (a row keeps an absent time as one of those, `EventTimes`).
+    private mutating func time() throws -> Timestamp {
+        let time = Timestamp(millis: Int64(bitPattern: try word()))
+        guard Timestamp.spellable.contains(time) else { throw CheckpointError(message: "a time no line can spell") }
+        return time
+    }
 
     private mutating func uuid() throws -> UUIDBits { UUIDBits(high: try word(), low: try word()) }
 

@@ -96,4 +96,32 @@ struct RegistrationPackingTests {
         apply(4, .failed(Failed(step: .profile, reason: "r", message: "m", email: email, uid: nil)))
         #expect(view.textBytes == once + 2, "the failure's email shares the row's bytes")
     }
+
+    /// A row keeps an absent time as one no line can spell (`EventTimes`), so a checkpoint holding
+    /// such a time (forged, and sealed again) is refused rather than read as an absent one.
+    @Test func aCheckpointTimeNoLineCanSpellIsRefused() throws {
+        for millis in [Int64.min, Timestamp.spellable.lowerBound.millis - 1, Timestamp.spellable.upperBound.millis + 1] {
+            var views = LedgerViews()
+            let session = ViewEvent(seq: 1, at: Timestamp(millis: 0), category: .session, stream: UUIDBits(high: 5, low: 1),
+                                    fact: .sessionStarted(session: UUIDBits(high: 5, low: 1), uid: UUIDBits(high: 1, low: 1),
+                                                          expiresAt: Timestamp(millis: millis)))
+            views.apply(session, hash: .zero)
+            final class Box: @unchecked Sendable { var bytes: [UInt8] = [] }
+            let box = Box()
+            CheckpointWriter.write(views, ids: IDFingerprints(seed: UUIDBits(high: 3, low: 4), ids: [UUIDBits(high: 8, low: 1)])!) {
+                box.bytes.append(contentsOf: $0)
+            }
+            var position = 0
+            #expect(throws: CheckpointError.self) {
+                _ = try CheckpointReader.read { buffer in
+                    let n = min(buffer.count, box.bytes.count - position)
+                    box.bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + position, byteCount: n) }
+                    position += n
+                    return n
+                }
+            }
+        }
+        #expect(Timestamp.spellable.contains(Timestamp(rfc3339: "0000-01-01T00:00:00+23:59")!))
+        #expect(Timestamp.spellable.contains(Timestamp(rfc3339: "9999-12-31T23:59:59.999-23:59")!))
+    }
 }
