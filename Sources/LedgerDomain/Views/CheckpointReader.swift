@@ -221,7 +221,13 @@ public struct CheckpointReader {
         guard length <= Self.maxString else { throw CheckpointError(message: "string too long") }
         try need(length)
         defer { position += length }
-        guard let text = buffer.withUnsafeBufferPointer({ String(validating: UnsafeBufferPointer(rebasing: $0[position..<(position + length)]), as: UTF8.self) })
+        // Decoding repairs invalid UTF-8, so the text then differs from the bytes: one pass with no
+        // generic metadata looked up per call, as `String(validating:as:)` does.
+        guard let text = buffer.withUnsafeBufferPointer({ all -> String? in
+            let bytes = UnsafeBufferPointer(rebasing: all[position..<(position + length)])
+            var text = String(decoding: bytes, as: UTF8.self)
+            return text.withUTF8 { $0.elementsEqual(bytes) } ? text : nil
+        })
         else { throw CheckpointError(message: "invalid UTF-8") }
         return text
     }

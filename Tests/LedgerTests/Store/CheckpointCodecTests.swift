@@ -137,6 +137,28 @@ struct CheckpointCodecTests {
         }
     }
 
+    /// A text whose bytes are not UTF-8 is refused as such (decoding would repair it into another text).
+    @Test func aTextThatIsNotUTF8IsRefused() throws {
+        var views = LedgerViews()
+        let email = "caf\u{E9}-someone@example.com"
+        views.apply(ViewEvent(seq: 1, at: Timestamp(millis: 1), category: .registration, stream: UUIDBits(high: 9, low: 1),
+                              fact: .accountCreated(uid: UUIDBits(high: 1, low: 1), email: email, withImage: false)), hash: .zero)
+        let bytes = encode(views), needle = Array(email.utf8)
+        var damaged = 0
+        for bad: [UInt8] in [[0xFF], [0xC3, 0x28], [0xE0, 0x80], [0xED, 0xA0]] {  // a stray byte, a cut pair, an overlong form, a surrogate
+            var copy = bytes
+            // Every copy of the email (the users view's and the registration's) spelled with `bad` where the é was.
+            var at = 0
+            while let found = (at..<(copy.count - needle.count)).first(where: { Array(copy[$0..<($0 + needle.count)]) == needle }) {
+                copy.replaceSubrange((found + 3)..<(found + 3 + bad.count), with: bad)
+                at = found + needle.count
+                damaged += 1
+            }
+            #expect(throws: CheckpointError(message: "invalid UTF-8")) { try decode(copy) }
+        }
+        #expect(damaged >= 8)
+    }
+
     @Test func onDiskADamagedOrTruncatedCheckpointIsIgnored() throws {
         try withTempDirectory("checkpoint-file") { folder in
             let (views, log) = try generated(folder)
