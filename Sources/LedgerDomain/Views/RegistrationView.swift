@@ -103,7 +103,7 @@ public struct RegistrationView: Equatable, Sendable {
     /// Checks the view's invariants; returns the violations.
     public func invariantViolations() -> [String] {
         var out: [String] = []
-        for (at, state) in rows.enumerated() {
+        for (at, state) in lazyRows.enumerated() {
             if position(of: state.id) != Int32(at) { out.append("registration \(state.registration) is not indexed") }
             if state.profileWritten && state.uidBits == nil { out.append("registration \(state.registration) wrote a profile without an account") }
             if state.imageBits != nil && state.uidBits == nil { out.append("registration \(state.registration) stored an image without an account") }
