@@ -13,8 +13,10 @@ public struct CheckpointReader {
     private let source: (UnsafeMutableRawBufferPointer) throws -> Int
 
     private static let chunk = 1 << 20
-    /// The longest string a row may hold (emails, names, messages are far shorter).
-    private static let maxString = 1 << 16
+    /// The longest string a row may hold: a text of a line of the log, which may be long (an email
+    /// of 100 KB is a valid, if odd, member; a checkpoint the writer saved is read back whole). The
+    /// bound keeps a forged length from reading more than that before it is refused.
+    private static let maxString = 1 << 26
 
     private init(source: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) { self.source = source }
 
@@ -109,6 +111,8 @@ public struct CheckpointReader {
         for _ in 0..<(try r.count()) {
             var row = SignInView.Row(email: try r.string())
             row.failures = try r.count()
+            // Each refusal is an event: a count beyond the events is forged, and one more refusal would overflow it.
+            guard row.failures <= views.events else { throw CheckpointError(message: "more refused sign-ins than events") }
             let recent = try r.count()
             guard recent <= 64 else { throw CheckpointError(message: "too many recent failures") }
             for _ in 0..<recent { row.recentFailures.append(try r.time()) }

@@ -159,6 +159,30 @@ struct CheckpointCodecTests {
         #expect(damaged >= 8)
     }
 
+    /// A checkpoint holds what the log may hold: an email of 100 KB (a valid member, if odd) reads
+    /// back, where a reader that refused it made every checkpoint of that log unusable.
+    @Test func aLongTextReadsBack() throws {
+        var views = LedgerViews()
+        let email = String(repeating: "a", count: 100_000) + "@example.com"
+        views.apply(ViewEvent(seq: 1, at: Timestamp(millis: 1), category: .signin, stream: UUIDBits(high: 9, low: 1),
+                              fact: .signInFailed(email: email, reason: .unknownEmail)), hash: .zero)
+        #expect(views.signIns.row(email: email)?.failures == 1)
+        let back = try decode(encode(views))
+        #expect(back == views && back.signIns.row(email: email)?.failures == 1)
+    }
+
+    /// A refusal count no log could reach (more than its events) is refused: one more refusal of
+    /// that email would overflow it.
+    @Test func aRefusalCountBeyondTheEventsIsRefused() throws {
+        for failures in [2, Int.max] {
+            var views = LedgerViews()
+            views.apply(ViewEvent(seq: 1, at: Timestamp(millis: 1), category: .signin, stream: UUIDBits(high: 9, low: 1),
+                                  fact: .signInFailed(email: "someone@example.com", reason: .unknownEmail)), hash: .zero)
+            views.signIns.restore(SignInView.Row(email: "someone@example.com", failures: failures))
+            #expect(throws: CheckpointError(message: "more refused sign-ins than events")) { try decode(encode(views)) }
+        }
+    }
+
     @Test func onDiskADamagedOrTruncatedCheckpointIsIgnored() throws {
         try withTempDirectory("checkpoint-file") { folder in
             let (views, log) = try generated(folder)
