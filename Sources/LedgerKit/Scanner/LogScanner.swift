@@ -217,13 +217,22 @@ public enum LogScanner {
             described += " and \(rest.count) bytes after them"
         }
         let number = checker.lines + 1
+        if wholeBatches && !whole {
+            return .tornTail(storeEndsInsideBatch(firstLine: number, described: described), offset: batch.base + start, length: all.count - start)
+        }
         let message = whole
             ? "lines \(number)-\(number + cut) are a whole batch whose last line lacks its final newline: the next writer adds it"
-            : wholeBatches
-            ? "the store ends inside a batch (\(described) from line \(number)): rows of a batch committed whole are missing after them "
-                + "(deleted, or a restore cut it); writers refuse until they are back"
             : "the log ends inside a batch (\(described) from line \(number)): a batch cut by a crash, never acknowledged; the next writer moves it to events.jsonl.broken"
         return .tornTail(LogProblem(line: number, kind: .tornTail, message: message), offset: batch.base + start, length: all.count - start)
+    }
+
+    /// The problem of a store that commits each batch whole (PostgreSQL) and ends inside one: its
+    /// rows from `firstLine` (`described`, e.g. "2 complete lines") lost the rows after them. Named
+    /// the same by `verify`, the reads, writers and `recover`, all on the batch's first line.
+    static func storeEndsInsideBatch(firstLine: Int, described: String) -> LogProblem {
+        LogProblem(line: firstLine, kind: .tornTail,
+                   message: "the store ends inside a batch (\(described) from line \(firstLine)): rows of a batch committed whole are missing after them "
+                       + "(deleted, or a restore cut it); writers refuse until they are back")
     }
 
     /// Decodes and verifies one line (without its newline).

@@ -15,26 +15,34 @@ import Testing
         #expect(try pg.run(["verify"]).status == 0)
     }
 
-    /// The last row of a batch deleted (the only rows the server lets go: the tail): a writer does
-    /// not chain a line after the cut batch, which would make it damage for good, and `verify`
-    /// says what is missing in PostgreSQL's terms, not a file's.
-    @Test func aBatchCutAtTheTailIsNotAppendedTo() throws {
+    /// The last rows of a batch deleted (the only rows the server lets go: the tail), one or two of
+    /// its three: a writer does not chain a line after the cut batch, which would make it damage for
+    /// good; `recover` refuses as writers do, however many rows are left (a registration left
+    /// complete or not by the cut); and writers, `recover` and `verify` name the same line, the
+    /// batch's first, saying what is missing in PostgreSQL's terms, not a file's.
+    @Test(arguments: [1, 2])
+    func aBatchCutAtTheTailIsNotAppendedTo(_ cut: Int) throws {
         try withPostgresLedger { pg in
             try populated(pg)
-            let deleted = try PostgresConnection(pg.url).execute("DELETE FROM ledger_events WHERE seq = (SELECT max(seq) FROM ledger_events)")
-            #expect(deleted.affectedRows == 1)
+            let deleted = try PostgresConnection(pg.url).execute("DELETE FROM ledger_events WHERE seq > \(6 - cut)")
+            #expect(deleted.affectedRows == cut)
+            let message = "the store ends inside a batch (\(3 - cut) complete line\(cut == 2 ? "" : "s") from line 4)"
+            let named = "line 4: torn-tail: " + message
             let before = try pg.export().stdout
             let refused = try pg.run(LedgerDir.registerArguments(email: uniqueEmail(), username: "C"), stdin: "correct horse 1\n")
-            #expect(refused.status == 1 && refused.stderr.contains("line 2 of a batch of 3") && refused.stderrLines.count == 1, "\(refused)")
+            #expect(refused.status == 1 && refused.stderr.contains(named) && refused.stderrLines.count == 1, "\(refused)")
+            let recovered = try pg.run(["recover", "--json"])
+            #expect(recovered.status == 1 && recovered.stderr.contains(named) && recovered.stderrLines.count == 1, "\(recovered)")
+            #expect(try parseObject(recovered.stdout)["code"] as? String == "damaged", "\(recovered)")
             #expect(try pg.export().stdout == before, "nothing appended")
             let verified = try pg.run(["verify", "--json"])
             let problem = (try parseObject(verified.stdout)["problems"] as? [[String: Any]])?.first
-            #expect(verified.status == 1 && problem?["line"] as? Int == 4, "\(verified)")
-            #expect((problem?["message"] as? String)?.contains("the store ends inside a batch") == true, "\(verified)")
+            #expect(verified.status == 1 && problem?["line"] as? Int == 4 && problem?["kind"] as? String == "torn-tail", "\(verified)")
+            #expect((problem?["message"] as? String)?.hasPrefix(message) == true, "\(verified)")
             #expect(!verified.stdout.contains("events.jsonl.broken"), "\(verified)")
             // Reads skip the cut batch and say what happened; the export of a store that lost rows is damage.
             let users = try pg.run(["users", "--json"])
-            #expect(users.status == 0 && users.stderr.contains("the store ends inside a batch") && !users.stderr.contains("recover"), "\(users)")
+            #expect(users.status == 0 && users.stderr.contains(named) && !users.stderr.contains("recover"), "\(users)")
             let exported = try pg.export()
             #expect(exported.status == 1 && exported.stderrLines.count == 1 && !exported.stderr.contains("events.jsonl.broken"), "\(exported)")
         }

@@ -33,28 +33,33 @@ extension PostgresEventStore {
         try accountMark(from: try connection.execute(accountMarkQuery))
     }
 
+    /// The envelope of the store's last line, `line`, when a line may be chained after it: it must
+    /// hash to its own hash (a head edited in place, its `hash` member kept, is damage), and it must
+    /// close its batch. A transaction stores a batch whole, so a last line that leaves its batch open
+    /// has lost the rows after it (deleted, or a backup restored that a batch was cut in): a line
+    /// chained after it would make the cut batch damage for good. Named as `verify` names it.
+    static func checkedHead(_ line: UnsafeBufferPointer<UInt8>) throws -> Envelope {
+        let envelope = try decodeEnvelope(line)
+        guard line.count > 75, SHA256.hex(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(line)[..<(line.count - 75)])) == envelope.hash else {
+            let problem = LogProblem(line: envelope.seq, kind: .badHash, message: "the last line of \(PostgresSchema.eventsTable) does not hash to its hash")
+            throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem)", problem: problem)
+        }
+        let mark = envelope.batchMark
+        if mark.leavesBatchOpen {
+            let problem = LogScanner.storeEndsInsideBatch(firstLine: envelope.seq - mark.index + 1,
+                                                          described: "\(mark.index) complete line\(mark.index == 1 ? "" : "s")")
+            throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem); nothing was appended", problem: problem)
+        }
+        return envelope
+    }
+
     /// The mark that `accountMarkQuery` returned.
     static func accountMark(from result: PostgresResult) throws -> AccountMark {
         var mark = AccountMark(head: .empty, lastAt: nil, folded: nil)
         if !result.isNull(0, 0) {
             // The line the next one chains onto must hash to its own hash: a head edited in place
             // (its `hash` member kept) is damage, not something to append after.
-            let envelope = try result.bytes(0, 0) { line in
-                let envelope = try decodeEnvelope(line)
-                guard line.count > 75, SHA256.hex(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(line)[..<(line.count - 75)])) == envelope.hash else {
-                    let problem = LogProblem(line: envelope.seq, kind: .badHash, message: "the last line of \(PostgresSchema.eventsTable) does not hash to its hash")
-                    throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem)", problem: problem)
-                }
-                // A transaction stores a batch whole, so a last line that leaves its batch open has
-                // lost the rows after it (deleted, or a backup restored that a batch was cut in):
-                // a line chained after it would make the cut batch damage for good.
-                if envelope.batchMark.leavesBatchOpen {
-                    let problem = LogProblem(line: envelope.seq, kind: .brokenBatch, message: "the last line of \(PostgresSchema.eventsTable) is line "
-                                             + "\(envelope.batchMark.index) of a batch of \(envelope.batchMark.count): the rows after it are missing")
-                    throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem); nothing was appended", problem: problem)
-                }
-                return envelope
-            }
+            let envelope = try result.bytes(0, 0) { try checkedHead($0) }
             mark.head = Head(seq: envelope.seq, hash: envelope.hash)
             mark.lastAt = envelope.at
         }

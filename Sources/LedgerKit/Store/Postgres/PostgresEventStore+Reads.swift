@@ -179,8 +179,20 @@ extension PostgresEventStore {
 
     // MARK: - Tail
 
-    /// False: a transaction never leaves a torn last row, so there is nothing to repair.
-    public func repairTail() throws -> Bool { false }
+    /// False: a transaction never leaves a torn last row, so there is nothing to repair. A last row
+    /// that leaves its batch open (rows of a committed batch deleted, or a restore cut it) is
+    /// damage: refused as writers refuse it, however many of the batch's rows are left.
+    public func repairTail() throws -> Bool {
+        let connection = try connection()
+        let head: PostgresResult
+        do {
+            head = try connection.execute("SELECT line FROM \(PostgresSchema.eventsTable) ORDER BY seq DESC LIMIT 1")
+        } catch {
+            throw storeError(error, during: "reading the last line")
+        }
+        if head.count > 0, !head.isNull(0, 0) { _ = try head.bytes(0, 0) { try Self.checkedHead($0) } }
+        return false
+    }
 }
 
 // MARK: - Export
