@@ -34,6 +34,13 @@ struct ChunkedArray<Element>: RandomAccessCollection {
         }
     }
 
+    /// Calls `hint` with the address of the element at `index`, when it is held (a prefetch: the
+    /// address is never read here).
+    func prefetch(_ index: Int, _ hint: (UnsafeRawPointer) -> Void) {
+        guard index >= 0, index < count else { return }
+        chunks[index >> Self.shift].withUnsafeBufferPointer { hint(UnsafeRawPointer($0.baseAddress! + (index & (Self.chunkSize - 1)))) }
+    }
+
     /// Adds `element` at the end (moved in: a borrowed element was copied, its references retained).
     mutating func append(_ element: consuming Element) {
         if count & (Self.chunkSize - 1) == 0 {

@@ -55,6 +55,24 @@ struct PositionIndex: Sendable {
         slots.withUnsafeBufferPointer { hint(UnsafeRawPointer($0.baseAddress! + home)) }
     }
 
+    /// The position of the first entry along `key`'s probe whose tag is `key`'s, without reading
+    /// any key back: where a lookup of `key` will most likely read its row (a prefetch's target,
+    /// asked for once the slots were hinted with `prefetch`). Nil when the probe meets no such entry.
+    func candidate<Key: Hashable>(_ key: Key) -> Int32? {
+        guard !slots.isEmpty else { return nil }
+        let tag = Self.tag(of: key)
+        return slots.withUnsafeBufferPointer { slots in
+            let mask = slots.count - 1
+            var i = home(tag)
+            while true {
+                let slot = slots[i]
+                if slot == Self.empty { return nil }
+                if slot >> 32 == tag { return Int32(truncatingIfNeeded: slot) }
+                i = (i + 1) & mask
+            }
+        }
+    }
+
     // MARK: - Writes
 
     /// Points `key` at `position`: adds it, or repoints it when held.

@@ -71,18 +71,39 @@ public struct LedgerViews: Equatable, Sendable {
         if selection.contains(.users) {
             switch event.pointee.fact {
             case .sessionStarted(_, let uid, _), .profileWritten(let uid, _, _, _), .accountDeleted(let uid, _, _): users.prefetch(uid: uid, hint)
+            case .accountCreated(let uid, let email, _):
+                users.prefetch(uid: uid, hint)
+                users.prefetch(email: email, hint)
+            case .signInFailed(let email, _): users.prefetch(email: email, hint)
             default: break
             }
         }
         if selection.contains(.sessions) { sessions.prefetch(event.pointee.fact, hint) }
     }
 
+    /// Hints the rows the fold of `event` will most likely read, where `prefetch(for:hint:)` of the
+    /// same event hinted the index slots that lead to them a few lines before (so those are in the
+    /// cache now, and a row's place is read from them without a wait).
+    public func prefetchRows(for event: UnsafePointer<ViewEvent>, hint: (UnsafeRawPointer) -> Void) {
+        if event.pointee.category == .registration, selection.contains(.registrations) {
+            registrations.prefetchRow(stream: event.pointee.stream, hint)
+        }
+        if selection.contains(.users) {
+            switch event.pointee.fact {
+            case .sessionStarted(_, let uid, _), .profileWritten(let uid, _, _, _), .accountDeleted(let uid, _, _): users.prefetchRecord(uid: uid, hint)
+            default: break
+            }
+        }
+        if selection.contains(.sessions) { sessions.prefetchRows(event.pointee.fact, hint) }
+    }
+
     /// `apply(_:hash:)` of the event at `event` (a scanner's batch, read in place), first calling
     /// `hint` with the addresses the fold of `ahead`, a line a few ahead, will look at
     /// (`prefetch(for:hint:)`). The event is copied once, here, where `self` is already at hand.
     public mutating func apply(at event: UnsafePointer<ViewEvent>, hash: Digest32, prefetching ahead: UnsafePointer<ViewEvent>?,
-                               hint: (UnsafeRawPointer) -> Void) {
+                               rowsOf near: UnsafePointer<ViewEvent>? = nil, hint: (UnsafeRawPointer) -> Void) {
         if let ahead { prefetch(for: ahead, hint: hint) }
+        if let near { prefetchRows(for: near, hint: hint) }
         apply(event.pointee, hash: hash)
     }
 

@@ -52,6 +52,11 @@ public struct RegistrationView: Equatable, Sendable {
     /// Hints where `apply` of an event of registration stream `id` will look (see `LedgerViews.prefetch`).
     func prefetch(stream id: UUIDBits, _ hint: (UnsafeRawPointer) -> Void) { index.prefetch(id, hint) }
 
+    /// Hints the row an event of registration stream `id` will most likely fold into (its slot hinted lines before).
+    func prefetchRow(stream id: UUIDBits, _ hint: (UnsafeRawPointer) -> Void) {
+        if let at = index.candidate(id) { states.prefetch(Int(at), hint) }
+    }
+
     /// The position of registration `id`.
     private func position(of id: UUIDBits) -> Int32? { index.find(id) { states[Int($0)].id } }
 

@@ -127,6 +127,16 @@ public struct SessionView: Equatable, Sendable {
         }
     }
 
+    /// Hints the rows `apply` of `fact` will most likely read (their slots hinted lines before).
+    func prefetchRows(_ fact: borrowing ViewEvent.Fact, _ hint: (UnsafeRawPointer) -> Void) {
+        switch fact {
+        case .sessionStarted(_, let uid, _): if let at = lastOfUser.candidate(uid) { records.prefetch(Int(at), hint) }
+        case .sessionEnded(let session, _): if let at = index.candidate(session) { records.prefetch(Int(at), hint) }
+        case .accountDeleted(let uid, _, _): if let at = lastOfUser.candidate(uid) { records.prefetch(Int(at), hint) }
+        default: break
+        }
+    }
+
     /// The position of session `id`.
     private func position(of id: UUIDBits) -> Int32? { index.find(id) { records[Int($0)].session } }
 

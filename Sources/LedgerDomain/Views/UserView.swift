@@ -141,6 +141,14 @@ public struct UserView: Sendable {
     /// Hints where a lookup of `uid` starts (see `LedgerViews.prefetch`).
     func prefetch(uid: UUIDBits, _ hint: (UnsafeRawPointer) -> Void) { index.prefetch(uid, hint) }
 
+    /// Hints the slot a lookup of the last account created with `email` starts at.
+    func prefetch(email: String, _ hint: (UnsafeRawPointer) -> Void) { byEmail.prefetch(email, hint) }
+
+    /// Hints the record a lookup of `uid` will most likely read (its slot hinted lines before).
+    func prefetchRecord(uid: UUIDBits, _ hint: (UnsafeRawPointer) -> Void) {
+        if let at = index.candidate(uid) { records.prefetch(Int(at), hint) }
+    }
+
     /// Restores a checkpointed row. Rows come in first-creation order, which is not the order of the
     /// last creation when a uid was created again, so an email goes to the account created with it
     /// last (the fold's `lastAccount`), by the seq of its creation.

@@ -43,17 +43,22 @@ public enum LogScanner {
     /// problem, goes through the full decoder and checker, so items and problems are those of `scan`.
     /// `lookahead`, when given, is shown the event of the line `lookaheadLines` ahead of each one
     /// before that one reaches `body` (read in place, in the same batch): a fold asks for the memory
-    /// it will touch then (`LedgerViews.prefetch`).
+    /// it will touch then (`LedgerViews.prefetch`); `nearLookahead` is shown the line
+    /// `nearLookaheadLines` ahead, whose index slots were asked for already, so the fold asks for the
+    /// rows they lead to (`LedgerViews.prefetchRows`).
     public static func scanFacts(_ file: any LogBytes, from offset: Int = 0, checker: inout ChainChecker,
                                  lookahead: (UnsafePointer<ViewEvent>) -> Void = { _ in },
+                                 nearLookahead: (UnsafePointer<ViewEvent>) -> Void = { _ in },
                                  _ body: (ReplayItem) -> Bool) throws {
-        try scanFactsLendingChecker(file, from: offset, checker: &checker, lookahead: lookahead,
+        try scanFactsLendingChecker(file, from: offset, checker: &checker, lookahead: lookahead, nearLookahead: nearLookahead,
                                     { item, _, _ in body(item) }, endOfChunk: { _, _ in true })
     }
 
     /// How far ahead `lookahead` looks: enough lines for memory to answer (a line's fold takes
     /// about half a microsecond), few enough that what it asked for is still in the cache.
     static let lookaheadLines = 8
+    /// How far ahead `nearLookahead` looks: half as far, once the slots asked for have come.
+    static let nearLookaheadLines = 4
 
     /// Like `scanFacts`, also lending `body` the checker after each line, to ask it what it has
     /// deferred, and the chunk of the file the line lies in (valid only during the call), and
@@ -61,6 +66,7 @@ public enum LogScanner {
     /// end, then writes its lines from the chunk itself.
     public static func scanFactsLendingChecker(_ file: any LogBytes, from offset: Int = 0, checker: inout ChainChecker,
                                                lookahead: (UnsafePointer<ViewEvent>) -> Void = { _ in },
+                                               nearLookahead: (UnsafePointer<ViewEvent>) -> Void = { _ in },
                                                _ body: (ReplayItem, inout ChainChecker, ScanChunk) -> Bool,
                                                endOfChunk: (inout ChainChecker, ScanChunk) -> Bool) throws {
         try pipeline(file, from: offset, firstLine: checker.lines + 1, fast: true, opener: checker.opener) { batch, all in
@@ -72,6 +78,9 @@ public enum LogScanner {
                 }
                 if i + lookaheadLines < closed, let ahead = batch.facts(i + lookaheadLines) {
                     lookahead(ReplayLine.event(at: ahead))
+                }
+                if i + nearLookaheadLines < closed, let near = batch.facts(i + nearLookaheadLines) {
+                    nearLookahead(ReplayLine.event(at: near))
                 }
                 let range = batch.ranges[i]
                 let bytes = UnsafeBufferPointer(rebasing: all[range])

@@ -22,6 +22,20 @@ struct PositionIndexTests {
         }
         #expect(index.count == reference.count)
         for (id, at) in reference { #expect(index.find(id) { rows[Int($0)] } == at) }
+        // `candidate` (no key read back) names where a lookup would look: a held key's row unless
+        // another key's 32-bit tag comes first on its probe (next to never), nothing for an absent
+        // key unless a tag matches.
+        var agree = 0
+        for (id, at) in reference {
+            let candidate = index.candidate(id)
+            #expect(candidate != nil)
+            if candidate == at { agree += 1 }
+        }
+        #expect(agree * 1000 >= reference.count * 999)
+        var absentWithACandidate = 0
+        for n in 0..<10_000 where index.candidate(UUIDBits(high: 7, low: UInt64(n))) != nil { absentWithACandidate += 1 }
+        #expect(absentWithACandidate <= 10)
+        #expect(PositionIndex().candidate(UUIDBits(high: 1, low: 1)) == nil)
     }
 
     @Test func oneProbeInsertAndExchangeAgreeWithADictionary() {

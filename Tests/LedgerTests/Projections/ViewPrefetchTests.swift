@@ -34,19 +34,50 @@ struct ViewPrefetchTests {
         for e in life { views.apply(e, hash: Digest32(bytes: [UInt8](repeating: UInt8(e.seq), count: 32).withUnsafeBytes { $0 })) }
         let before = views
         let (created, written, started, ended, refused) = (life[0], life[1], life[2], life[3], life[4])
-        #expect(hints(views, created).count == 1)  // its registration
+        #expect(hints(views, created).count == 3)  // its registration, its account's uid and email
         #expect(hints(views, written).count == 2)  // its registration, its account
         #expect(hints(views, started).count == 3)  // its account, the session, the account's last session
         #expect(hints(views, ended).count == 1)  // the session
-        #expect(hints(views, refused).isEmpty)
+        #expect(hints(views, refused).count == 1)  // the email's last account
         #expect(Set(hints(views, started)).count == 3)
         #expect(views == before)
 
         var usersOnly = views
         usersOnly.narrow(to: [.users])
         #expect(hints(usersOnly, started).count == 1)
-        #expect(hints(usersOnly, created).isEmpty)
+        #expect(hints(usersOnly, created).count == 2)
+        #expect(hints(usersOnly, ended).isEmpty)
         #expect(hints(LedgerViews(), started).isEmpty)  // nothing indexed yet
+    }
+
+    /// The rows the fold of an event will read, once the slots that lead to them were hinted: a
+    /// held key's row (the user's record, the session's, the user's last session), nothing for a
+    /// key no row holds, and the views left as they were.
+    @Test func theRowHintsNameTheRowsTheFoldReads() {
+        var views = LedgerViews()
+        for e in life { views.apply(e, hash: Digest32(bytes: [UInt8](repeating: UInt8(e.seq), count: 32).withUnsafeBytes { $0 })) }
+        let before = views
+        func rowHints(_ views: LedgerViews, _ event: ViewEvent) -> [UnsafeRawPointer] {
+            var out: [UnsafeRawPointer] = []
+            withUnsafePointer(to: event) { views.prefetchRows(for: $0) { out.append($0) } }
+            return out
+        }
+        var userRecord: UnsafeRawPointer?, sessionRecord: UnsafeRawPointer?, registrationRow: UnsafeRawPointer?
+        views.users.records.prefetch(0) { userRecord = $0 }
+        views.sessions.records.prefetch(0) { sessionRecord = $0 }
+        views.registrations.prefetchRow(stream: registration) { registrationRow = $0 }
+        #expect(userRecord != nil && sessionRecord != nil && registrationRow != nil)
+        let (written, started, ended) = (life[1], life[2], life[3])
+        #expect(rowHints(views, written) == [registrationRow, userRecord].compactMap { $0 })
+        #expect(rowHints(views, started) == [userRecord, sessionRecord].compactMap { $0 })  // the account, its last session
+        #expect(rowHints(views, ended) == [sessionRecord].compactMap { $0 })
+        let stranger = UUIDBits(high: 9, low: 99)
+        #expect(rowHints(views, event(6, .session, stranger, .sessionEnded(session: stranger))).isEmpty)
+        var beyond: UnsafeRawPointer?
+        views.users.records.prefetch(1) { beyond = $0 }
+        #expect(beyond == nil)  // no record there
+        #expect(rowHints(LedgerViews(), started).isEmpty)
+        #expect(views == before)
     }
 
     @Test func aFoldGivenTheHintsEndsWhereThePlainFoldEnds() {
@@ -57,7 +88,9 @@ struct ViewPrefetchTests {
             let hash = Digest32(bytes: [UInt8](repeating: UInt8(e.seq), count: 32).withUnsafeBytes { $0 })
             plain.apply(e, hash: hash)
             let ahead = events[min(i + 1, events.count - 1)]
-            withUnsafePointer(to: e) { at in withUnsafePointer(to: ahead) { hinted.apply(at: at, hash: hash, prefetching: $0) { _ in hints += 1 } } }
+            withUnsafePointer(to: e) { at in
+                withUnsafePointer(to: ahead) { ahead in hinted.apply(at: at, hash: hash, prefetching: ahead, rowsOf: ahead) { _ in hints += 1 } }
+            }
         }
         #expect(hinted == plain)
         #expect(hints > 0)

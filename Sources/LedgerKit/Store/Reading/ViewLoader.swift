@@ -129,13 +129,14 @@ public enum ViewLoader {
         let watchesErasures = asOf != nil && source.mayHoldKeys
         var lastIncludedAt: Timestamp?
         var lastLine: (start: Int, end: Int)?
-        // The fold's lookups of the line a few ahead are asked for as this one is folded.
+        // The fold's lookups of the line a few ahead are asked for as this one is folded (their
+        // index slots 8 lines ahead, the rows those lead to 4 lines ahead).
         // (Kept behind a pointer both closures capture as a constant: a captured variable would be
         // boxed, each access checked for exclusivity, on every line.)
-        let ahead = UnsafeMutablePointer<UnsafePointer<ViewEvent>?>.allocate(capacity: 1)
-        ahead.initialize(to: nil)
+        let ahead = UnsafeMutablePointer<UnsafePointer<ViewEvent>?>.allocate(capacity: 2)
+        ahead.initialize(repeating: nil, count: 2)
         defer { ahead.deallocate() }
-        try LogScanner.scanFacts(opened.bytes, from: start, checker: &checker, lookahead: { ahead.pointee = $0 }) { item in
+        try LogScanner.scanFacts(opened.bytes, from: start, checker: &checker, lookahead: { ahead[0] = $0 }, nearLookahead: { ahead[1] = $0 }) { item in
             switch item {
             case .event(let event, let hash, let offset, let length):
                 let (seq, at) = (event.pointee.seq, event.pointee.at)
@@ -167,8 +168,8 @@ public enum ViewLoader {
                     pastAsOf = true
                     return true
                 }
-                loaded.views.apply(at: event, hash: hash, prefetching: ahead.pointee, hint: MemoryHint.prefetch)
-                ahead.pointee = nil
+                loaded.views.apply(at: event, hash: hash, prefetching: ahead[0], rowsOf: ahead[1], hint: MemoryHint.prefetch)
+                ahead.update(repeating: nil, count: 2)
                 lastIncludedAt = at
                 lastLine = (offset, offset + length)
                 return true
