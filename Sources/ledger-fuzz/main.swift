@@ -178,7 +178,7 @@ for index in options.start..<(options.start + options.iterations) {
                 var lines = (0..<rng.int(in: 1...6)).map { _ in rng.chance(50) ? rng.pick(decoder.corpus) : decoder.generate(&rng).bytes }
                 lines.insert(bytes, at: rng.below(lines.count + 1))
                 if rng.chance(5) { lines.insert([], at: rng.below(lines.count + 1)) }
-                if rng.chance(2) {  // a line longer than the scanner's 1 MiB chunk
+                if rng.chance(2) {  // a line longer than the scanner's chunk
                     lines.insert(decoder.adding("pad", [UInt8](repeating: UInt8(ascii: "1"), count: LogScanner.chunkSize + rng.below(1 << 20)), toDataOf: rng.pick(decoder.corpus)), at: 0)
                 }
                 record(scanner.run(lines, terminated: rng.chance(85), stats: &decoder.stats), label: "input #\(index) (decoder, scanned)", bytes: bytes)

@@ -11,7 +11,7 @@ signal(SIGPIPE, SIG_IGN)
 // one's environment (`LEDGER_STORE` may hold a password) or memory through /proc or ptrace.
 _ = ledger_forbid_inspection()
 
-// One malloc arena: a read's scanner thread allocates its 1 MiB chunks in an arena of its own
+// One malloc arena: a read's scanner thread allocates its 512 KiB chunks in an arena of its own
 // otherwise, whose freed pages stay resident (about 10 MiB more peak memory per read). glibc's
 // `mallopt` is not in the Glibc module (malloc.h), so it is looked up; M_ARENA_MAX is -8.
 if let symbol = dlsym(nil, "mallopt") {  // nil: RTLD_DEFAULT

@@ -40,7 +40,7 @@ final class BatchMemory: @unchecked Sendable {
     /// The smallest byte buffer allocated: a chunk and a carried line.
     static let bytesAtLeast = LogScanner.chunkSize + LogScanner.chunkSize / 4
     /// The fewest line slots allocated (a chunk of the shortest lines ledger writes holds fewer).
-    static let slotsAtLeast = 4096
+    static let slotsAtLeast = 2048
 
     /// An empty pool.
     init() {}

@@ -9,7 +9,7 @@ import LedgerDomain
 /// grows to hold a line longer than it) plus the checker's id set.
 public enum LogScanner {
     /// Bytes read per call.
-    public static let chunkSize = 1 << 20
+    public static let chunkSize = 1 << 19
 
     /// Scans `file` from byte `offset`, continuing `checker`, calling `body` per line until it returns false.
     public static func scan(_ file: any LogBytes, from offset: Int = 0, checker: inout ChainChecker,

@@ -80,6 +80,42 @@ struct ViewPrefetchTests {
         #expect(views == before)
     }
 
+    /// Over random histories (few ids, so keys come back; every event kind the hints look at), a
+    /// fold given both hints as a read gives them (the slots of the line eight ahead, the rows of
+    /// the line four ahead) ends where the plain fold ends.
+    @Test(arguments: 0..<20) func hintedFoldsOfRandomHistoriesEndWhereThePlainFoldEnds(seed: UInt64) {
+        let random = SeededRandom(seed: seed)
+        func id(_ high: UInt64, _ bound: Int) -> UUIDBits { UUIDBits(high: high, low: UInt64(random.next(bound))) }
+        let emails = ["ann@example.com", "bob@example.com", "carol-with-a-longer-address@example.com"]
+        var events: [ViewEvent] = []
+        for n in 1...600 {
+            let uid = id(1, 40), session = id(3, 60), registration = id(2, 50)
+            let (category, stream, fact): (StreamCategory, UUIDBits, ViewEvent.Fact) = switch random.next(7) {
+            case 0: (.registration, registration, .accountCreated(uid: uid, email: emails[random.next(emails.count)], withImage: nil))
+            case 1: (.registration, registration, .profileWritten(uid: uid, userName: "U", profileImage: nil, createdAt: Timestamp(millis: 1)))
+            case 2: (.session, session, .sessionStarted(session: session, uid: uid, expiresAt: Timestamp(millis: Int64(n) * 90_000)))
+            case 3: (.session, session, .sessionEnded(session: session))
+            case 4: (.account, uid, .accountDeleted(uid: uid))
+            case 5: (.registration, registration, .imageStored(uid: uid, image: id(4, 30), contentType: .png, bytes: 1, sha256: .zero))
+            default: (.signin, id(5, 10), .signInFailed(email: emails[random.next(emails.count)], reason: .unknownEmail))
+            }
+            events.append(ViewEvent(seq: n, at: Timestamp(millis: Int64(n) * 60_000), category: category, stream: stream, fact: fact))
+        }
+        var plain = LedgerViews(), hinted = LedgerViews()
+        var hints = 0
+        events.withUnsafeBufferPointer { all in
+            for i in all.indices {
+                let hash = Digest32(bytes: [UInt8](repeating: UInt8(truncatingIfNeeded: i), count: 32).withUnsafeBytes { $0 })
+                plain.apply(all[i], hash: hash)
+                let ahead = i + 8 < all.count ? all.baseAddress! + i + 8 : nil, near = i + 4 < all.count ? all.baseAddress! + i + 4 : nil
+                hinted.apply(at: all.baseAddress! + i, hash: hash, prefetching: ahead, rowsOf: near) { _ in hints += 1 }
+            }
+        }
+        #expect(hinted == plain)
+        #expect(hinted.users.rows == plain.users.rows && hinted.sessions.rows == plain.sessions.rows)
+        #expect(hints > events.count, "both kinds of hint were given")
+    }
+
     @Test func aFoldGivenTheHintsEndsWhereThePlainFoldEnds() {
         var plain = LedgerViews(), hinted = LedgerViews()
         var hints = 0

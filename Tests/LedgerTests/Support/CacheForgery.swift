@@ -10,7 +10,8 @@ import Testing
 enum CacheForgery {
     /// Saves, with the library's own writer, a checkpoint of the views the log's envelopes give once
     /// `edit` has changed them, claiming the log's real head, event count and ids: a re-sealed checkpoint.
-    static func checkpoint(_ dir: LedgerDir, edit: ([Envelope]) -> [Envelope]) throws {
+    /// `adjust` changes the views last, before they are saved.
+    static func checkpoint(_ dir: LedgerDir, edit: ([Envelope]) -> [Envelope], adjust: (inout LedgerViews) -> Void = { _ in }) throws {
         let bytes = try dir.logBytes()
         let real = try LogRewriting.envelopes(bytes)
         var views = LedgerViews()
@@ -21,6 +22,7 @@ enum CacheForgery {
         let last = try #require(real.last)
         views.head = Head(seq: last.seq, hash: last.hash)
         views.events = real.count
+        adjust(&views)
         let lastLine = try #require(splitLines(bytes).last)
         Checkpoint(views: views, ids: try LogRewriting.fingerprints(ofLog: dir.logPath), lineStart: bytes.count - lastLine.count,
                    offset: bytes.count).save(forLog: dir.logPath)

@@ -40,13 +40,16 @@ enum CacheCheck {
         while true {
             attempt += 1
             let copied = WritersLockShared.run(logPath: path) {
-                (erasing: WritersLockShared.erasureUnderWay(logPath: path),
+                let checkpoint = FileSystem.exists(checkpointPath) ? Checkpoint.load(forLog: path, file: log) : nil
+                return (erasing: WritersLockShared.erasureUnderWay(logPath: path),
                  index: indexSnapshot(path: indexPath, log: log),
                  saved: WritersIndex.enabled ? WritersIndex.loadCheckpoint(path: savedPath, log: log, into: nil) : nil,
                  carried: WritersIndex.enabled ? CheckpointIndexSection.section(inCheckpoint: checkpointPath).flatMap {
                      WritersIndex.loadCheckpoint(path: checkpointPath, section: $0, log: log, into: nil)
                  } : nil,
-                 checkpoint: FileSystem.exists(checkpointPath) ? Checkpoint.load(forLog: path, file: log) : nil,
+                 checkpoint: checkpoint,
+                 // A checkpoint no read takes decides nothing, but one whose seal holds was sealed so.
+                 refused: checkpoint == nil && FileSystem.exists(checkpointPath) ? Checkpoint.sealedRefusal(forLog: path) : nil,
                  size: (try? log.size()) ?? verifiedEnd)
             }
             if copied.erasing, attempt < Self.attempts {
@@ -63,9 +66,13 @@ enum CacheCheck {
                                         copied.saved.map { ($0.table, $0.coverage, savedPath, writers) },
                                         copied.carried.map { ($0.table, $0.coverage, "the writers' index \(checkpointPath) carries",
                                                               "remove \(checkpointPath) (reads rebuild it)") }].compactMap { $0 }
-            let problems = try problems(log: log, indexes: indexes, checkpoint: copied.checkpoint,
+            var problems = try problems(log: log, indexes: indexes, checkpoint: copied.checkpoint,
                                         naming: "\(checkpointPath) disagrees with the log up to this line", remedy: "remove it (reads rebuild it)",
                                         opener: LogErasuresOpener(base: KeyRing(directory: FileSystem.directoryName(path)), erased: erasedThen))
+            if let refused = copied.refused {
+                problems.append(LogProblem(line: 0, kind: .cacheMismatch,
+                                           message: "\(checkpointPath) is sealed but holds what no log folds to (\(refused)): no read takes it; remove it (reads rebuild it)"))
+            }
             if copied.erasing {
                 // Left by an erasure cut short: the caches go when the next writer finishes it.
                 return problems.map { LogProblem(line: $0.line, kind: $0.kind, message: $0.message + Self.erasureCutShort) }
