@@ -46,8 +46,11 @@ extension PostgresEventStore {
         }
         let mark = envelope.batchMark
         if mark.leavesBatchOpen {
-            let problem = LogScanner.storeEndsInsideBatch(firstLine: envelope.seq - mark.index + 1,
-                                                          described: "\(mark.index) complete line\(mark.index == 1 ? "" : "s")")
+            let first = envelope.seq - mark.index + 1
+            // A place no line before it can have started (an edited row): damage on its own line.
+            let problem = first < 1
+                ? LogProblem(line: envelope.seq, kind: .brokenBatch, message: "the last line claims place \(mark.index) of a batch no line before it started")
+                : LogScanner.storeEndsInsideBatch(firstLine: first, described: "\(mark.index) complete line\(mark.index == 1 ? "" : "s")")
             throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem); nothing was appended", problem: problem)
         }
         return envelope
