@@ -47,17 +47,25 @@ struct PositionIndex: Sendable {
         }
     }
 
-    /// Calls `hint` with the address of `key`'s home slot, where a lookup of it starts (the
-    /// shell's prefetch: the address is never read here, and a hint is all it is).
-    func prefetch<Key: Hashable>(_ key: Key, _ hint: (UnsafeRawPointer) -> Void) {
-        guard !slots.isEmpty else { return }
-        let home = self.home(Self.tag(of: key))
-        slots.withUnsafeBufferPointer { hint(UnsafeRawPointer($0.baseAddress! + home)) }
+    /// Where a lookup of `key` reads, for the shell's prefetch (no hinted address is read here, and
+    /// a hint is all it is): at `.slots`, calls `hint` with its home slot and returns nil; at
+    /// `.rows`, once that slot is in the cache, returns the position of the first entry along its
+    /// probe whose tag is `key`'s (no key is read back), whose row the owner hints: the row a
+    /// lookup will most likely compare.
+    func prefetch<Key: Hashable>(_ key: Key, _ stage: PrefetchStage, _ hint: (UnsafeRawPointer) -> Void) -> Int32? {
+        guard !slots.isEmpty else { return nil }
+        switch stage {
+        case .slots:
+            let home = self.home(Self.tag(of: key))
+            slots.withUnsafeBufferPointer { hint(UnsafeRawPointer($0.baseAddress! + home)) }
+            return nil
+        case .rows:
+            return candidate(key)
+        }
     }
 
     /// The position of the first entry along `key`'s probe whose tag is `key`'s, without reading
-    /// any key back: where a lookup of `key` will most likely read its row (a prefetch's target,
-    /// asked for once the slots were hinted with `prefetch`). Nil when the probe meets no such entry.
+    /// any key back; nil when the probe meets no such entry.
     func candidate<Key: Hashable>(_ key: Key) -> Int32? {
         guard !slots.isEmpty else { return nil }
         let tag = Self.tag(of: key)

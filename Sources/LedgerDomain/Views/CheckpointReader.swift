@@ -38,7 +38,7 @@ public struct CheckpointReader {
         views.signIns = SignInView(policy: policy)
         views.narrow(to: selection)
         let kept = views.selection
-        guard try r.bytes(CheckpointWriter.magic.count) == CheckpointWriter.magic else { throw CheckpointError(message: "not a ledger checkpoint (v7)") }
+        guard try r.bytes(CheckpointWriter.magic.count) == CheckpointWriter.magic else { throw CheckpointError(message: "not a ledger checkpoint of this version (\(String(decoding: CheckpointWriter.magic, as: UTF8.self)))") }
         views.events = try r.count()
         views.restoreHead(seq: try r.count(), hash: try r.digest())
         let seed = try r.uuid()
@@ -102,8 +102,9 @@ public struct CheckpointReader {
                 if let email = failure.email, let held = s.facts.email, held.utf8.elementsEqual(email.utf8) { failure.email = held }
                 s.failure = failure
             }
+            // Each compensation is an event of the registration's stream: no more than the events.
             let compensations = try r.count()
-            guard compensations <= 16 else { throw CheckpointError(message: "too many compensations") }
+            guard compensations <= views.events else { throw CheckpointError(message: "more compensations than events") }
             for _ in 0..<compensations { s.facts.compensations.append(try r.choice(EventType.allCases)) }
             s.version = try r.count()
             if kept.contains(.registrations) { views.registrations.restore(s) }
@@ -113,8 +114,9 @@ public struct CheckpointReader {
             row.failures = try r.count()
             // Each refusal is an event: a count beyond the events is forged, and one more refusal would overflow it.
             guard row.failures <= views.events else { throw CheckpointError(message: "more refused sign-ins than events") }
+            // Each recent wrong password is an event: no more than the events.
             let recent = try r.count()
-            guard recent <= 64 else { throw CheckpointError(message: "too many recent failures") }
+            guard recent <= views.events else { throw CheckpointError(message: "more recent refusals than events") }
             for _ in 0..<recent { row.recentFailures.append(try r.time()) }
             if kept.contains(.signIns) { views.signIns.restore(row) }
         }

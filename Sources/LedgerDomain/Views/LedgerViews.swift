@@ -60,41 +60,26 @@ public struct LedgerViews: Equatable, Sendable {
         events += 1
     }
 
-    /// Calls `hint` with the addresses where `apply` of `event`, a few lines ahead, will look first
-    /// (the home slots of its account, session and registration in the views' indexes), so the
-    /// shell can ask for them before the fold gets there: the fold's lookups miss the cache on most
-    /// events otherwise. Decides nothing and reads none of those addresses.
-    public func prefetch(for event: UnsafePointer<ViewEvent>, hint: (UnsafeRawPointer) -> Void) {
+    /// Calls `hint` with the addresses where `apply` of `event`, a few lines ahead, will look: at
+    /// `.slots`, the home slots of its account, email, session and registration in the views'
+    /// indexes; at `.rows`, asked for some lines later once those slots are in the cache, the rows
+    /// they lead to. The shell asks for them before the fold gets there: the fold's lookups miss
+    /// the cache on most events otherwise. Decides nothing and reads none of those addresses.
+    public func prefetch(for event: UnsafePointer<ViewEvent>, stage: PrefetchStage = .slots, hint: (UnsafeRawPointer) -> Void) {
         if event.pointee.category == .registration, selection.contains(.registrations) {
-            registrations.prefetch(stream: event.pointee.stream, hint)
+            registrations.prefetch(stream: event.pointee.stream, stage, hint)
         }
         if selection.contains(.users) {
             switch event.pointee.fact {
-            case .sessionStarted(_, let uid, _), .profileWritten(let uid, _, _, _), .accountDeleted(let uid, _, _): users.prefetch(uid: uid, hint)
+            case .sessionStarted(_, let uid, _), .profileWritten(let uid, _, _, _), .accountDeleted(let uid, _, _): users.prefetch(uid: uid, stage, hint)
             case .accountCreated(let uid, let email, _):
-                users.prefetch(uid: uid, hint)
-                users.prefetch(email: email, hint)
-            case .signInFailed(let email, _): users.prefetch(email: email, hint)
+                users.prefetch(uid: uid, stage, hint)
+                users.prefetch(email: email, stage, hint)
+            case .signInFailed(let email, _): users.prefetch(email: email, stage, hint)
             default: break
             }
         }
-        if selection.contains(.sessions) { sessions.prefetch(event.pointee.fact, hint) }
-    }
-
-    /// Hints the rows the fold of `event` will most likely read, where `prefetch(for:hint:)` of the
-    /// same event hinted the index slots that lead to them a few lines before (so those are in the
-    /// cache now, and a row's place is read from them without a wait).
-    public func prefetchRows(for event: UnsafePointer<ViewEvent>, hint: (UnsafeRawPointer) -> Void) {
-        if event.pointee.category == .registration, selection.contains(.registrations) {
-            registrations.prefetchRow(stream: event.pointee.stream, hint)
-        }
-        if selection.contains(.users) {
-            switch event.pointee.fact {
-            case .sessionStarted(_, let uid, _), .profileWritten(let uid, _, _, _), .accountDeleted(let uid, _, _): users.prefetchRecord(uid: uid, hint)
-            default: break
-            }
-        }
-        if selection.contains(.sessions) { sessions.prefetchRows(event.pointee.fact, hint) }
+        if selection.contains(.sessions) { sessions.prefetch(event.pointee.fact, stage, hint) }
     }
 
     /// `apply(_:hash:)` of the event at `event` (a scanner's batch, read in place), first calling
@@ -102,8 +87,8 @@ public struct LedgerViews: Equatable, Sendable {
     /// (`prefetch(for:hint:)`). The event is copied once, here, where `self` is already at hand.
     public mutating func apply(at event: UnsafePointer<ViewEvent>, hash: Digest32, prefetching ahead: UnsafePointer<ViewEvent>?,
                                rowsOf near: UnsafePointer<ViewEvent>? = nil, hint: (UnsafeRawPointer) -> Void) {
-        if let ahead { prefetch(for: ahead, hint: hint) }
-        if let near { prefetchRows(for: near, hint: hint) }
+        if let ahead { prefetch(for: ahead, stage: .slots, hint: hint) }
+        if let near { prefetch(for: near, stage: .rows, hint: hint) }
         apply(event.pointee, hash: hash)
     }
 

@@ -49,12 +49,9 @@ public struct RegistrationView: Equatable, Sendable {
         index.set(packed.id, to: Int32(at)) { rows[Int($0)].id }
     }
 
-    /// Hints where `apply` of an event of registration stream `id` will look (see `LedgerViews.prefetch`).
-    func prefetch(stream id: UUIDBits, _ hint: (UnsafeRawPointer) -> Void) { index.prefetch(id, hint) }
-
-    /// Hints the row an event of registration stream `id` will most likely fold into (its slot hinted lines before).
-    func prefetchRow(stream id: UUIDBits, _ hint: (UnsafeRawPointer) -> Void) {
-        if let at = index.candidate(id) { states.prefetch(Int(at), hint) }
+    /// Hints where `apply` of an event of registration stream `id` reads, at `stage` (see `LedgerViews.prefetch`).
+    func prefetch(stream id: UUIDBits, _ stage: PrefetchStage, _ hint: (UnsafeRawPointer) -> Void) {
+        if let at = index.prefetch(id, stage, hint) { states.prefetch(Int(at), hint) }
     }
 
     /// The position of registration `id`.

@@ -115,26 +115,21 @@ public struct SessionView: Equatable, Sendable {
         records.append(record)
     }
 
-    /// Hints where `apply` of `fact` will look (see `LedgerViews.prefetch`).
-    func prefetch(_ fact: borrowing ViewEvent.Fact, _ hint: (UnsafeRawPointer) -> Void) {
+    /// Hints where `apply` of `fact` reads, at `stage` (see `LedgerViews.prefetch`).
+    func prefetch(_ fact: borrowing ViewEvent.Fact, _ stage: PrefetchStage, _ hint: (UnsafeRawPointer) -> Void) {
         switch fact {
         case .sessionStarted(let session, let uid, _):
-            index.prefetch(session, hint)
-            lastOfUser.prefetch(uid, hint)
-        case .sessionEnded(let session, _): index.prefetch(session, hint)
-        case .accountDeleted(let uid, _, _): lastOfUser.prefetch(uid, hint)
+            hintRow(index.prefetch(session, stage, hint), hint)
+            hintRow(lastOfUser.prefetch(uid, stage, hint), hint)
+        case .sessionEnded(let session, _): hintRow(index.prefetch(session, stage, hint), hint)
+        case .accountDeleted(let uid, _, _): hintRow(lastOfUser.prefetch(uid, stage, hint), hint)
         default: break
         }
     }
 
-    /// Hints the rows `apply` of `fact` will most likely read (their slots hinted lines before).
-    func prefetchRows(_ fact: borrowing ViewEvent.Fact, _ hint: (UnsafeRawPointer) -> Void) {
-        switch fact {
-        case .sessionStarted(_, let uid, _): if let at = lastOfUser.candidate(uid) { records.prefetch(Int(at), hint) }
-        case .sessionEnded(let session, _): if let at = index.candidate(session) { records.prefetch(Int(at), hint) }
-        case .accountDeleted(let uid, _, _): if let at = lastOfUser.candidate(uid) { records.prefetch(Int(at), hint) }
-        default: break
-        }
+    /// Hints the record at `at`, when an index named one.
+    private func hintRow(_ at: Int32?, _ hint: (UnsafeRawPointer) -> Void) {
+        if let at { records.prefetch(Int(at), hint) }
     }
 
     /// The position of session `id`.

@@ -138,15 +138,14 @@ public struct UserView: Sendable {
     /// The position of the user with `uid`.
     func position(of uid: UUIDBits) -> Int32? { index.find(uid) { records[Int($0)].uid } }
 
-    /// Hints where a lookup of `uid` starts (see `LedgerViews.prefetch`).
-    func prefetch(uid: UUIDBits, _ hint: (UnsafeRawPointer) -> Void) { index.prefetch(uid, hint) }
+    /// Hints where a lookup of account `uid` reads, at `stage` (see `PositionIndex.prefetch`).
+    func prefetch(uid: UUIDBits, _ stage: PrefetchStage, _ hint: (UnsafeRawPointer) -> Void) {
+        if let at = index.prefetch(uid, stage, hint) { records.prefetch(Int(at), hint) }
+    }
 
-    /// Hints the slot a lookup of the last account created with `email` starts at.
-    func prefetch(email: String, _ hint: (UnsafeRawPointer) -> Void) { byEmail.prefetch(email, hint) }
-
-    /// Hints the record a lookup of `uid` will most likely read (its slot hinted lines before).
-    func prefetchRecord(uid: UUIDBits, _ hint: (UnsafeRawPointer) -> Void) {
-        if let at = index.candidate(uid) { records.prefetch(Int(at), hint) }
+    /// Hints where a lookup of the last account created with `email` reads, at `stage`.
+    func prefetch(email: String, _ stage: PrefetchStage, _ hint: (UnsafeRawPointer) -> Void) {
+        if let at = byEmail.prefetch(email, stage, hint) { records.prefetch(Int(at), hint) }
     }
 
     /// Restores a checkpointed row. Rows come in first-creation order, which is not the order of the

@@ -9,7 +9,8 @@ extension Checkpoint {
     /// time, count or text; `CheckpointReader`'s refusal). Damage does not seal itself, so such a
     /// file was sealed after it was made so, by hand or by a writer that wrote what its reader
     /// refuses; `ledger verify` reports it. Nil when there is no such file, it is not a checkpoint
-    /// of this format, its seal does not hold (damage: reads replace it), or its views read.
+    /// of this format and version (an older build's is ignored and replaced), its seal does not
+    /// hold (damage: reads replace it), or its views read.
     public static func sealedRefusal(forLog log: String) -> String? {
         guard let saved = try? FileDescriptor(path: path(forLog: log), flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK),
               let size = try? saved.size(), size >= magic.count + 16 + 64 else { return nil }
@@ -30,6 +31,10 @@ extension Checkpoint {
         var digest = [UInt8](repeating: 0, count: 64)
         guard (try? digest.withUnsafeMutableBytes({ try saved.read(into: $0.baseAddress!, count: 64, at: end) })) == 64,
               digest == Array(sha.finalize().utf8) else { return nil }
+        // Only a checkpoint of this version is judged: another build's is ignored and replaced.
+        var version = [UInt8](repeating: 0, count: CheckpointWriter.magic.count)
+        guard (try? version.withUnsafeMutableBytes({ try saved.read(into: $0.baseAddress!, count: $0.count, at: viewsStart) })) == version.count,
+              version == CheckpointWriter.magic else { return nil }
         // The views, as a read takes them.
         var at = viewsStart
         do {

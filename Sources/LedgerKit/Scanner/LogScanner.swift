@@ -45,7 +45,7 @@ public enum LogScanner {
     /// before that one reaches `body` (read in place, in the same batch): a fold asks for the memory
     /// it will touch then (`LedgerViews.prefetch`); `nearLookahead` is shown the line
     /// `nearLookaheadLines` ahead, whose index slots were asked for already, so the fold asks for the
-    /// rows they lead to (`LedgerViews.prefetchRows`).
+    /// rows they lead to (`LedgerViews.prefetch` at `.rows`).
     public static func scanFacts(_ file: any LogBytes, from offset: Int = 0, checker: inout ChainChecker,
                                  lookahead: (UnsafePointer<ViewEvent>) -> Void = { _ in },
                                  nearLookahead: (UnsafePointer<ViewEvent>) -> Void = { _ in },

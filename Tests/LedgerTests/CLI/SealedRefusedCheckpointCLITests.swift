@@ -60,6 +60,31 @@ import Testing
         }
     }
 
+    /// A checkpoint an older build saved (another version inside its seal) is ignored and replaced
+    /// by reads, as every build does with one it does not read: no problem either.
+    @Test func anOlderBuildsCheckpointIsNoProblem() throws {
+        try withLedgerDir { dir in
+            let fromTheLog = try populated(dir)
+            // Without the writers' index files, the checkpoint carries no copy of the index after its digest.
+            for cache in [".index", ".index.checkpoint"] where FileSystem.exists(dir.logPath + cache) {
+                try FileManager.default.removeItem(atPath: dir.logPath + cache)
+            }
+            #expect(try dir.run(["users", "--json"], env: ["LEDGER_CHECKPOINT_EVERY": "1"]).stdout == fromTheLog)
+            let path = Checkpoint.path(forLog: dir.logPath)
+            var bytes = try readBytes(path)
+            let version = 8 + 16  // after the magic and the line's two offsets: "LEDGERV8"
+            #expect(Array(bytes[version..<(version + 8)]) == Array("LEDGERV8".utf8))
+            bytes[version + 7] = UInt8(ascii: "7")
+            // Sealed again, as the older build sealed its own (no index section: a folder without writers' index files).
+            let digestAt = bytes.count - 64
+            bytes.replaceSubrange(digestAt..., with: Array(SHA256.hex(Array(bytes[..<digestAt])).utf8))
+            try writeBytes(bytes, to: path)
+            #expect(Checkpoint.sealedRefusal(forLog: dir.logPath) == nil)
+            #expect(try dir.run(["users", "--json"]).stdout == fromTheLog)
+            #expect(try problems(dir).status == 0)
+        }
+    }
+
     @Test func aCheckpointAReadSavedIsNoProblem() throws {
         try withLedgerDir { dir in
             let fromTheLog = try populated(dir)

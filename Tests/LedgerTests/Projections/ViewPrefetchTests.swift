@@ -50,26 +50,27 @@ struct ViewPrefetchTests {
         #expect(hints(LedgerViews(), started).isEmpty)  // nothing indexed yet
     }
 
-    /// The rows the fold of an event will read, once the slots that lead to them were hinted: a
-    /// held key's row (the user's record, the session's, the user's last session), nothing for a
-    /// key no row holds, and the views left as they were.
+    /// The rows the fold of an event will read (`.rows`), once the slots that lead to them were
+    /// hinted: a held key's row (the user's record, the session's, the user's last session),
+    /// nothing for a key no row holds, and the views left as they were.
     @Test func theRowHintsNameTheRowsTheFoldReads() {
         var views = LedgerViews()
         for e in life { views.apply(e, hash: Digest32(bytes: [UInt8](repeating: UInt8(e.seq), count: 32).withUnsafeBytes { $0 })) }
         let before = views
         func rowHints(_ views: LedgerViews, _ event: ViewEvent) -> [UnsafeRawPointer] {
             var out: [UnsafeRawPointer] = []
-            withUnsafePointer(to: event) { views.prefetchRows(for: $0) { out.append($0) } }
+            withUnsafePointer(to: event) { views.prefetch(for: $0, stage: .rows) { out.append($0) } }
             return out
         }
         var userRecord: UnsafeRawPointer?, sessionRecord: UnsafeRawPointer?, registrationRow: UnsafeRawPointer?
         views.users.records.prefetch(0) { userRecord = $0 }
         views.sessions.records.prefetch(0) { sessionRecord = $0 }
-        views.registrations.prefetchRow(stream: registration) { registrationRow = $0 }
+        views.registrations.prefetch(stream: registration, .rows) { registrationRow = $0 }
         #expect(userRecord != nil && sessionRecord != nil && registrationRow != nil)
         let (written, started, ended) = (life[1], life[2], life[3])
         #expect(rowHints(views, written) == [registrationRow, userRecord].compactMap { $0 })
-        #expect(rowHints(views, started) == [userRecord, sessionRecord].compactMap { $0 })  // the account, its last session
+        // The account; the session (its id started again: the row it would replace), the account's last session.
+        #expect(rowHints(views, started) == [userRecord, sessionRecord, sessionRecord].compactMap { $0 })
         #expect(rowHints(views, ended) == [sessionRecord].compactMap { $0 })
         let stranger = UUIDBits(high: 9, low: 99)
         #expect(rowHints(views, event(6, .session, stranger, .sessionEnded(session: stranger))).isEmpty)

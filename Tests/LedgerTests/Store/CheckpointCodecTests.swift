@@ -183,6 +183,30 @@ struct CheckpointCodecTests {
         }
     }
 
+    /// A registration stream of many compensations (a hand-written log that `verify` calls intact)
+    /// reads back: the writer saves what the fold holds, and a read takes it (with a limit of 16,
+    /// every checkpoint of such a log was refused, so `verify` reported it sealed but refused).
+    /// A count beyond the events is still refused.
+    @Test func aRowOfManyCompensationsReadsBackAndOneBeyondTheEventsDoesNot() throws {
+        var views = LedgerViews()
+        let registration = UUIDBits(high: 8, low: 1), uid = UUIDBits(high: 8, low: 2)
+        views.apply(ViewEvent(seq: 1, at: Timestamp(millis: 1), category: .registration, stream: registration,
+                              fact: .accountCreated(uid: uid, email: "many@example.com", withImage: nil)), hash: .zero)
+        for seq in 2...40 {
+            views.apply(ViewEvent(seq: seq, at: Timestamp(millis: Int64(seq)), category: .registration, stream: registration,
+                                  fact: .accountDeleted(uid: uid)), hash: .zero)
+        }
+        let compensations = try #require(views.registrations.state(of: registration.uuidString)).facts.compensations.count
+        #expect(compensations > 16)
+        let back = try decode(encode(views))
+        #expect(back == views)
+        var forged = views
+        var row = try #require(forged.registrations.state(of: registration.uuidString))
+        row.facts.compensations += Array(repeating: .accountDeleted, count: forged.events)
+        forged.registrations.restore(row)
+        #expect(throws: CheckpointError(message: "more compensations than events")) { try decode(encode(forged)) }
+    }
+
     @Test func onDiskADamagedOrTruncatedCheckpointIsIgnored() throws {
         try withTempDirectory("checkpoint-file") { folder in
             let (views, log) = try generated(folder)

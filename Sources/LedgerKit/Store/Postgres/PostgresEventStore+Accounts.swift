@@ -30,39 +30,17 @@ extension PostgresEventStore {
 
     /// The head and the account state's mark, in one statement (one snapshot).
     static func accountMark(_ connection: PostgresConnection) throws -> AccountMark {
-        try accountMark(from: try connection.execute(accountMarkQuery))
+        try accountMark(from: try connection.execute(accountMarkQuery), rows: lines(connection))
     }
 
-    /// The envelope of the store's last line, `line`, when a line may be chained after it: it must
-    /// hash to its own hash (a head edited in place, its `hash` member kept, is damage), and it must
-    /// close its batch. A transaction stores a batch whole, so a last line that leaves its batch open
-    /// has lost the rows after it (deleted, or a backup restored that a batch was cut in): a line
-    /// chained after it would make the cut batch damage for good. Named as `verify` names it.
-    static func checkedHead(_ line: UnsafeBufferPointer<UInt8>) throws -> Envelope {
-        let envelope = try decodeEnvelope(line)
-        guard line.count > 75, SHA256.hex(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(line)[..<(line.count - 75)])) == envelope.hash else {
-            let problem = LogProblem(line: envelope.seq, kind: .badHash, message: "the last line of \(PostgresSchema.eventsTable) does not hash to its hash")
-            throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem)", problem: problem)
-        }
-        let mark = envelope.batchMark
-        if mark.leavesBatchOpen {
-            let first = envelope.seq - mark.index + 1
-            // A place no line before it can have started (an edited row): damage on its own line.
-            let problem = first < 1
-                ? LogProblem(line: envelope.seq, kind: .brokenBatch, message: "the last line claims place \(mark.index) of a batch no line before it started")
-                : LogScanner.storeEndsInsideBatch(firstLine: first, described: "\(mark.index) complete line\(mark.index == 1 ? "" : "s")")
-            throw StoreError(.damaged, "the PostgreSQL log is damaged at \(problem); nothing was appended", problem: problem)
-        }
-        return envelope
-    }
-
-    /// The mark that `accountMarkQuery` returned.
-    static func accountMark(from result: PostgresResult) throws -> AccountMark {
+    /// The mark that `accountMarkQuery` returned; `rows` reads the store's lines between two seqs
+    /// (to name a batch the head leaves open, `checkedHead`).
+    static func accountMark(from result: PostgresResult, rows: HeadRows? = nil) throws -> AccountMark {
         var mark = AccountMark(head: .empty, lastAt: nil, folded: nil)
         if !result.isNull(0, 0) {
             // The line the next one chains onto must hash to its own hash: a head edited in place
             // (its `hash` member kept) is damage, not something to append after.
-            let envelope = try result.bytes(0, 0) { try checkedHead($0) }
+            let envelope = try result.bytes(0, 0) { try checkedHead($0, rows: rows) }
             mark.head = Head(seq: envelope.seq, hash: envelope.hash)
             mark.lastAt = envelope.at
         }

@@ -55,7 +55,7 @@ extension PostgresEventStore {
                              + "numbered up to \(versions[k]): a row was deleted or its stream_position edited; nothing was appended; "
                              + "`ledger verify --store URL` names the damage")
         }
-        return AppendReads(mark: try accountMark(from: results[2]), versions: versions, idsTaken: (results[4].int(0, 0) ?? 0) > 0,
+        return AppendReads(mark: try accountMark(from: results[2], rows: lines(connection)), versions: versions, idsTaken: (results[4].int(0, 0) ?? 0) > 0,
                            store: try storeVersions(from: results[6], withGuards: checkingGuards), keys: results[7], rows: Array(zip(loads, results.dropFirst(8))))
     }
 }

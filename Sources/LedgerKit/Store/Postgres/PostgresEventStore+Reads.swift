@@ -190,7 +190,7 @@ extension PostgresEventStore {
         } catch {
             throw storeError(error, during: "reading the last line")
         }
-        if head.count > 0, !head.isNull(0, 0) { _ = try head.bytes(0, 0) { try Self.checkedHead($0) } }
+        if head.count > 0, !head.isNull(0, 0) { _ = try head.bytes(0, 0) { try Self.checkedHead($0, rows: Self.lines(connection)) } }
         return false
     }
 }
