@@ -85,6 +85,11 @@ struct PostgresHeadCheckTests {
         // A place beyond the lines before it.
         let beyond = try named(chained([nil, nil, m(9, 10)]))
         #expect(beyond.line == 3 && beyond.kind == .brokenBatch, "\(beyond)")
+        // A row missing before the head (a store without its constraints): the gap, as verify names it.
+        let lines = chained([nil, m(1, 4), m(2, 4), m(3, 4)])
+        let head = try lines[3].withUnsafeBufferPointer { try LineCodec.decode($0, lineNumber: 4).0 }
+        let gap = PostgresEventStore.openBatchProblem(head) { from, to in (from...to).filter { $0 != 3 }.map { lines[$0 - 1] } }
+        #expect(gap.line == 3 && gap.kind == .seqGap, "\(gap)")
         // The batch's earlier line edited (its hash no longer holds): damage there.
         var edited = chained([nil, m(1, 3), m(2, 3)])
         let at = try #require(edited[1].firstIndex(of: UInt8(ascii: "@"))) - 1

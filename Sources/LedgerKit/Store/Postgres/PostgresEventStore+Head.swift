@@ -48,12 +48,16 @@ extension PostgresEventStore {
         }
         let cut = LogScanner.storeEndsInsideBatch(firstLine: first, described: "\(count) complete line\(count == 1 ? "" : "s")")
         let from = max(1, first - 1)
-        guard let rows, let lines = try? rows(from, head.seq), lines.count == head.seq - from + 1 else { return cut }
+        guard let rows, let lines = try? rows(from, head.seq), !lines.isEmpty else { return cut }
         var open: BatchMark?, previousHash: String?
         for (k, line) in lines.enumerated() {
             let seq = from + k
-            guard let envelope = try? line.withUnsafeBufferPointer({ try decodeEnvelope($0) }), envelope.seq == seq else {
-                return LogProblem(line: seq, kind: .invalidJSON, message: "row \(seq) of \(PostgresSchema.eventsTable) does not hold line \(seq)")
+            guard let envelope = try? line.withUnsafeBufferPointer({ try decodeEnvelope($0) }) else {
+                return LogProblem(line: seq, kind: .invalidJSON, message: "row \(seq) of \(PostgresSchema.eventsTable) does not hold a ledger line")
+            }
+            // A row missing (the store without its constraints): the gap, as verify names it.
+            guard envelope.seq == seq else {
+                return LogProblem(line: seq, kind: .seqGap, message: "seq \(envelope.seq) follows seq \(seq - 1); expected \(seq)")
             }
             if seq >= first {
                 let mark = envelope.batchMark
