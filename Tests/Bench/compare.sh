@@ -24,6 +24,10 @@
 # Needs jq, openssl, strace, /usr/bin/time (installed with apt-get when missing) and python3 with
 # orjson (installed with pip when missing).
 #
+# POSTGRES=URL (a database whose ledger tables this script may EMPTY) or POSTGRES=- (a throwaway
+# cluster, .ci/pg-cluster) adds the PostgreSQL targets: the log imported, reads and verify from
+# scratch against the file store's, and a store one schema newer than this build refused.
+#
 # Modes: `compare.sh 1000000 5` (every contender), `compare.sh 4000000 3`, and
 # `SLOW_PEERS=0 REF_REPLAY_1M=S compare.sh 10000000 1` (about 5 GB in LEDGER_BENCH_WORK: delete it after).
 set -euo pipefail
@@ -270,11 +274,55 @@ printf '%s\n' "$PASSWORD" | LEDGER_HASH_COST=1 "$LEDGER" register --data "$SCR/f
 fsyncs_plain=$(count_fsyncs "$SCR/fs" plain@example.com)
 fsyncs_image=$(count_fsyncs "$SCR/fs" image@example.com --image "$IMAGE")
 
+# --- the PostgreSQL store (POSTGRES=URL, or - for a throwaway cluster) --------------------------
+# The same log imported into the store; every read from scratch (LEDGER_CHECKPOINT_EVERY=0 on both
+# sides) and verify, interleaved with the file store's (one of each per round). Then the store's
+# schema is marked one version newer than this build knows and a read must refuse it.
+pg_schema="" pg_refusal="" pg_import=""
+if [ -n "${POSTGRES:-}" ]; then
+    PG="$POSTGRES"
+    if [ "$PG" = "-" ]; then
+        eval "$("$ROOT/.ci/pg-cluster")"
+        trap 'eval "$PG_STOP"; rm -rf "$SCR"' EXIT
+        PG=$PG_URL
+    fi
+    PSQL=$(command -v psql || ls -d /usr/lib/postgresql/*/bin/psql | sort -V | tail -1)
+    "$PSQL" -q "$PG" -c "DROP TABLE IF EXISTS ledger_events, ledger_registration_notes, ledger_checkpoints CASCADE" >/dev/null 2>&1 || true
+    "$LEDGER" init --store "$PG" > /dev/null || die "ledger init --store failed"
+    say "importing the log into PostgreSQL"
+    t0=$(now_ns)
+    "$LEDGER" import "$LOG" --store "$PG" > /dev/null || die "ledger import --store failed"
+    pg_import=$(awk -v ns=$(( $(now_ns) - t0 )) 'BEGIN {printf "%.1f", ns / 1e9}')
+    "$LEDGER" export --store "$PG" | cmp -s - "$LOG" || die "export --store did not give the imported log back byte for byte"
+    mkdir -p "$SCR/pg-data" "$SCR/file-data"
+    for round in $(seq 1 "$RUNS"); do
+        say "round $round/$RUNS: replay, users, audit and verify from scratch, file store then PostgreSQL"
+        for read in replay users audit; do
+            contender "pg-file-$read" env LEDGER_CHECKPOINT_EVERY=0 sh -c '"$0" "$1" --log "$2" --data "$3" --json; [ $? -le 1 ]' "$LEDGER" "$read" "$LOG" "$SCR/file-data"
+            contender "pg-store-$read" env LEDGER_CHECKPOINT_EVERY=0 sh -c '"$0" "$1" --store "$2" --data "$3" --json; [ $? -le 1 ]' "$LEDGER" "$read" "$PG" "$SCR/pg-data"
+        done
+        contender pg-file-verify "$LEDGER" verify "$LOG" --json
+        contender pg-store-verify env LEDGER_CHECKPOINT_EVERY=0 "$LEDGER" verify --store "$PG" --data "$SCR/pg-data" --json
+    done
+    for read in replay users audit; do
+        cmp -s "$SCR/answer-pg-file-$read.txt" "$SCR/answer-pg-store-$read.txt" || die "$read printed other views from PostgreSQL than from the file"
+    done
+    pg_schema=$("$PSQL" -qAt "$PG" -c "SELECT schema_version FROM ledger_store")
+    "$PSQL" -q "$PG" -c "UPDATE ledger_store SET schema_version = schema_version + 1" >/dev/null
+    if "$LEDGER" users --store "$PG" --data "$SCR/pg-data" --json > "$SCR/refusal.txt" 2>&1; then
+        pg_refusal="read"
+    else
+        pg_refusal="refused ($?): $(grep -o '"code" *: *"[^"]*"' "$SCR/refusal.txt" | head -1)"
+        grep -q 'newer' "$SCR/refusal.txt" || pg_refusal="refused without naming the newer schema: $(head -c 300 "$SCR/refusal.txt")"
+    fi
+    "$PSQL" -q "$PG" -c "UPDATE ledger_store SET schema_version = $pg_schema" >/dev/null
+fi
+
 ended=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- report ------------------------------------------------------------------------------------
-export memory_floor SLOW_PEERS REF_REPLAY_1M EVENTS RUNS COMMIT_ROUNDS APPENDS REGISTRATIONS CAP_SECONDS LOG bytes gen_seconds started ended load_before load_after cpu mem disk \
+export pg_schema pg_refusal pg_import memory_floor SLOW_PEERS REF_REPLAY_1M EVENTS RUNS COMMIT_ROUNDS APPENDS REGISTRATIONS CAP_SECONDS LOG bytes gen_seconds started ended load_before load_after cpu mem disk \
     rotational fsyncs_plain fsyncs_image SAMPLES
 export nproc_count=$(nproc) kernel=$(uname -r) swift_version=$(swift --version 2>/dev/null | head -1) \
     jq_version=$(jq --version 2>/dev/null || echo "jq not run") openssl_version=$(openssl version | cut -d' ' -f1-2) \
@@ -417,6 +465,19 @@ print(f"| one fsync per registration | without an image: {fp} (its session inclu
 print(f"| durable commits/s ≥ SQLite WAL FULL, one row per transaction | single-event appends {la:,.0f}/s = {la / sq:.2f}× SQLite's {sq:,.0f}/s | {verdict(la >= sq)} |")
 print(f"| … single-registration commits (the batch `register` writes, without its password hash) | {lar:,.0f}/s = {lar / sq:.2f}× SQLite's | {verdict(lar >= sq)} |")
 print(f"| … counted as whole registrations (yescrypt cost 1, then one durable write with the session) | {lr:,.0f} registrations/s = {lr / sq:.2f}× SQLite's commits/s | not a target: the password hash's cost, for scale |")
+if E["pg_schema"]:
+    print()
+    print(f"PostgreSQL (`POSTGRES`): the log imported in {E['pg_import']} s; every read from scratch on both sides, interleaved with the file store's:")
+    print()
+    print("| target | PostgreSQL | file store | ratio | verdict |")
+    print("|---|---:|---:|---:|---|")
+    for read in ("replay", "users", "audit"):
+        p, f = med(f"pg-store-{read}"), med(f"pg-file-{read}")
+        print(f"| `ledger {read} --store URL --json` from scratch ≤ 1.5× the file store's | {fmt(p, 3)} s | {fmt(f, 3)} s | {p / f:.2f}× | {verdict(p / f <= 1.5)} |")
+    p, f = med("pg-store-verify"), med("pg-file-verify")
+    print(f"| `ledger verify --store URL` ≤ 1.5× `ledger verify LOG` of the bare log | {fmt(p, 3)} s | {fmt(f, 3)} s | {p / f:.2f}× | {verdict(p / f <= 1.5)} |")
+    refused = E["pg_refusal"].startswith("refused (")
+    print(f"| the store at schema {int(E['pg_schema']) + 1} (one newer than this build's {E['pg_schema']}) is refused, not misread | {E['pg_refusal']} | | | {verdict(refused)} |")
 PY
 cp "$SAMPLES" "$WORK/compare-$EVENTS.samples.txt"
 say "report saved to $WORK/compare-$EVENTS.md (raw samples: compare-$EVENTS.samples.txt, nanoseconds or rates)"

@@ -84,6 +84,8 @@ public struct CLIError: Error, Equatable, Sendable, CustomStringConvertible {
                 return .environment(advise(error.message, "run `ledger recover`"), code: code)
             case .unavailable where error.reason == StoreError.clientLibraryMissing:
                 return .environment(advise(error.message, "install libpq (Debian: `apt-get install libpq5`) on this host"), code: code)
+            case .unavailable where error.reason == PostgresEventStore.newerSchema:
+                return .environment(error.message, code: code)
             case .unavailable:
                 return .environment(advise(error.message, "check that the PostgreSQL server is running and that --store / LEDGER_STORE names it"), code: code)
             }

@@ -142,4 +142,35 @@ import Testing
             #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused)")
         }
     }
+
+    /// Reads too: a build that predates the store's schema could misread its lines and tables, so
+    /// every command refuses it (exit 3, `store-unavailable`, one line naming the schema), and
+    /// reads it again once the schema is one it knows.
+    @Test func everyReadAndWriteRefusesAStoreOfANewerSchema() throws {
+        try withPostgresLedger { pg in
+            let email = uniqueEmail()
+            #expect(try pg.run(LedgerDir.registerArguments(email: email, username: "Old"), stdin: Self.password + "\n").status == 0)
+            let before = try pg.run(["replay", "--json"])
+            try PostgresConnection(pg.url).execute("UPDATE ledger_store SET schema_version = \(PostgresSchema.version + 1)")
+            let commands: [([String], String?)] = [
+                (["replay"], nil), (["replay", "--json"], nil), (["users", "--json"], nil), (["sessions", "--json"], nil),
+                (["images", "--json"], nil), (["audit", "--json"], nil), (["verify", "--json"], nil), (["export"], nil),
+                (["events", "--json"], nil), (["init"], nil), (["login", "--email", email, "--password-stdin", "--json"], Self.password + "\n"),
+            ]
+            for (arguments, stdin) in commands {
+                let refused = try pg.run(arguments, stdin: stdin)
+                #expect(refused.status == 3, "\(arguments): \(refused)")
+                #expect(refused.stderr.contains("newer ledger") && refused.stderr.contains("schema \(PostgresSchema.version + 1)"), "\(arguments): \(refused)")
+                #expect(refused.stderr.split(separator: "\n").count == 1 && !refused.stderr.contains("server is running"), "\(arguments): \(refused)")
+                if arguments.contains("--json") {
+                    #expect(refused.stdout.contains("\"store-unavailable\""), "\(arguments): \(refused)")
+                } else {
+                    #expect(refused.stdout.isEmpty, "\(arguments): \(refused)")
+                }
+            }
+            try PostgresConnection(pg.url).execute("UPDATE ledger_store SET schema_version = \(PostgresSchema.version)")
+            let after = try pg.run(["replay", "--json"])
+            #expect(after.status == 0 && after.stdout == before.stdout, "\(after)")
+        }
+    }
 }

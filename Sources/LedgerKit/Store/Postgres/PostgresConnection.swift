@@ -142,10 +142,13 @@ public final class PostgresConnection {
 }
 
 extension PostgresConnection {
-    /// A new connection for a store, a failure to connect reported as `StoreError(.unavailable)`.
+    /// A new connection for a store, a failure to connect reported as `StoreError(.unavailable)`;
+    /// a store a newer build migrated is refused here, for every read and write alike.
     static func forStore(_ url: PostgresURL) throws -> PostgresConnection {
         do {
-            return try PostgresConnection(url)
+            let connection = try PostgresConnection(url)
+            try PostgresEventStore.refuseNewerStore(connection)
+            return connection
         } catch let error as PostgresError {
             throw StoreError(.unavailable, error.message)
         }

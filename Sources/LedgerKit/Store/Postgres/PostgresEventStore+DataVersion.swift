@@ -30,13 +30,33 @@ extension PostgresEventStore {
     /// this build's is refused (`store-unavailable`, reason `newer-schema`): its lines could be misread.
     static func storeVersions(from result: PostgresResult, withGuards: Bool = false) throws -> StoreVersions? {
         guard result.count == 1, let schema = result.int(0, 0), let data = result.int(0, 1) else { return nil }
+        try refuseNewer(schema: schema, data: data)
+        let guards = withGuards ? result.string(0, 3).flatMap(LineGuardState.init(rawValue:)) ?? .absent : nil
+        return StoreVersions(schema: schema, data: data, guardFingerprint: result.string(0, 2), guards: guards)
+    }
+
+    /// Throws `store-unavailable`, reason `newer-schema`, for versions a newer build wrote: this
+    /// build could misread the store's lines and tables, so it neither reads nor writes them.
+    static func refuseNewer(schema: Int, data: Int) throws {
         guard schema <= PostgresSchema.version, data <= 2 else {
             throw StoreError(.unavailable, "this PostgreSQL store was migrated to schema \(schema) (data version \(data)) by a newer ledger; "
                              + "this build knows schema \(PostgresSchema.version): upgrade ledger on this host before it reads or writes the store",
                              reason: newerSchema)
         }
-        let guards = withGuards ? result.string(0, 3).flatMap(LineGuardState.init(rawValue:)) ?? .absent : nil
-        return StoreVersions(schema: schema, data: data, guardFingerprint: result.string(0, 2), guards: guards)
+    }
+
+    /// Refuses, on a new connection to the store, a store a newer build migrated (`refuseNewer`),
+    /// before anything reads or writes it: reads as well as appends. A database without
+    /// `ledger_store`, or without its row, predates the versions and passes.
+    static func refuseNewerStore(_ connection: PostgresConnection) throws {
+        let result: PostgresResult
+        do {
+            result = try connection.execute("SELECT schema_version, data_version FROM ledger_store")
+        } catch let error as PostgresError where error.sqlState == "42P01" || error.sqlState == "42703" {
+            return  // no such table or column yet: a store older than the versions
+        }
+        guard result.count == 1, let schema = result.int(0, 0), let data = result.int(0, 1) else { return }
+        try refuseNewer(schema: schema, data: data)
     }
 
     /// Applies the migrations of data version 2 and schemas 3 and 4 in a transaction of its own, under
