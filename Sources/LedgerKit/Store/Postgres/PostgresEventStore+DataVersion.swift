@@ -54,6 +54,8 @@ extension PostgresEventStore {
             result = try connection.execute("SELECT schema_version, data_version FROM ledger_store")
         } catch let error as PostgresError where error.sqlState == "42P01" || error.sqlState == "42703" {
             return  // no such table or column yet: a store older than the versions
+        } catch let error as PostgresError where !error.connectionLost {
+            throw StoreError(.io, "PostgreSQL refused reading the store's versions (ledger_store): \(error.message)", reason: StoreError.serverRefused)
         }
         guard result.count == 1, let schema = result.int(0, 0), let data = result.int(0, 1) else { return }
         try refuseNewer(schema: schema, data: data)
