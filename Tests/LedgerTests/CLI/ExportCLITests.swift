@@ -64,6 +64,33 @@ import Testing
         }
     }
 
+    /// Over random places, up to three lines given an earlier line's id (or none): export writes
+    /// exactly the lines before the first repeat a set of every id finds, `verify` names that line
+    /// first, and both fail exactly when there is one. Export's set of fingerprints and its pieces
+    /// decide nothing a plain check of the ids would not.
+    @Test(arguments: 0..<6)
+    func exportAndVerifyStopWhereASetOfTheIdsFindsTheFirstRepeat(seed: Int) throws {
+        try withGeneratedLog { dir, bytes in
+            let random = SeededRandom(seed: UInt64(seed) &+ 101)
+            var envelopes = try LogRewriting.envelopes(bytes)
+            for _ in 0..<random.next(4) {
+                let at = 1 + random.next(envelopes.count - 1)
+                envelopes[at].id = envelopes[random.next(at)].id
+            }
+            try writeBytes(LogRewriting.chained(envelopes), to: dir.logPath)
+            var seen: Set<String> = []
+            let firstRepeat = envelopes.firstIndex { !seen.insert($0.id).inserted }.map { $0 + 1 }
+            let lines = splitLines(try dir.logBytes())
+            let verified = try dir.run(["verify", "--json"])
+            let problems = try parseObject(verified.stdout)["problems"] as? [[String: Any]] ?? []
+            #expect(problems.compactMap { $0["line"] as? Int }.min() == firstRepeat, "seed \(seed): \(verified.stdout.prefix(400))")
+            let exported = try dir.run(["export"])
+            #expect(exported.status == (firstRepeat == nil ? 0 : 1) && verified.status == exported.status, "seed \(seed): \(exported.stderr)")
+            let written = Array(exported.stdout.utf8) == lines[0..<((firstRepeat ?? lines.count + 1) - 1)].flatMap { $0 }  // a Bool: no 2 MB diff
+            #expect(written, "seed \(seed): \(exported.stdout.utf8.count) bytes written, first repeat at line \(firstRepeat.map(String.init) ?? "none")")
+        }
+    }
+
     /// A torn last line that is a whole event but repeats an id is an incomplete write, as the
     /// per-line check says, not "a whole event" (the next writer would not keep it).
     @Test func aTornTailRepeatingAnIdIsAnIncompleteWrite() throws {
