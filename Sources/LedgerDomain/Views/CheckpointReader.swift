@@ -121,8 +121,8 @@ public struct CheckpointReader {
             if kept.contains(.signIns) { views.signIns.restore(row) }
         }
         var erasures: [RecordedErasure] = []
-        var moved: [String: UUIDBits] = [:]
-        for _ in 0..<(try r.count()) { moved[try r.string()] = try r.uuid() }
+        var moved: [EmailBytes: UUIDBits] = [:]
+        for _ in 0..<(try r.count()) { moved[EmailBytes(try r.string())] = try r.uuid() }
         if kept.contains(.users) { views.users.restoreMovedAway(moved) }
         for _ in 0..<(try r.count()) {
             let broken = RuleBreak(kind: try r.choice(RuleBreak.Kind.allCases), seq: try r.count(), uid: try r.uuid())

@@ -76,7 +76,7 @@ public struct CheckpointWriter {
             w.flushIfFull()
         }
         w.int(views.users.movedAway.count)
-        for (email, uid) in views.users.movedAway.sorted(by: { $0.key < $1.key }) { w.string(email); w.uuid(uid) }
+        for (email, uid) in views.users.movedAway.sorted(by: { $0.key < $1.key }) { w.string(email.text); w.uuid(uid) }
         w.int(views.ruleBreaks.count)
         for broken in views.ruleBreaks {
             w.byte(RuleBreak.Kind.allCases.firstIndex(of: broken.kind)!); w.int(broken.seq); w.uuid(broken.uid)

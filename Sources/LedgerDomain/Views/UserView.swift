@@ -78,8 +78,8 @@ public struct UserView: Sendable {
 
     /// Emails whose last account moved to another email since (an email change, or a hand-written
     /// log creating a uid again): that account, which no longer holds them. `byEmail` reads its keys
-    /// back from the rows, so it cannot say this itself.
-    public private(set) var movedAway: [String: UUIDBits] = [:]
+    /// back from the rows, so it cannot say this itself. Keyed by the emails' bytes, as `byEmail` is.
+    public private(set) var movedAway: [EmailBytes: UUIDBits] = [:]
 
     /// An empty view.
     public init() {}
@@ -102,7 +102,7 @@ public struct UserView: Sendable {
             records[at].profileImage = profileImage
             records[at].createdAt = createdAt
         case .emailVerified(let uid, let email):
-            guard let at = position(of: uid).map(Int.init), self.email(of: records[at]) == email else { return }
+            guard let at = position(of: uid).map(Int.init), texts.holds(records[at].email, email) else { return }
             records[at].emailVerified = true
         case .emailChanged(let uid, _, _):
             guard let at = position(of: uid).map(Int.init) else { return }
@@ -163,12 +163,12 @@ public struct UserView: Sendable {
 
     /// The position of the last account created with `email`, deleted or not.
     private func lastPosition(of email: String) -> Int32? {
-        if !movedAway.isEmpty, let uid = movedAway[email] { return position(of: uid) }
+        if !movedAway.isEmpty, let uid = movedAway[EmailBytes(email)] { return position(of: uid) }
         return byEmail.find(email, where: { texts.holds(records[Int($0)].email, email) })
     }
 
     /// Restores the emails whose last account moved away (after the rows).
-    mutating func restoreMovedAway(_ moved: [String: UUIDBits]) { movedAway = moved }
+    mutating func restoreMovedAway(_ moved: [EmailBytes: UUIDBits]) { movedAway = moved }
 
     /// The position of the live account with `email` (`AccountFold.liveAccount`).
     private func livePosition(of email: String) -> Int32? {
@@ -268,8 +268,8 @@ public struct ViewEmail: Equatable, Sendable {
 
     init(email: String, hash: Int) { self.email = email; self.hash = hash }
 
-    /// Equal emails (the hashes follow).
-    public static func == (a: ViewEmail, b: ViewEmail) -> Bool { a.hash == b.hash && a.email == b.email }
+    /// The same email: the same bytes (the hashes follow).
+    public static func == (a: ViewEmail, b: ViewEmail) -> Bool { a.hash == b.hash && a.email.utf8.elementsEqual(b.email.utf8) }
 }
 
 /// The users view keeps the accounts' part of the fold's state in its records; it keeps no
@@ -291,10 +291,11 @@ extension UserView: AccountFoldState {
 
     /// Adds (or replaces) the record of `uid`, pending, and makes it `email`'s last account.
     public mutating func recordCreation(of uid: UUIDBits, email: ViewEmail, status: AccountStatus, by event: ViewEvent) {
-        if let at = position(of: uid), case let old = self.email(of: records[Int(at)]), old != email.email, lastPosition(of: old) == at {
-            movedAway[old] = uid
+        if let at = position(of: uid), case let old = self.email(of: records[Int(at)]), !old.utf8.elementsEqual(email.email.utf8),
+           lastPosition(of: old) == at {
+            movedAway[EmailBytes(old)] = uid
         }
-        if !movedAway.isEmpty { movedAway[email.email] = nil }
+        if !movedAway.isEmpty { movedAway[EmailBytes(email.email)] = nil }
         let record = Record(uid: uid, registration: event.stream, email: texts.add(email.email), emailHash: email.hash, userName: .none,
                             profileImage: nil, createdAt: nil, status: status, emailSeq: event.seq)
         index(email: email.email, at: upsert(record))
@@ -314,8 +315,8 @@ extension UserView: AccountFoldState {
     public mutating func recordEmailChange(of uid: UUIDBits, to email: ViewEmail, by event: ViewEvent) {
         guard let at = position(of: uid) else { return }
         let old = self.email(of: records[Int(at)])
-        if lastPosition(of: old) == at { movedAway[old] = uid }
-        if !movedAway.isEmpty { movedAway[email.email] = nil }
+        if lastPosition(of: old) == at { movedAway[EmailBytes(old)] = uid }
+        if !movedAway.isEmpty { movedAway[EmailBytes(email.email)] = nil }
         records[Int(at)].email = texts.add(email.email)
         records[Int(at)].emailHash = email.hash
         records[Int(at)].emailSeq = event.seq

@@ -242,7 +242,7 @@ enum CacheCheck {
             hashed { sink in for var line in lines { line.withUTF8 { sink(UnsafeRawBufferPointer($0)) } } }
         }
         return [
-            hashed { ViewRowsWriter.users(views.users, sink: $0) } + text(views.users.movedAway.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.uuidString)\n" }),
+            hashed { ViewRowsWriter.users(views.users, sink: $0) } + text(views.users.movedAway.sorted { $0.key < $1.key }.map { "\($0.key.text) \($0.value.uuidString)\n" }),
             hashed { ViewRowsWriter.sessions(views.sessions, at: Timestamp(millis: 0), sink: $0) },
             hashed { ViewRowsWriter.images(views.images, sink: $0) },
             hashed { ViewRowsWriter.registrations(views.registrations, sink: $0) },
