@@ -66,7 +66,7 @@ enum ExportCommand {
         switch try context.storeLocation(invocation) {
         case .postgres(let url):
             let store = PostgresEventStore(url: url, clock: context.clock, random: context.random)
-            guard store.dataVersion >= 2 else { throw CLIError.failure("the store is data version 1: it has no data keys to export") }
+            guard try store.checkedDataVersion() >= 2 else { throw CLIError.failure("the store is data version 1: it has no data keys to export") }
             // A key the log erased (a row restored from a backup taken before the erasure) is written as erased.
             let erased = Set(try store.scanViews(wanted: { $0.fact.erasedSubject != nil }, visit: { _, _ in }).compactMap(\.event.erasedSubject))
             try KeyStoreCopy.write(try store.exportKeys().map { erased.contains($0.subject) ? ($0.subject, nil) : $0 }, to: path)

@@ -102,7 +102,7 @@ public final class ErasureService {
 
     /// Refuses on a store whose personal data is not encrypted.
     private func requireSealed() throws {
-        guard store.dataVersion >= 2 else {
+        guard try store.checkedDataVersion() >= 2 else {
             throw AccountRefusal(code: .migrateFirst,
                                  message: "the log is data version 1: its personal data is not encrypted and can be erased only after `ledger migrate`")
         }

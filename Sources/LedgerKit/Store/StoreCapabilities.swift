@@ -69,6 +69,8 @@ public protocol PersonalDataKeys: EventStore {
     /// 2 when the store writes personal members encrypted under their subject's key; 1 for a data
     /// version 1 log (its personal data can be erased only after `ledger migrate`).
     var dataVersion: Int { get }
+    /// `dataVersion`, with what keeps it from being read thrown instead of taken for version 1.
+    func checkedDataVersion() throws -> Int
     /// Destroys the keys of `subjects`, whose erasure events are durable in the log, and drops every
     /// cache that may hold their data (the readers and writers rebuild them). Each step is durable
     /// before this returns; destroying a key twice changes nothing. A store notes an erasure under
@@ -89,6 +91,8 @@ public protocol PersonalDataKeys: EventStore {
 extension PersonalDataKeys {
     /// A store without keys writes version 1.
     public var dataVersion: Int { 1 }
+    /// `dataVersion`: a store that cannot fail to read it.
+    public func checkedDataVersion() throws -> Int { dataVersion }
     /// A store without keys has none to destroy: refused.
     public func destroyKeys(of subjects: [SubjectID]) throws {
         guard subjects.isEmpty else { throw StoreError(.invalidBatch, "this store keeps no data keys: its personal data cannot be erased") }

@@ -173,4 +173,57 @@ import Testing
             #expect(after.status == 0 && after.stdout == before.stdout, "\(after)")
         }
     }
+
+    /// A `ledger_store` this build cannot read its versions from (no build writes these: a newer
+    /// one, or a hand) is refused as a newer store is, by reads, writers and `init` alike, and
+    /// `init` changes nothing in it.
+    @Test(arguments: [
+        "ALTER TABLE ledger_store DROP CONSTRAINT ledger_store_one_check; INSERT INTO ledger_store (one, schema_version, data_version) VALUES (false, 4, 2)",
+        "ALTER TABLE ledger_store ALTER COLUMN data_version DROP NOT NULL; UPDATE ledger_store SET data_version = NULL",
+        "ALTER TABLE ledger_store ALTER COLUMN schema_version TYPE numeric; UPDATE ledger_store SET schema_version = 4.5",
+        "ALTER TABLE ledger_store RENAME COLUMN schema_version TO schema_generation",
+        "UPDATE ledger_store SET schema_version = -1",
+    ])
+    func aVersionRowThisBuildCannotReadIsRefused(_ edit: String) throws {
+        try withPostgresLedger { pg in
+            #expect(try pg.run(LedgerDir.registerArguments(email: uniqueEmail(), username: "Old"), stdin: Self.password + "\n").status == 0)
+            let admin = try PostgresConnection(pg.url)
+            for statement in edit.split(separator: ";") { try admin.execute(String(statement)) }
+            let before = try admin.execute("SELECT string_agg(row_to_json(s)::text, ';' ORDER BY row_to_json(s)::text) FROM ledger_store s").string(0, 0)
+            for arguments in [["users", "--json"], ["replay"], ["export"], ["init"], LedgerDir.registerArguments(email: uniqueEmail(), username: "New")] {
+                let refused = try pg.run(arguments, stdin: Self.password + "\n")
+                #expect(refused.status == 3 && refused.stderr.split(separator: "\n").count == 1, "\(edit): \(arguments): \(refused)")
+                #expect(refused.stderr.contains("ledger_store holds") && !refused.stderr.contains("server is running"), "\(edit): \(arguments): \(refused)")
+            }
+            #expect(try admin.execute("SELECT string_agg(row_to_json(s)::text, ';' ORDER BY row_to_json(s)::text) FROM ledger_store s").string(0, 0) == before, "\(edit): nothing changed it")
+        }
+    }
+
+    /// `export --keys` of a store it cannot read the data version of says why (a newer schema here),
+    /// instead of calling it a version 1 store that has no keys.
+    @Test func exportingTheKeysOfANewerStoreSaysSo() throws {
+        try withPostgresLedger { pg in
+            #expect(try pg.run(LedgerDir.registerArguments(email: uniqueEmail(), username: "K"), stdin: Self.password + "\n").status == 0)
+            try PostgresConnection(pg.url).execute("UPDATE ledger_store SET schema_version = \(PostgresSchema.version + 1)")
+            let refused = try pg.run(["export", "--keys", pg.dir.path + "/keys.copy"])
+            #expect(refused.status == 3 && refused.stderr.contains("newer ledger") && !refused.stderr.contains("data version 1"), "\(refused)")
+            #expect(!FileManager.default.fileExists(atPath: pg.dir.path + "/keys.copy"))
+        }
+    }
+
+    /// A follower started before another host migrated the store stops at its next wake-up with
+    /// the refusal every new connection gives, instead of reading on.
+    @Test func aFollowerStopsWhenTheStoreIsMigratedByANewerBuild() throws {
+        try withPostgresLedger { pg in
+            let follower = try BackgroundProcess(Paths.ledger, ["events", "--follow", "--json", "--store", pg.url.text, "--data", pg.dir.path])
+            #expect(try pg.run(LedgerDir.registerArguments(email: uniqueEmail(), username: "F"), stdin: Self.password + "\n").status == 0)
+            #expect(try follower.waitUntil(seconds: 20) { try $0.stdout().split(separator: "\n").count >= 3 })
+            let admin = try PostgresConnection(pg.url)
+            try admin.execute("UPDATE ledger_store SET schema_version = \(PostgresSchema.version + 1)")
+            try admin.execute("NOTIFY \(PostgresSchema.channel)")
+            let result = try follower.wait(seconds: 20)
+            #expect(result.status == 3 && result.stderr.contains("newer ledger") && result.stderrLines.count == 1, "\(result)")
+            #expect(result.stdoutLines.count == 4 && result.stdoutLines.last?.contains("\"store-unavailable\"") == true, "the events, then the refusal: \(result)")
+        }
+    }
 }

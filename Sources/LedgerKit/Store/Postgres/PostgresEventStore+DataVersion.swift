@@ -36,28 +36,45 @@ extension PostgresEventStore {
     }
 
     /// Throws `store-unavailable`, reason `newer-schema`, for versions a newer build wrote: this
-    /// build could misread the store's lines and tables, so it neither reads nor writes them.
+    /// build could misread the store's lines and tables, so it neither reads nor writes them. A
+    /// version below 1, which no build writes, is refused the same way.
     static func refuseNewer(schema: Int, data: Int) throws {
         guard schema <= PostgresSchema.version, data <= 2 else {
-            throw StoreError(.unavailable, "this PostgreSQL store was migrated to schema \(schema) (data version \(data)) by a newer ledger; "
-                             + "this build knows schema \(PostgresSchema.version): upgrade ledger on this host before it reads or writes the store",
-                             reason: newerSchema)
+            throw StoreError(.unavailable, "this PostgreSQL store was migrated to schema \(schema), data version \(data), by a newer ledger; "
+                             + "this build knows schema \(PostgresSchema.version) and data versions 1 and 2: upgrade ledger on this host "
+                             + "before it reads or writes the store", reason: newerSchema)
         }
+        guard schema >= 1, data >= 1 else { throw unreadableVersions("schema \(schema), data version \(data)") }
+    }
+
+    /// The refusal of a `ledger_store` this build cannot read its versions from: what a newer build
+    /// or a hand left there (ledger keeps one row of two whole numbers from 1).
+    static func unreadableVersions(_ found: String) -> StoreError {
+        StoreError(.unavailable, "ledger_store holds \(found), not the one row of two whole versions ledger keeps there: a newer ledger "
+                   + "or a hand wrote it, and this build neither reads nor writes the store; upgrade ledger on this host, or put the row back",
+                   reason: newerSchema)
     }
 
     /// Refuses, on a new connection to the store, a store a newer build migrated (`refuseNewer`),
     /// before anything reads or writes it: reads as well as appends. A database without
-    /// `ledger_store`, or without its row, predates the versions and passes.
+    /// `ledger_store`, or with no row in it yet, predates the versions and passes; a table without
+    /// the columns, a second row or a version that is not a whole number is refused.
     static func refuseNewerStore(_ connection: PostgresConnection) throws {
         let result: PostgresResult
         do {
-            result = try connection.execute("SELECT schema_version, data_version FROM ledger_store")
-        } catch let error as PostgresError where error.sqlState == "42P01" || error.sqlState == "42703" {
-            return  // no such table or column yet: a store older than the versions
+            result = try connection.execute("SELECT schema_version::text, data_version::text FROM ledger_store LIMIT 2")
+        } catch let error as PostgresError where error.sqlState == "42P01" {
+            return  // no such table yet: a store older than the versions
+        } catch let error as PostgresError where error.sqlState == "42703" {
+            throw unreadableVersions("no schema_version or data_version column")
         } catch let error as PostgresError where !error.connectionLost {
             throw StoreError(.io, "PostgreSQL refused reading the store's versions (ledger_store): \(error.message)", reason: StoreError.serverRefused)
         }
-        guard result.count == 1, let schema = result.int(0, 0), let data = result.int(0, 1) else { return }
+        guard result.count > 0 else { return }
+        guard result.count == 1, let schema = result.int(0, 0), let data = result.int(0, 1) else {
+            throw unreadableVersions(result.count > 1 ? "more than one row"
+                                     : "schema \(result.string(0, 0) ?? "NULL"), data version \(result.string(0, 1) ?? "NULL")")
+        }
         try refuseNewer(schema: schema, data: data)
     }
 
@@ -155,11 +172,22 @@ extension PostgresEventStore {
 
     /// The data version appends write (`PersonalDataKeys`): `ledger_store`'s, 2 for a store not
     /// migrated yet that holds no line (its first append migrates it), 1 when it cannot be read.
-    public var dataVersion: Int {
-        guard let connection = try? connection() else { return 1 }
-        if let result = try? connection.execute(Self.storeVersionsQuery) {
-            return ((try? Self.storeVersions(from: result)) ?? nil)?.data ?? 1
+    public var dataVersion: Int { (try? checkedDataVersion()) ?? 1 }
+
+    /// `dataVersion`, with what keeps it from being read thrown: a store that cannot be reached,
+    /// one a newer build migrated, a read the server refuses.
+    public func checkedDataVersion() throws -> Int {
+        let connection = try connection()
+        do {
+            let result: PostgresResult
+            do {
+                result = try connection.execute(Self.storeVersionsQuery)
+            } catch where Self.isMissingTable(error) {
+                return try Self.head(connection).head.seq == 0 ? 2 : 1
+            }
+            return try Self.storeVersions(from: result)?.data ?? 1
+        } catch {
+            throw storeError(error, during: "reading the store's data version")
         }
-        return (try? Self.head(connection).head.seq) == 0 ? 2 : 1
     }
 }

@@ -112,6 +112,10 @@ public final class PostgresEventStore: LedgerStore {
                         throw storeError(error, during: "dropping the older status constraint of ledger_accounts")
                     }
                 }
+            } catch let missing as SchemaBehind {
+                // Still behind after its fixes: the tables are not what any build's migrations leave.
+                throw StoreError(.unavailable, "the store's tables are not as `ledger init` makes them (\(missing.described)) after "
+                                 + "its migrations ran: run `ledger init --store URL` and `ledger verify --store URL`")
             }
         }
     }
@@ -128,6 +132,17 @@ public final class PostgresEventStore: LedgerStore {
         case oldPasswordSeqColumn
         /// A store of schema 3, or one whose guards (`PostgresSchema+LineGuard`) are not validated yet.
         case lineGuard
+
+        /// What is missing, in the store's terms.
+        var described: String {
+            switch self {
+            case .accountTables: "the account-state tables are missing"
+            case .dataVersionTables: "ledger_store or ledger_keys is missing, or ledger_store has no row"
+            case .legacyStatusCheck: "an older status constraint of ledger_accounts refused a row"
+            case .oldPasswordSeqColumn: "ledger_accounts still has created_seq"
+            case .lineGuard: "the guards of ledger_events are missing or not validated"
+            }
+        }
     }
 
     /// The refusal of a store whose `ledger_events` has hooks of its own (`PostgresSchema.ownHooks`).

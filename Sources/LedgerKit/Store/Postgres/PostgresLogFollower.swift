@@ -33,6 +33,13 @@ public final class PostgresLogFollower {
     /// Delivers each event appended since the last call with its line (no newline), until `body` returns false.
     public func read(_ body: (RecordedEvent, UnsafeBufferPointer<UInt8>) -> Bool) throws -> LogFollower.Outcome {
         if let damage { return .damaged(damage) }
+        // A host upgraded while this one follows may migrate the store: the check every new
+        // connection makes (`PostgresConnection.forStore`), again before each read.
+        do {
+            try PostgresEventStore.refuseNewerStore(try store.connection())
+        } catch {
+            throw store.storeError(error, during: "reading the store's versions")
+        }
         var outcome = LogFollower.Outcome.caughtUp(tornTail: nil)
         try store.forEachLine(from: next) { seq, line in
             switch LogScanner.decode(line, offset: 0, terminated: true, checker: &checker) {
