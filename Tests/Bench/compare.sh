@@ -294,14 +294,15 @@ if [ -n "${POSTGRES:-}" ]; then
     "$LEDGER" import "$LOG" --store "$PG" > /dev/null || die "ledger import --store failed"
     pg_import=$(awk -v ns=$(( $(now_ns) - t0 )) 'BEGIN {printf "%.1f", ns / 1e9}')
     "$LEDGER" export --store "$PG" | cmp -s - "$LOG" || die "export --store did not give the imported log back byte for byte"
-    mkdir -p "$SCR/pg-data" "$SCR/file-data"
+    mkdir -p "$SCR/pg-data" "$SCR/file-data" "$SCR/bare"
+    cp "$LOG" "$SCR/bare/events.jsonl"  # no checkpoint beside it: verify of the bare log
     for round in $(seq 1 "$RUNS"); do
         say "round $round/$RUNS: replay, users, audit and verify from scratch, file store then PostgreSQL"
         for read in replay users audit; do
             contender "pg-file-$read" env LEDGER_CHECKPOINT_EVERY=0 sh -c '"$0" "$1" --log "$2" --data "$3" --json; [ $? -le 1 ]' "$LEDGER" "$read" "$LOG" "$SCR/file-data"
             contender "pg-store-$read" env LEDGER_CHECKPOINT_EVERY=0 sh -c '"$0" "$1" --store "$2" --data "$3" --json; [ $? -le 1 ]' "$LEDGER" "$read" "$PG" "$SCR/pg-data"
         done
-        contender pg-file-verify "$LEDGER" verify "$LOG" --json
+        contender pg-file-verify "$LEDGER" verify "$SCR/bare/events.jsonl" --json
         contender pg-store-verify env LEDGER_CHECKPOINT_EVERY=0 "$LEDGER" verify --store "$PG" --data "$SCR/pg-data" --json
     done
     for read in replay users audit; do
