@@ -79,23 +79,51 @@ struct EncryptedMemberTests {
 
     /// Each thread reuses one decryption context: a refused member (wrong key, tampered bytes, an
     /// empty value) leaves nothing behind that changes the next one's outcome, on any thread.
+    /// `plaintext` sealed as a member and opened by `MemberCipher.decrypt`.
+    private func opened(_ plaintext: [UInt8]) throws -> Result<String, MemberCipherError> {
+        let key = [UInt8](repeating: 7, count: 32), subject = SubjectID("address-2026-11-29")!
+        let aad = EncryptedMember.associatedData(eventID: "e1", type: .signInFailed, member: "email", subject: subject)
+        let nonce = [UInt8](repeating: 3, count: 12)
+        let sealed = try AESGCM.seal(plaintext, key: key, nonce: nonce, associatedData: aad)
+        let member = try EncryptedMember(subject: subject, nonce: nonce, sealed: sealed)
+        return Result { () throws(MemberCipherError) -> String in
+            try MemberCipher.decrypt(member, eventID: "e1", type: .signInFailed, member: "email", key: key)
+        }
+    }
+
     @Test("MemberCipher: a plaintext opens to its text, ASCII or not; one that is not UTF-8 is not-text")
     func plaintextsAsText() throws {
-        let key = [UInt8](repeating: 7, count: 32), subject = SubjectID("address-2026-11-29")!
-        func opened(_ plaintext: [UInt8]) throws -> Result<String, MemberCipherError> {
-            let aad = EncryptedMember.associatedData(eventID: "e1", type: .signInFailed, member: "email", subject: subject)
-            let nonce = [UInt8](repeating: 3, count: 12)
-            let sealed = try AESGCM.seal(plaintext, key: key, nonce: nonce, associatedData: aad)
-            let member = try EncryptedMember(subject: subject, nonce: nonce, sealed: sealed)
-            return Result { () throws(MemberCipherError) -> String in
-                try MemberCipher.decrypt(member, eventID: "e1", type: .signInFailed, member: "email", key: key)
-            }
-        }
         for text in ["someone@example.com", "zoë@exämple.com", "名前@example.jp", "", "a\u{7F}b"] {
             #expect(try opened(Array(text.utf8)).get() == text)
         }
         for bytes: [UInt8] in [[0xFF, 0x61], [0x61, 0xC3], [0xED, 0xA0, 0x80], [0x80]] {
             #expect(throws: MemberCipherError.notText) { try opened(bytes).get() }
+        }
+    }
+
+    /// Over random plaintexts (ASCII runs, which take the fast path, mixed with valid and broken
+    /// multi-byte sequences, of many lengths), a member opens to exactly the text Swift's own UTF-8
+    /// validation gives, byte for byte, and is not-text exactly where that validation fails.
+    @Test(arguments: 0..<8)
+    func plaintextsOpenAsSwiftValidatesThem(seed: Int) throws {
+        let random = SeededRandom(seed: UInt64(seed) &+ 1_000)
+        let pieces: [[UInt8]] = [[0x61], [0x7F], [0x00], [0x22], [0x5C], [0xC3, 0xA9], [0xE5, 0x90, 0x8D], [0xF0, 0x9F, 0x98, 0x80],
+                                 [0xC3], [0x80], [0xFF], [0xED, 0xA0, 0x80], [0xC0, 0xAF], [0xF4, 0x90, 0x80, 0x80], [0xE5, 0x90]]
+        for _ in 0..<200 {
+            var plaintext: [UInt8] = []
+            let length = random.oneIn(10) ? 200 + random.next(200) : random.next(40)
+            let broken = random.oneIn(3)
+            while plaintext.count < length {
+                // Mostly ASCII; a piece from the list now and then (a broken one only in some plaintexts).
+                plaintext += random.oneIn(4) ? pieces[random.next(broken ? pieces.count : 8)] : [UInt8(0x20 + random.next(0x5F))]
+            }
+            let expected = String(validating: plaintext, as: UTF8.self)
+            switch try opened(plaintext) {
+            case .success(let text):
+                #expect(expected != nil && Array(text.utf8) == plaintext, "seed \(seed): \(plaintext)")
+            case .failure(let error):
+                #expect(expected == nil && error == .notText, "seed \(seed): \(plaintext): \(error)")
+            }
         }
     }
 
