@@ -93,6 +93,33 @@ struct PositionIndex: Sendable {
         _ = exchange(key, position, replacing: true, matches: matches)
     }
 
+    /// Points every entry whose row holds `key` at `position` (`matches`, as `find(_:where:)`), or
+    /// adds one when none does: for an owner whose rows change keys (an account's email). A row that
+    /// leaves a key leaves its entry behind, and when the row takes the key back after another row
+    /// took it, two entries hold the key; `find` would answer with whichever its probe meets first,
+    /// an order a growth may reverse. Repointing them all keeps every one of them right.
+    mutating func setEvery<Key: Hashable>(_ key: Key, to position: Int32, where matches: (Int32) -> Bool) {
+        if (count + 1) * 4 > slots.count * 3 { grow() }
+        let tag = Self.tag(of: key)
+        let home = self.home(tag)
+        let entry = tag << 32 | UInt64(UInt32(bitPattern: position))
+        slots.withUnsafeMutableBufferPointer { slots in
+            let mask = slots.count - 1
+            var i = home, held = false
+            while slots[i] != Self.empty {
+                if slots[i] >> 32 == tag, matches(Int32(truncatingIfNeeded: slots[i])) {
+                    slots[i] = entry
+                    held = true
+                }
+                i = (i + 1) & mask
+            }
+            if !held {
+                slots[i] = entry
+                count += 1
+            }
+        }
+    }
+
     /// Points `key` at `position` when it is not held, and returns nil; when it is held, leaves it
     /// and returns its position. One probe where `find` then `set` took two (a new key's `keyAt`
     /// is never called: `position` may name a row about to be added).

@@ -132,7 +132,8 @@ public struct UserView: Sendable {
     /// Points `email` (held by the record at `at`) at that record.
     private mutating func index(email: String, at: Int32) {
         let rows = records, texts = self.texts
-        byEmail.set(email, to: at, where: { texts.holds(rows[Int($0)].email, email) })
+        // Every entry: an account that moved away and back may have left two (`setEvery`).
+        byEmail.setEvery(email, to: at, where: { texts.holds(rows[Int($0)].email, email) })
     }
 
     /// The position of the user with `uid`.
