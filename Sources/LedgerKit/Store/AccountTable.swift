@@ -10,15 +10,17 @@ struct AccountTable: AccountFoldState, Equatable {
     struct Account: Equatable {
         /// Its status.
         var status: AccountStatus
-        /// The email it holds (was last created with, or changed to).
-        var email: String
+        /// The email it holds (was last created with, or changed to), keyed by its bytes.
+        var email: EmailBytes
         /// The seq of the line holding its password hash (its `AccountCreated` or last `PasswordChanged`).
         var passwordSeq: Int
     }
 
     var accounts: [UUIDBits: Account] = [:]
-    var emails: [String: UUIDBits] = [:]
-    var failures: [String: [Timestamp]] = [:]
+    /// Each email's last account, by the email's bytes (as every index of emails keys them).
+    var emails: [EmailBytes: UUIDBits] = [:]
+    /// Each email's recent failures, by the email's bytes.
+    var failures: [EmailBytes: [Timestamp]] = [:]
 
     /// Room for the accounts of about `lines` lines (one in three or so creates one), so the fold never rehashes.
     mutating func reserve(lines: Int) {
@@ -26,25 +28,25 @@ struct AccountTable: AccountFoldState, Equatable {
         emails.reserveCapacity(lines / 3)
     }
 
-    func emailKey(_ email: String) -> String { email }
-    func account(_ uid: UUIDBits) -> AccountFacts<String>? { accounts[uid].map { AccountFacts(status: $0.status, email: $0.email) } }
-    func lastAccount(of email: String) -> UUIDBits? { emails[email] }
-    mutating func recordCreation(of uid: UUIDBits, email: String, status: AccountStatus, by event: ViewEvent) {
+    func emailKey(_ email: String) -> EmailBytes { EmailBytes(email) }
+    func account(_ uid: UUIDBits) -> AccountFacts<EmailBytes>? { accounts[uid].map { AccountFacts(status: $0.status, email: $0.email) } }
+    func lastAccount(of email: EmailBytes) -> UUIDBits? { emails[email] }
+    mutating func recordCreation(of uid: UUIDBits, email: EmailBytes, status: AccountStatus, by event: ViewEvent) {
         accounts[uid] = Account(status: status, email: email, passwordSeq: event.seq)
         emails[email] = uid
     }
     mutating func setStatus(_ status: AccountStatus, of uid: UUIDBits) { accounts[uid]?.status = status }
     mutating func recordPassword(of uid: UUIDBits, by event: ViewEvent) { accounts[uid]?.passwordSeq = event.seq }
-    mutating func recordEmailChange(of uid: UUIDBits, to email: String, by event: ViewEvent) {
+    mutating func recordEmailChange(of uid: UUIDBits, to email: EmailBytes, by event: ViewEvent) {
         accounts[uid]?.email = email
         emails[email] = uid
     }
-    func mayHaveFailures(_ email: String) -> Bool { failures[email] != nil }
-    func recentFailures(of email: String) -> [Timestamp] { failures[email] ?? [] }
-    mutating func appendFailure(of email: String, at time: Timestamp, by event: ViewEvent) {
+    func mayHaveFailures(_ email: EmailBytes) -> Bool { failures[email] != nil }
+    func recentFailures(of email: EmailBytes) -> [Timestamp] { failures[email] ?? [] }
+    mutating func appendFailure(of email: EmailBytes, at time: Timestamp, by event: ViewEvent) {
         failures[email] = Array(((failures[email] ?? []) + [time]).suffix(SignInRecord.keptFailures))
     }
-    mutating func clearFailures(of email: String) { failures[email] = nil }
+    mutating func clearFailures(of email: EmailBytes) { failures[email] = nil }
 
     /// The first way `self` (a store's tables) differs from `other` (the log's fold), in words; nil when alike.
     func difference(from other: AccountTable) -> String? {

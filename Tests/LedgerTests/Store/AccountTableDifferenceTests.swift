@@ -11,7 +11,7 @@ import Testing
 
     private static func table(status: AccountStatus = .active, email: String = "ann@example.com", passwordSeq: Int = 7) -> AccountTable {
         var table = AccountTable()
-        table.accounts[uid] = AccountTable.Account(status: status, email: email, passwordSeq: passwordSeq)
+        table.accounts[uid] = AccountTable.Account(status: status, email: EmailBytes(email), passwordSeq: passwordSeq)
         return table
     }
 

@@ -78,19 +78,19 @@ final class PostgresAccountCheck {
         for row in 0..<accounts.count {
             guard let uid = accounts.string(row, 0).flatMap(UUIDBits.init(uuid:)),
                   let account = PostgresAccounts.account(accounts, row, status: 1) else { unreadable += 1; continue }
-            out.accounts[uid] = AccountTable.Account(status: account.status, email: account.email, passwordSeq: account.passwordSeq)
+            out.accounts[uid] = AccountTable.Account(status: account.status, email: EmailBytes(account.email), passwordSeq: account.passwordSeq)
         }
         let emails = try connection.execute("SELECT email, last_uid FROM ledger_account_emails")
         out.emails.reserveCapacity(emails.count)
         for row in 0..<emails.count {
             guard let email = emails.string(row, 0), let uid = emails.string(row, 1).flatMap(UUIDBits.init(uuid:)) else { unreadable += 1; continue }
-            out.emails[email] = uid
+            out.emails[EmailBytes(email)] = uid
         }
         let failures = try connection.execute("SELECT email, times FROM ledger_signin_failures")
         for row in 0..<failures.count {
             guard let email = failures.string(row, 0) else { unreadable += 1; continue }
             let times = PostgresAccounts.times(failures.string(row, 1))
-            if !times.isEmpty { out.failures[email] = times }
+            if !times.isEmpty { out.failures[EmailBytes(email)] = times }
         }
         return (out, unreadable)
     }
