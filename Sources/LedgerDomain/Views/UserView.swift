@@ -270,7 +270,7 @@ public struct ViewEmail: Equatable, Sendable {
     init(email: String, hash: Int) { self.email = email; self.hash = hash }
 
     /// The same email: the same bytes (the hashes follow).
-    public static func == (a: ViewEmail, b: ViewEmail) -> Bool { a.hash == b.hash && a.email.utf8.elementsEqual(b.email.utf8) }
+    public static func == (a: ViewEmail, b: ViewEmail) -> Bool { a.hash == b.hash && EmailBytes(a.email) == EmailBytes(b.email) }
 }
 
 /// The users view keeps the accounts' part of the fold's state in its records; it keeps no
@@ -292,7 +292,7 @@ extension UserView: AccountFoldState {
 
     /// Adds (or replaces) the record of `uid`, pending, and makes it `email`'s last account.
     public mutating func recordCreation(of uid: UUIDBits, email: ViewEmail, status: AccountStatus, by event: ViewEvent) {
-        if let at = position(of: uid), case let old = self.email(of: records[Int(at)]), !old.utf8.elementsEqual(email.email.utf8),
+        if let at = position(of: uid), case let old = self.email(of: records[Int(at)]), EmailBytes(old) != EmailBytes(email.email),
            lastPosition(of: old) == at {
             movedAway[EmailBytes(old)] = uid
         }

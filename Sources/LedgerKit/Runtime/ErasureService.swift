@@ -46,7 +46,7 @@ public final class ErasureService {
             if let subject = recorded.event.erasedSubject { erased.insert(subject) }
             guard let subject = Self.addressSubject(of: recorded), !days.contains(subject) else { return true }
             switch recorded.event {
-            case .signInFailed(let failed) where failed.email.utf8.elementsEqual(email.utf8): days.append(subject)  // bytes, as indexes key emails
+            case .signInFailed(let failed) where EmailBytes(failed.email) == EmailBytes(email): days.append(subject)
             // A rejected registration gave the address (as typed), or its message quotes it.
             case .failed(let failed) where EmailRule.normalized(failed.email ?? "") == email
                 || (EmailRule.problem(email) == nil && failed.message.lowercased().contains(email)):
